@@ -1,0 +1,304 @@
+/**
+ * The one public error of effect-mcp. Every failure is an `McpError` whose
+ * `reason` says what went wrong; match on `error.reason._tag`.
+ *
+ * A tool's own failure is not an `McpError`: it travels as a `tools/call`
+ * result with `isError: true`. Bugs are defects.
+ *
+ * @since 0.1.0
+ */
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+import * as JsonRpc from "./JsonRpc.ts"
+
+// -----------------------------------------------------------------------------
+// Reasons
+// -----------------------------------------------------------------------------
+
+/**
+ * The connection failed: it could not be opened, written or read, or the peer
+ * went away (a child process that exited carries its exit code and the tail
+ * of its stderr).
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
+  description: Schema.String,
+  exitCode: Schema.optionalKey(Schema.Int),
+  stderr: Schema.optionalKey(Schema.String),
+  cause: Schema.optionalKey(Schema.Defect())
+}) {
+  override get message(): string {
+    return this.description
+  }
+}
+
+/**
+ * A JSON-RPC error: answered by the peer, or raised here to be sent back to
+ * the peer (`code` is the JSON-RPC error code).
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export class ProtocolError extends Schema.TaggedError<ProtocolError>()("ProtocolError", {
+  code: Schema.Int,
+  description: Schema.String,
+  data: Schema.optionalKey(Schema.Unknown)
+}) {
+  override get message(): string {
+    return `${this.description} (code ${this.code})`
+  }
+}
+
+/**
+ * Params or a result did not match the schema of their method. On the
+ * receiving side of a request this becomes a `-32602` error response.
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export class InvalidParamsError extends Schema.TaggedError<InvalidParamsError>()("InvalidParamsError", {
+  method: Schema.String,
+  description: Schema.String
+}) {
+  override get message(): string {
+    return `Invalid params for ${this.method}: ${this.description}`
+  }
+}
+
+/**
+ * The peer's result did not match the result schema of the method.
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export class InvalidResultError extends Schema.TaggedError<InvalidResultError>()("InvalidResultError", {
+  method: Schema.String,
+  description: Schema.String
+}) {
+  override get message(): string {
+    return `Invalid result for ${this.method}: ${this.description}`
+  }
+}
+
+/**
+ * A request got no reply in time. `timeout` is the idle limit or the maximum
+ * total, whichever fired, in milliseconds.
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export class TimeoutError extends Schema.TaggedError<TimeoutError>()("TimeoutError", {
+  method: Schema.String,
+  timeout: Schema.Number,
+  kind: Schema.Literals(["idle", "total"])
+}) {
+  override get message(): string {
+    return `${this.method} timed out after ${this.timeout} ms${this.kind === "total" ? " (maximum total)" : ""}`
+  }
+}
+
+/**
+ * The session was closed (its scope ended, or its transport ended) while the
+ * call was pending or before it was made.
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export class ClosedError extends Schema.TaggedError<ClosedError>()("ClosedError", {
+  description: Schema.String
+}) {
+  override get message(): string {
+    return this.description
+  }
+}
+
+/**
+ * The call needs a capability the peer (or this side) did not declare; nothing
+ * was sent.
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export class UnsupportedError extends Schema.TaggedError<UnsupportedError>()("UnsupportedError", {
+  method: Schema.String,
+  capability: Schema.String
+}) {
+  override get message(): string {
+    return `${this.method} needs the ${this.capability} capability, which was not declared`
+  }
+}
+
+/**
+ * The initialize handshake failed (unsupported protocol version, a malformed
+ * initialize result, ...).
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export class HandshakeError extends Schema.TaggedError<HandshakeError>()("HandshakeError", {
+  description: Schema.String
+}) {
+  override get message(): string {
+    return this.description
+  }
+}
+
+/**
+ * Every reason.
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export const Reason = Schema.Union([
+  TransportError,
+  ProtocolError,
+  InvalidParamsError,
+  InvalidResultError,
+  TimeoutError,
+  ClosedError,
+  UnsupportedError,
+  HandshakeError
+])
+
+/**
+ * @category reasons
+ * @since 0.1.0
+ */
+export type Reason = typeof Reason.Type
+
+// -----------------------------------------------------------------------------
+// The error
+// -----------------------------------------------------------------------------
+
+const TypeId = "~@effect-mcp/core/McpError"
+
+/**
+ * The error of every effect-mcp operation.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class McpError extends Schema.TaggedError<McpError>()("McpError", { reason: Reason }) {
+  readonly [TypeId] = TypeId
+  override get message(): string {
+    return this.reason.message
+  }
+}
+
+/**
+ * @category guards
+ * @since 0.1.0
+ */
+export const isMcpError = (u: unknown): u is McpError => Predicate.hasProperty(u, TypeId)
+
+// -----------------------------------------------------------------------------
+// Constructors
+// -----------------------------------------------------------------------------
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const transport = (description: string, extra?: {
+  readonly exitCode?: number
+  readonly stderr?: string
+  readonly cause?: unknown
+}): McpError => new McpError({ reason: new TransportError({ description, ...extra }) })
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const protocol = (code: number, description: string, data?: unknown): McpError =>
+  new McpError({
+    reason: new ProtocolError(data === undefined ? { code, description } : { code, description, data })
+  })
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const invalidParams = (method: string, description: string): McpError =>
+  new McpError({ reason: new InvalidParamsError({ method, description }) })
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const invalidResult = (method: string, description: string): McpError =>
+  new McpError({ reason: new InvalidResultError({ method, description }) })
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const timeout = (method: string, millis: number, kind: "idle" | "total"): McpError =>
+  new McpError({ reason: new TimeoutError({ method, timeout: millis, kind }) })
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const closed = (description = "MCP session closed"): McpError =>
+  new McpError({ reason: new ClosedError({ description }) })
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const unsupported = (method: string, capability: string): McpError =>
+  new McpError({ reason: new UnsupportedError({ method, capability }) })
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const handshake = (description: string): McpError =>
+  new McpError({ reason: new HandshakeError({ description }) })
+
+/**
+ * `-32601 Method not found`.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const methodNotFound = (method: string): McpError =>
+  protocol(JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${method}`)
+
+// -----------------------------------------------------------------------------
+// JSON-RPC mapping
+// -----------------------------------------------------------------------------
+
+/**
+ * The JSON-RPC error object that answers a request whose handler failed with
+ * this error. Only protocol and invalid-params reasons carry their details to
+ * the peer; every other reason is an internal error with a short message.
+ *
+ * @category conversions
+ * @since 0.1.0
+ */
+export const toErrorObject = (error: McpError): JsonRpc.ErrorObject => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "ProtocolError":
+      return reason.data === undefined
+        ? { code: reason.code, message: reason.description }
+        : { code: reason.code, message: reason.description, data: reason.data }
+    case "InvalidParamsError":
+      return { code: JsonRpc.ErrorCode.InvalidParams, message: reason.message }
+    case "UnsupportedError":
+      return { code: JsonRpc.ErrorCode.MethodNotFound, message: reason.message }
+    default:
+      return { code: JsonRpc.ErrorCode.InternalError, message: reason.message }
+  }
+}
+
+/**
+ * The error that a JSON-RPC error response from the peer becomes.
+ *
+ * @category conversions
+ * @since 0.1.0
+ */
+export const fromErrorObject = (error: JsonRpc.ErrorObject): McpError => protocol(error.code, error.message, error.data)

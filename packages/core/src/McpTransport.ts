@@ -1,0 +1,190 @@
+/**
+ * A transport is a connection and nothing more: an inbound `Stream` of parsed
+ * JSON values and a `send`. It knows nothing of request ids, methods or
+ * sessions; correlation, cancellation and timeouts live in `McpSession`, once,
+ * above every transport. Closing the scope that built a transport closes it.
+ *
+ * Framing is a pipeline of stream operators: {@link decodeNdjson} turns bytes
+ * into messages, {@link encodeNdjson} messages into bytes.
+ *
+ * @since 0.1.0
+ */
+import type * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "./JsonRpc.ts"
+import * as McpError from "./McpError.ts"
+import { ndjsonDecoder } from "./internal/ndjson.ts"
+
+// -----------------------------------------------------------------------------
+// Service
+// -----------------------------------------------------------------------------
+
+/**
+ * A connection to one peer.
+ *
+ * - `incoming` delivers each received frame as a parsed JSON value (not yet
+ *   checked to be JSON-RPC), or a `JsonRpc.Malformed` for a frame that could
+ *   not be parsed. It ends when the peer goes away.
+ * - `send` writes one message or batch.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class McpTransport extends Context.Service<McpTransport, {
+  readonly incoming: Stream.Stream<unknown, McpError.McpError>
+  readonly send: (frame: JsonRpc.Frame) => Effect.Effect<void, McpError.McpError>
+}>()("@effect-mcp/core/McpTransport") {}
+
+// -----------------------------------------------------------------------------
+// Newline-delimited JSON framing
+// -----------------------------------------------------------------------------
+
+/**
+ * Options of the newline-delimited JSON decoder.
+ *
+ * @category framing
+ * @since 0.1.0
+ */
+export interface NdjsonOptions {
+  /** The longest accepted line in bytes; longer lines become `Malformed`. Default 4 MiB. */
+  readonly maxLineBytes?: number | undefined
+}
+
+/**
+ * Splits a byte stream into lines and parses each as JSON. Handles lines split
+ * across chunks, several lines per chunk, `\r\n`, and blank lines (skipped).
+ * A line that is too long, not UTF-8 or not JSON is emitted as a
+ * `JsonRpc.Malformed` value and the stream goes on.
+ *
+ * @category framing
+ * @since 0.1.0
+ */
+export const decodeNdjson = (options?: NdjsonOptions) =>
+<E, R>(self: Stream.Stream<Uint8Array, E, R>): Stream.Stream<unknown, E, R> => {
+  const maxLineBytes = options?.maxLineBytes ?? 4 * 1024 * 1024
+  return self.pipe(
+    Stream.mapAccum(
+      () => ndjsonDecoder(maxLineBytes),
+      (decoder, chunk) => [decoder, decoder.push(chunk)] as const,
+      { onHalt: (decoder) => decoder.end() }
+    )
+  )
+}
+
+const encoder = new TextEncoder()
+
+/**
+ * One frame as a newline-terminated JSON line.
+ *
+ * @category framing
+ * @since 0.1.0
+ */
+export const encodeLine = (frame: JsonRpc.Frame): string => JSON.stringify(frame) + "\n"
+
+/**
+ * Encodes a stream of frames as newline-delimited JSON bytes, one chunk per
+ * batch of frames that arrived together.
+ *
+ * @category framing
+ * @since 0.1.0
+ */
+export const encodeNdjson = <E, R>(self: Stream.Stream<JsonRpc.Frame, E, R>): Stream.Stream<Uint8Array, E, R> =>
+  self.pipe(Stream.mapArray((frames) => [encoder.encode(frames.map(encodeLine).join(""))] as const))
+
+/**
+ * A transport over a byte stream and a byte writer, framed as newline-delimited
+ * JSON (the stdio framing). Writes are queued and flushed by one fiber, several
+ * frames per write when they pile up.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeNdjson = Effect.fnUntraced(function*(options: {
+  readonly input: Stream.Stream<Uint8Array, McpError.McpError>
+  readonly write: (chunk: Uint8Array) => Effect.Effect<void, McpError.McpError>
+  readonly maxLineBytes?: number | undefined
+}): Effect.fn.Return<McpTransport["Service"], never, Scope.Scope> {
+  const outbox = yield* Effect.acquireRelease(
+    Queue.unbounded<JsonRpc.Frame, McpError.McpError | Cause.Done>(),
+    (queue) => Queue.end(queue)
+  )
+  yield* Stream.fromQueue(outbox).pipe(
+    encodeNdjson,
+    Stream.runForEach(options.write),
+    Effect.catchCause((cause) => Queue.failCause(outbox, cause)),
+    Effect.forkScoped
+  )
+  return McpTransport.of({
+    incoming: options.input.pipe(decodeNdjson({ maxLineBytes: options.maxLineBytes })),
+    send: (frame) =>
+      Effect.flatMap(
+        Queue.offer(outbox, frame),
+        (accepted) => accepted ? Effect.void : Effect.fail(McpError.closed("transport closed"))
+      )
+  })
+})
+
+// -----------------------------------------------------------------------------
+// In-memory
+// -----------------------------------------------------------------------------
+
+/**
+ * Two linked in-memory transports, as layers: what one side sends the other
+ * receives, as the same object (no serialisation). Each layer's scope owns its
+ * end: when it closes, both directions end, as when a pipe is closed, and the
+ * other side's `incoming` ends.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface InMemoryLink {
+  readonly client: Layer.Layer<McpTransport>
+  readonly server: Layer.Layer<McpTransport>
+}
+
+/**
+ * Makes a linked pair of in-memory transports.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeInMemoryLink: Effect.Effect<InMemoryLink> = Effect.gen(function*() {
+  const toServer = yield* Queue.unbounded<unknown, Cause.Done>()
+  const toClient = yield* Queue.unbounded<unknown, Cause.Done>()
+  const end = (inbox: Queue.Queue<unknown, Cause.Done>, outbox: Queue.Queue<unknown, Cause.Done>) =>
+    Layer.effect(
+      McpTransport,
+      Effect.acquireRelease(
+        Effect.succeed(McpTransport.of({
+          incoming: Stream.fromQueue(inbox),
+          send: (frame) =>
+            Queue.offerUnsafe(outbox, frame) ? Effect.void : Effect.fail(McpError.closed("transport closed"))
+        })),
+        () => Effect.andThen(Queue.end(outbox), Queue.end(inbox))
+      )
+    )
+  return { client: end(toClient, toServer), server: end(toServer, toClient) }
+})
+
+/**
+ * A linked pair of in-memory transports in the current scope, for code that
+ * wants both ends as values (tests that play the peer by hand).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeInMemoryPair: Effect.Effect<
+  readonly [client: McpTransport["Service"], server: McpTransport["Service"]],
+  never,
+  Scope.Scope
+> = Effect.gen(function*() {
+  const link = yield* makeInMemoryLink
+  const client = yield* Layer.build(link.client)
+  const server = yield* Layer.build(link.server)
+  return [Context.get(client, McpTransport), Context.get(server, McpTransport)] as const
+})

@@ -1,0 +1,29 @@
+/**
+ * @effect-mcp/core: the Model Context Protocol for Effect, platform-free.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as JsonRpc from "./JsonRpc.ts"
+
+/** @since 0.1.0 */
+export * as McpClientSession from "./McpClientSession.ts"
+
+/** @since 0.1.0 */
+export * as McpError from "./McpError.ts"
+
+/** @since 0.1.0 */
+export * as McpMethod from "./McpMethod.ts"
+
+/** @since 0.1.0 */
+export * as McpSchema from "./McpSchema.ts"
+
+/** @since 0.1.0 */
+export * as McpServerSession from "./McpServerSession.ts"
+
+/** @since 0.1.0 */
+export * as McpSession from "./McpSession.ts"
+
+/** @since 0.1.0 */
+export * as McpTransport from "./McpTransport.ts"

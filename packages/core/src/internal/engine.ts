@@ -1,0 +1,388 @@
+/**
+ * The session engine: one implementation for both roles. It reads the
+ * transport, matches replies to pending requests, runs inbound requests as
+ * handler fibers keyed by request id, and answers bad input with the JSON-RPC
+ * error codes. Client and server differ only in the handlers, capabilities and
+ * admission rule they pass in (see `McpClientSession`, `McpServerSession`).
+ *
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberMap from "effect/FiberMap"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../JsonRpc.ts"
+import * as McpError from "../McpError.ts"
+import * as McpMethod from "../McpMethod.ts"
+import * as McpSchema from "../McpSchema.ts"
+import type * as McpSession from "../McpSession.ts"
+import type * as McpTransport from "../McpTransport.ts"
+import * as Pending from "./pending.ts"
+
+const DEFAULT_TIMEOUT = Duration.seconds(60)
+
+const toMillis = (input: Duration.Input | undefined, fallback: Duration.Duration): number => {
+  const duration = input === undefined ? fallback : Duration.fromInputUnsafe(input)
+  return Duration.isFinite(duration) ? Duration.toMillis(duration) : Infinity
+}
+
+interface QueuedNotification {
+  readonly handler: McpSession.NotificationHandler
+  readonly params: unknown
+}
+
+/** @internal */
+export const make = Effect.fnUntraced(function*(
+  transport: McpTransport.McpTransport["Service"],
+  options: McpSession.Options
+): Effect.fn.Return<McpSession.Session, never, Scope.Scope> {
+  const role = options.role
+  const pending = yield* Pending.make
+  const handlers = new Map<string, McpSession.Handler>()
+  for (const handler of options.handlers ?? []) handlers.set(handler.method.name, handler)
+  if (!handlers.has(McpSchema.Ping.name)) handlers.set(McpSchema.Ping.name, pingHandler)
+  const notificationHandlers = new Map<string, McpSession.NotificationHandler>()
+  for (const handler of options.notificationHandlers ?? []) notificationHandlers.set(handler.method.name, handler)
+  const defaultTimeout = toMillis(options.defaultTimeout, DEFAULT_TIMEOUT)
+  const admit = options.admit
+  const ownCapabilities = options.capabilities?.own
+  const peerCapabilities = options.capabilities?.peer ?? (() => undefined)
+
+  let nextId = 0
+  let open = true
+  const closed = yield* Deferred.make<void>()
+  const fibers = yield* FiberMap.make<JsonRpc.RequestId>()
+  const inbox = yield* Queue.unbounded<QueuedNotification, Cause.Done>()
+
+  // ---------------------------------------------------------------------------
+  // closing
+  // ---------------------------------------------------------------------------
+
+  const shutdown = (error: McpError.McpError) =>
+    Effect.suspend(() => {
+      if (!open) return Effect.void
+      open = false
+      return Pending.failAll(pending, error).pipe(
+        Effect.andThen(Deferred.succeed(closed, undefined)),
+        Effect.andThen(Queue.end(inbox))
+      )
+    })
+
+  const send = (frame: JsonRpc.Frame) => transport.send(frame)
+
+  // ---------------------------------------------------------------------------
+  // outgoing
+  // ---------------------------------------------------------------------------
+
+  const checkCapability = (method: McpMethod.Any, params: unknown): McpError.McpError | undefined => {
+    if (!McpMethod.canSend(method, role)) return McpError.unsupported(method.name, `${role} → ${method.from === "client" ? "server" : "client"} direction`)
+    const capability = method.capability(params)
+    if (capability === undefined) return undefined
+    const declared = capability.side === role ? ownCapabilities : peerCapabilities()
+    return McpMethod.hasCapability(declared, capability)
+      ? undefined
+      : McpError.unsupported(method.name, McpMethod.capabilityName(capability))
+  }
+
+  const cancel = (id: JsonRpc.RequestId, reason: string) =>
+    open
+      ? send(JsonRpc.notification(McpSchema.Cancelled.name, { requestId: id, reason })).pipe(Effect.ignore)
+      : Effect.void
+
+  // Fails the reply when the idle limit (pushed back by progress) or the
+  // maximum total passes. Each round sleeps until the nearer deadline; only
+  // progress moves the idle one, and the total one never moves.
+  const timer = (entry: Pending.Entry, idle: number, total: number, totalDeadline: number): Effect.Effect<void> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const idleDeadline = entry.lastActivity + idle
+      const deadline = Math.min(idleDeadline, totalDeadline)
+      if (now >= deadline) {
+        const error = totalDeadline <= idleDeadline
+          ? McpError.timeout(entry.method, total, "total")
+          : McpError.timeout(entry.method, idle, "idle")
+        return Deferred.fail(entry.reply, error)
+      }
+      return Effect.andThen(Effect.sleep(deadline - now), timer(entry, idle, total, totalDeadline))
+    })
+
+  const request = <M extends McpMethod.Request>(
+    method: M,
+    params: McpMethod.Params<M>,
+    requestOptions?: McpSession.RequestOptions
+  ): Effect.Effect<McpMethod.Result<M>, McpError.McpError> =>
+    Effect.suspend(() => {
+      if (!open) return Effect.fail(McpError.closed())
+      const refused = checkCapability(method, params)
+      if (refused !== undefined) return Effect.fail(refused)
+      const id = nextId++
+      const onProgress = requestOptions?.onProgress
+      const idle = toMillis(requestOptions?.timeout, Duration.millis(defaultTimeout))
+      const total = toMillis(requestOptions?.maxTotalTimeout, Duration.infinity)
+      const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? true
+      const wire = onProgress === undefined ? params : withProgressToken(params, id)
+      return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const entry: Pending.Entry = {
+          method: method.name,
+          reply: Deferred.makeUnsafe(),
+          onProgress: onProgress === undefined ? undefined : (progress) => {
+            if (resetOnProgress) entry.lastActivity = progress.receivedAt
+            return onProgress(progress)
+          },
+          lastActivity: now
+        }
+        const awaitReply = idle === Infinity && total === Infinity
+          ? Deferred.await(entry.reply)
+          : Effect.flatMap(
+            Effect.forkChild(timer(entry, idle, total, now + total), { startImmediately: true }),
+            (fiber) => Effect.ensuring(Deferred.await(entry.reply), Fiber.interrupt(fiber))
+          )
+        return Pending.register(pending, id, entry).pipe(
+          Effect.andThen(send(JsonRpc.request(id, method.name, wire))),
+          Effect.andThen(awaitReply),
+          Effect.flatMap((response) => decodeReply(method, response)),
+          Effect.tapError((error) => error.reason._tag === "TimeoutError" ? cancel(id, error.message) : Effect.void),
+          Effect.onInterrupt(() => cancel(id, "The caller was interrupted")),
+          Effect.ensuring(Pending.remove(pending, id))
+        )
+      })
+    })
+
+  const notify = <M extends McpMethod.Notification>(
+    method: M,
+    params: McpMethod.Params<M>
+  ): Effect.Effect<void, McpError.McpError> =>
+    Effect.suspend(() => {
+      if (!open) return Effect.fail(McpError.closed())
+      const refused = checkCapability(method, params)
+      return refused === undefined ? send(JsonRpc.notification(method.name, params)) : Effect.fail(refused)
+    })
+
+  // ---------------------------------------------------------------------------
+  // incoming
+  // ---------------------------------------------------------------------------
+
+  const reply = (id: JsonRpc.RequestId | null, code: number, message: string) =>
+    send(JsonRpc.failure(id, { code, message })).pipe(Effect.ignore)
+
+  const respond = (request: JsonRpc.Request, exit: Exit.Exit<unknown, McpError.McpError>) => {
+    if (Exit.isSuccess(exit)) return send(JsonRpc.success(request.id, exit.value)).pipe(Effect.ignore)
+    const failure = Cause.findErrorOption(exit.cause)
+    if (Option.isSome(failure)) {
+      return send(JsonRpc.failure(request.id, McpError.toErrorObject(failure.value))).pipe(Effect.ignore)
+    }
+    if (Cause.hasDies(exit.cause)) {
+      return Effect.logError(`handler of ${request.method} died`, exit.cause).pipe(
+        Effect.andThen(reply(request.id, JsonRpc.ErrorCode.InternalError, "Internal error"))
+      )
+    }
+    return reply(request.id, JsonRpc.ErrorCode.InternalError, "Request interrupted")
+  }
+
+  const onRequest = (message: JsonRpc.Request): Effect.Effect<void> => {
+    const handler = handlers.get(message.method)
+    if (handler === undefined) {
+      return reply(message.id, JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${message.method}`)
+    }
+    const admission = admit?.(message, "request")
+    if (admission !== undefined) return reply(message.id, admission.code, admission.message)
+    const params = handler.method.validateParams(message.params ?? {})
+    if (Exit.isFailure(params)) {
+      const description = Cause.findErrorOption(params.cause)
+      return reply(
+        message.id,
+        JsonRpc.ErrorCode.InvalidParams,
+        `Invalid params for ${message.method}: ${Option.getOrElse(description, () => "invalid")}`
+      )
+    }
+    return Effect.flatMap(FiberMap.has(fibers, message.id), (running) => {
+      if (running) return reply(message.id, JsonRpc.ErrorCode.InvalidRequest, `Duplicate request id ${message.id}`)
+      const context = requestContext(message)
+      return FiberMap.run(
+        fibers,
+        message.id,
+        Effect.flatMap(Effect.exit(handler.handle(params.value, context)), (exit) => respond(message, exit))
+      ).pipe(Effect.asVoid)
+    })
+  }
+
+  const requestContext = (message: JsonRpc.Request): McpSession.RequestContext => {
+    const meta = (message.params as { readonly _meta?: Record<string, unknown> } | undefined)?._meta
+    const progressToken = meta?.progressToken as McpSchema.ProgressToken | undefined
+    return {
+      requestId: message.id,
+      method: message.method,
+      meta,
+      progressToken,
+      session,
+      reportProgress: (progress) =>
+        progressToken === undefined
+          ? Effect.void
+          : send(JsonRpc.notification(McpSchema.Progress.name, { ...progress, progressToken }))
+    }
+  }
+
+  const onProgress = (params: McpSchema.ProgressNotificationParams) =>
+    Effect.flatMap(Pending.get(pending, params.progressToken), (entry) => {
+      if (Option.isNone(entry) || entry.value.onProgress === undefined) {
+        return Effect.logDebug(`progress for unknown token ${params.progressToken} dropped`)
+      }
+      const onProgress = entry.value.onProgress
+      return Effect.flatMap(Clock.currentTimeMillis, (receivedAt) =>
+        onProgress({
+          progress: params.progress,
+          total: params.total,
+          message: params.message,
+          receivedAt
+        }))
+    })
+
+  const onNotification = (message: JsonRpc.Notification): Effect.Effect<void> => {
+    const method = message.method
+    if (method === McpSchema.Cancelled.name) {
+      const params = McpSchema.Cancelled.validateParams(message.params ?? {})
+      if (Exit.isFailure(params) || params.value.requestId === undefined) {
+        return Effect.logWarning("malformed notifications/cancelled dropped")
+      }
+      return FiberMap.remove(fibers, params.value.requestId)
+    }
+    if (method === McpSchema.Progress.name) {
+      const params = McpSchema.Progress.validateParams(message.params ?? {})
+      return Exit.isSuccess(params) ? onProgress(params.value) : Effect.logWarning("malformed notifications/progress dropped")
+    }
+    const handler = notificationHandlers.get(method)
+    const admission = admit?.(message, "notification")
+    if (admission !== undefined) return Effect.logWarning(`notification ${method} dropped: ${admission.message}`)
+    if (handler === undefined) return Effect.logDebug(`notification ${method} has no handler; dropped`)
+    const params = handler.method.validateParams(message.params ?? {})
+    if (Exit.isFailure(params)) return Effect.logWarning(`notification ${method} with invalid params dropped`)
+    return handler.inline === true
+      ? runNotification({ handler, params: params.value })
+      : Queue.offer(inbox, { handler, params: params.value }).pipe(Effect.asVoid)
+  }
+
+  const runNotification = ({ handler, params }: QueuedNotification) =>
+    handler.handle(params, session).pipe(
+      Effect.catchCause((cause) => Effect.logWarning(`handler of ${handler.method.name} failed`, cause))
+    )
+
+  const onResponse = (message: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse): Effect.Effect<void> => {
+    if (message.id === null) {
+      const error = (message as JsonRpc.ErrorResponse).error
+      return Effect.logWarning(`the peer reported an error without id: ${error.code} ${error.message}`)
+    }
+    return Effect.flatMap(Pending.take(pending, message.id), (entry) =>
+      Option.isSome(entry)
+        ? Deferred.succeed(entry.value.reply, message)
+        : Effect.logWarning(`response for unknown request id ${message.id} dropped`))
+  }
+
+  const onMessage = (value: unknown): Effect.Effect<void> => {
+    if (value instanceof JsonRpc.Malformed) return reply(null, JsonRpc.ErrorCode.ParseError, `Parse error: ${value.reason}`)
+    if (Array.isArray(value)) {
+      if (value.length > 0 && options.acceptBatches?.() === true) return Effect.forEach(value, onMessage, { discard: true })
+      return reply(null, JsonRpc.ErrorCode.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported")
+    }
+    const classified = JsonRpc.classify(value)
+    switch (classified._tag) {
+      case "Request":
+        return onRequest(classified.message)
+      case "Notification":
+        return onNotification(classified.message)
+      case "Response":
+        return onResponse(classified.message)
+      case "Invalid":
+        return reply(classified.id, JsonRpc.ErrorCode.InvalidRequest, `Invalid Request: ${classified.reason}`)
+    }
+  }
+
+  // ---------------------------------------------------------------------------
+  // fibers and finalizers
+  // ---------------------------------------------------------------------------
+
+  yield* Stream.fromQueue(inbox).pipe(
+    Stream.runForEach(runNotification),
+    Effect.provideService(Logger.LogToStderr, true),
+    Effect.forkScoped
+  )
+
+  yield* transport.incoming.pipe(
+    Stream.runForEach(onMessage),
+    Effect.matchCauseEffect({
+      onSuccess: () => shutdown(McpError.closed("the peer closed the connection")),
+      onFailure: (cause) => {
+        const error = Cause.findErrorOption(cause)
+        return shutdown(Option.isSome(error) ? error.value : McpError.transport("the connection failed", { cause: Cause.squash(cause) }))
+      }
+    }),
+    Effect.provideService(Logger.LogToStderr, true),
+    Effect.forkScoped
+  )
+
+  const session: McpSession.Session = {
+    role,
+    request,
+    notify,
+    ping: (pingOptions) => Effect.asVoid(request(McpSchema.Ping, {}, pingOptions)),
+    pendingCount: Pending.size(pending),
+    awaitClose: Deferred.await(closed),
+    isOpen: Effect.sync(() => open)
+  }
+
+  if (options.keepAlive !== undefined) {
+    yield* keepAlive(session, options.keepAlive, shutdown).pipe(Effect.forkScoped)
+  }
+
+  // runs before the fibers above are interrupted: callers wake with ClosedError
+  yield* Effect.addFinalizer(() => shutdown(McpError.closed()))
+  return session
+})
+
+const pingHandler: McpSession.Handler = {
+  method: McpSchema.Ping,
+  handle: () => Effect.succeed({})
+}
+
+const withProgressToken = (params: unknown, token: JsonRpc.RequestId): unknown => {
+  const object = (params ?? {}) as { readonly _meta?: Record<string, unknown> }
+  return { ...object, _meta: { ...object._meta, progressToken: token } }
+}
+
+const decodeReply = <M extends McpMethod.Request>(
+  method: M,
+  response: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse
+): Effect.Effect<McpMethod.Result<M>, McpError.McpError> => {
+  if (!JsonRpc.isSuccess(response)) return Effect.fail(McpError.fromErrorObject(response.error))
+  const result = method.validateResult(response.result)
+  return Exit.isSuccess(result)
+    ? Effect.succeed(result.value)
+    : Effect.fail(McpError.invalidResult(method.name, Option.getOrElse(Cause.findErrorOption(result.cause), () => "invalid")))
+}
+
+const keepAlive = (
+  session: McpSession.Session,
+  options: NonNullable<McpSession.Options["keepAlive"]>,
+  shutdown: (error: McpError.McpError) => Effect.Effect<void>
+): Effect.Effect<void> => {
+  const maxFailures = options.maxFailures ?? 3
+  const round = (failures: number): Effect.Effect<void> =>
+    Effect.sleep(options.interval).pipe(
+      Effect.andThen(Effect.exit(session.ping({ timeout: options.timeout ?? options.interval }))),
+      Effect.flatMap((exit) => {
+        if (Exit.isSuccess(exit)) return round(0)
+        if (failures + 1 >= maxFailures) {
+          return shutdown(McpError.transport(`keep-alive: ${maxFailures} pings in a row failed`))
+        }
+        return round(failures + 1)
+      })
+    )
+  return round(0)
+}

@@ -1,0 +1,8 @@
+/**
+ * @effect-mcp/platform-node: Node.js bindings for @effect-mcp/core.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as NodeMcpRuntime from "./NodeMcpRuntime.ts"
