@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Exit, Option } from "effect"
+import { Exit, Option, Schema } from "effect"
 import * as McpMethod from "../src/McpMethod.ts"
 import * as McpSchema from "../src/McpSchema.ts"
 
@@ -84,7 +84,9 @@ describe("McpSchema", () => {
         ],
         isError: false
       })
-      result(McpSchema.CallTool, { toolResult: { temperature: 72 } })
+      // the pre-release `{ toolResult }` shape has a schema of its own; CallTool wants content
+      assert.isTrue(Schema.is(McpSchema.LegacyCallToolResult)({ toolResult: { temperature: 72 } }))
+      assert.isTrue(Exit.isFailure(McpSchema.CallTool.validateResult({ toolResult: { temperature: 72 } })))
       params(McpSchema.ToolListChanged, {})
     })
 
@@ -338,10 +340,10 @@ describe("McpSchema", () => {
         pollInterval: 5000
       }
       params(McpSchema.CallTool, { name: "get_weather", arguments: { city: "New York" }, task: { ttl: 60000 } })
-      result(McpSchema.CallTool, { task })
+      result(McpSchema.CallToolTask, { task })
       params(McpSchema.CreateMessage, { messages: [], maxTokens: 5, task: {} })
-      result(McpSchema.CreateMessage, { task })
-      result(McpSchema.Elicit, { task: { ...task, ttl: null } })
+      result(McpSchema.CreateMessageTask, { task })
+      result(McpSchema.ElicitTask, { task: { ...task, ttl: null } })
       params(McpSchema.GetTask, { taskId: task.taskId })
       result(McpSchema.GetTask, task)
       params(McpSchema.GetTaskPayload, { taskId: task.taskId })

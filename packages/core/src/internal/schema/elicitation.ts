@@ -463,8 +463,8 @@ export type URLElicitationRequiredError = typeof URLElicitationRequiredError.Typ
 
 /**
  * `elicitation/create`. Form mode needs the client's `elicitation`
- * capability (`{}` counts as form support), URL mode `elicitation.url`. The
- * result is a `CreateTaskResult` when the params carry `task`.
+ * capability (`{}` counts as form support), URL mode `elicitation.url`. A
+ * request with a `task` param is {@link ElicitTask}.
  *
  * @category methods
  * @since 0.1.0
@@ -472,7 +472,26 @@ export type URLElicitationRequiredError = typeof URLElicitationRequiredError.Typ
 export const Elicit = McpMethod.request({
   name: "elicitation/create",
   params: ElicitRequestParams,
-  result: Schema.Union([ElicitResult, CreateTaskResult]),
+  result: ElicitResult,
+  from: "server",
+  capability: (params) =>
+    params.mode === "url"
+      ? McpMethod.clientCapability("elicitation", "url")
+      : McpMethod.clientCapability("elicitation")
+})
+
+/**
+ * `elicitation/create` with a `task` param (2025-11-25, experimental):
+ * answered with a `CreateTaskResult`. The same wire method as {@link Elicit},
+ * declared apart so that each has one result type.
+ *
+ * @category methods
+ * @since 0.1.0
+ */
+export const ElicitTask = McpMethod.request({
+  name: "elicitation/create",
+  params: ElicitRequestParams,
+  result: CreateTaskResult,
   from: "server",
   capability: (params) =>
     params.mode === "url"

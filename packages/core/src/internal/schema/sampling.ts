@@ -242,8 +242,8 @@ export type CreateMessageResult = typeof CreateMessageResult.Type
 
 /**
  * `sampling/createMessage`. Needs the client's `sampling` capability, and
- * `sampling.tools` when the params carry `tools` or `toolChoice`. The result
- * is a `CreateTaskResult` when the params carry `task`.
+ * `sampling.tools` when the params carry `tools` or `toolChoice`. A request
+ * with a `task` param is {@link CreateMessageTask}.
  *
  * @category methods
  * @since 0.1.0
@@ -251,7 +251,26 @@ export type CreateMessageResult = typeof CreateMessageResult.Type
 export const CreateMessage = McpMethod.request({
   name: "sampling/createMessage",
   params: CreateMessageRequestParams,
-  result: Schema.Union([CreateMessageResult, CreateTaskResult]),
+  result: CreateMessageResult,
+  from: "server",
+  capability: (params) =>
+    params.tools !== undefined || params.toolChoice !== undefined
+      ? McpMethod.clientCapability("sampling", "tools")
+      : McpMethod.clientCapability("sampling")
+})
+
+/**
+ * `sampling/createMessage` with a `task` param (2025-11-25, experimental):
+ * answered with a `CreateTaskResult`. The same wire method as
+ * {@link CreateMessage}, declared apart so that each has one result type.
+ *
+ * @category methods
+ * @since 0.1.0
+ */
+export const CreateMessageTask = McpMethod.request({
+  name: "sampling/createMessage",
+  params: CreateMessageRequestParams,
+  result: CreateTaskResult,
   from: "server",
   capability: (params) =>
     params.tools !== undefined || params.toolChoice !== undefined

@@ -159,8 +159,9 @@ export const CallToolResult = Schema.Struct({
 export type CallToolResult = typeof CallToolResult.Type
 
 /**
- * The pre-2024-11-05 shape of a tool result, `{ toolResult }`, which some
- * older servers still send.
+ * The pre-2024-11-05 shape of a tool result, `{ toolResult }` (the spec's
+ * "compatibility" result). `CallTool` does not accept it; it is here for code
+ * that talks to such servers with a method of its own.
  *
  * @category schemas
  * @since 0.1.0
@@ -195,9 +196,8 @@ export const ListTools = McpMethod.request({
 })
 
 /**
- * `tools/call`. The result is a `CallToolResult`, a `CreateTaskResult` when
- * the params carry `task`, or (from very old servers) a
- * `LegacyCallToolResult`. Task augmentation additionally needs the server's
+ * `tools/call` answered with a `CallToolResult`. A call with a `task` param
+ * is {@link CallToolTask}; task augmentation additionally needs the server's
  * `tasks.requests.tools.call` (see `taskAugmentationCapability`).
  *
  * @category methods
@@ -206,7 +206,24 @@ export const ListTools = McpMethod.request({
 export const CallTool = McpMethod.request({
   name: "tools/call",
   params: CallToolRequestParams,
-  result: Schema.Union([CallToolResult, CreateTaskResult, LegacyCallToolResult]),
+  result: CallToolResult,
+  from: "client",
+  capability: McpMethod.serverCapability("tools")
+})
+
+/**
+ * `tools/call` with a `task` param (2025-11-25, experimental): the server
+ * answers with a `CreateTaskResult` at once and the tool's result is fetched
+ * with `tasks/result`. The same wire method as {@link CallTool}, declared
+ * apart so that each has one result type.
+ *
+ * @category methods
+ * @since 0.1.0
+ */
+export const CallToolTask = McpMethod.request({
+  name: "tools/call",
+  params: CallToolRequestParams,
+  result: CreateTaskResult,
   from: "client",
   capability: McpMethod.serverCapability("tools")
 })
