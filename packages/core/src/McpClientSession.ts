@@ -114,7 +114,7 @@ export class McpClientSession extends Context.Service<McpClientSession, ClientSe
  * @category constructors
  * @since 0.1.0
  */
-export const make = Effect.fnUntraced(function*(
+export const make = Effect.fn("McpClientSession.make")(function*(
   options: Options
 ): Effect.fn.Return<ClientSession, McpError.McpError, McpTransport | Scope.Scope> {
   const supported = options.supportedVersions ?? McpSchema.SUPPORTED_PROTOCOL_VERSIONS

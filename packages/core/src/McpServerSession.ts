@@ -124,7 +124,7 @@ const clientOf = (state: State) => state._tag === "NotInitialized" ? undefined :
  * @category constructors
  * @since 0.1.0
  */
-export const make = Effect.fnUntraced(function*(
+export const make = Effect.fn("McpServerSession.make")(function*(
   options: Options
 ): Effect.fn.Return<ServerSession, never, McpTransport | Scope.Scope> {
   const supported = options.protocolVersions ?? McpSchema.SUPPORTED_PROTOCOL_VERSIONS

@@ -104,7 +104,7 @@ export const encodeNdjson = <E, R>(self: Stream.Stream<JsonRpc.Frame, E, R>): St
  * @category constructors
  * @since 0.1.0
  */
-export const makeNdjson = Effect.fnUntraced(function*(options: {
+export const makeNdjson = Effect.fn("McpTransport.makeNdjson")(function*(options: {
   readonly input: Stream.Stream<Uint8Array, McpError.McpError>
   readonly write: (chunk: Uint8Array) => Effect.Effect<void, McpError.McpError>
   readonly maxLineBytes?: number | undefined

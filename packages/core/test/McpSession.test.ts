@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Exit, Fiber, Layer, Scope, Stream } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Logger, Scope, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import * as JsonRpc from "../src/JsonRpc.ts"
 import * as McpError from "../src/McpError.ts"
@@ -412,4 +412,24 @@ describe("McpSession: ping and keep-alive", () => {
       }
       assert.isTrue(yield* session.isOpen)
     }))
+})
+
+describe("McpSession: diagnostics", () => {
+  it.effect("what the engine drops or survives is logged through the Logger", () => {
+    const lines: Array<string> = []
+    const capture = Logger.make<unknown, void>(({ logLevel, message }) => {
+      lines.push(`${logLevel}: ${(message as ReadonlyArray<unknown>)[0]}`)
+    })
+    return Effect.gen(function*() {
+      const Dies = McpMethod.request({ name: "test/dies", params: Echo.params, result: Echo.result, from: "both" })
+      const { peer } = yield* setup({
+        role: "server",
+        handlers: [McpSession.handler(Dies, () => Effect.die(new Error("boom")))]
+      })
+      yield* peer.send(JsonRpc.success(999, {}))
+      yield* peer.send(JsonRpc.request(1, "test/dies", { n: 1 }))
+      yield* peer.next
+      assert.deepStrictEqual(lines, ["Warn: response for unknown request id 999 dropped", "Error: handler of test/dies died"])
+    }).pipe(Effect.provide(Logger.layer([capture])))
+  })
 })
