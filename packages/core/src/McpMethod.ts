@@ -12,7 +12,9 @@
  * @since 0.1.0
  */
 import * as Exit from "effect/Exit"
+import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 
 // -----------------------------------------------------------------------------
@@ -88,13 +90,15 @@ export type Validate<A> = (input: unknown) => Exit.Exit<A, string>
 const formatter = SchemaIssue.makeFormatterDefault()
 
 /**
- * Builds a {@link Validate} once per schema: a compiled type guard on the fast
- * path, and a full decode with every issue only when the guard says no.
+ * Builds a {@link Validate} once per schema: a type guard compiled by Effect's
+ * schema JIT compiler on the fast path (interpreted where `new Function` is
+ * not allowed), and a full decode with every issue only when the guard says no.
  *
  * @category constructors
  * @since 0.1.0
  */
 export const validator = <S extends Schema.Top>(schema: S): Validate<S["Type"]> => {
+  SchemaJITCompiler.enable(SchemaAST.toType(schema.ast))
   const is = Schema.is(schema)
   const explain = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"]>, { errors: "all" })
   return (input) => {

@@ -14,10 +14,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberMap from "effect/FiberMap"
+import * as HashMap from "effect/HashMap"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../JsonRpc.ts"
@@ -60,7 +61,9 @@ export const make = Effect.fnUntraced(function*(
   let nextId = 0
   let open = true
   const closed = yield* Deferred.make<void>()
-  const fibers = yield* FiberMap.make<JsonRpc.RequestId>()
+  // the handler fibers of incoming requests, by request id
+  const running = new Map<JsonRpc.RequestId, Fiber.Fiber<void>>()
+  const clock = yield* Clock.clockWith(Effect.succeed)
   const inbox = yield* Queue.unbounded<QueuedNotification, Cause.Done>()
 
   // ---------------------------------------------------------------------------
@@ -98,20 +101,52 @@ export const make = Effect.fnUntraced(function*(
       ? send(JsonRpc.notification(McpSchema.Cancelled.name, { requestId: id, reason })).pipe(Effect.ignore)
       : Effect.void
 
-  // Fails the reply when the idle limit (pushed back by progress) or the
-  // maximum total passes. Each round sleeps until the nearer deadline; only
-  // progress moves the idle one, and the total one never moves.
-  const timer = (entry: Pending.Entry, idle: number, total: number, totalDeadline: number): Effect.Effect<void> =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const idleDeadline = entry.lastActivity + idle
-      const deadline = Math.min(idleDeadline, totalDeadline)
-      if (now >= deadline) {
-        const error = totalDeadline <= idleDeadline
-          ? McpError.timeout(entry.method, total, "total")
-          : McpError.timeout(entry.method, idle, "idle")
-        return Deferred.fail(entry.reply, error)
-      }
-      return Effect.andThen(Effect.sleep(deadline - now), timer(entry, idle, total, totalDeadline))
+  // One sweeper per session fails the replies whose time is up: it sleeps
+  // until the nearest deadline, or until a request with a nearer one wakes
+  // it. Progress only moves deadlines later, so it never needs to wake it.
+  let sweepAt = Infinity
+  let wake = Deferred.makeUnsafe<void>()
+
+  const expire = (entry: Pending.Entry) => {
+    const total = entry.totalDeadline <= entry.lastActivity + entry.idle
+    Deferred.doneUnsafe(
+      entry.reply,
+      Effect.fail(McpError.timeout(entry.method, total ? entry.total : entry.idle, total ? "total" : "idle"))
+    )
+  }
+
+  const sweep: Effect.Effect<void> = Effect.suspend(() => {
+    const now = clock.currentTimeMillisUnsafe()
+    let next = Infinity
+    for (const entry of HashMap.values(Ref.getUnsafe(pending))) {
+      if (Deferred.isDoneUnsafe(entry.reply)) continue
+      const deadline = Pending.deadline(entry)
+      if (deadline <= now) expire(entry)
+      else if (deadline < next) next = deadline
+    }
+    sweepAt = next
+    wake = Deferred.makeUnsafe()
+    const woken = Deferred.await(wake)
+    return Effect.andThen(next === Infinity ? woken : Effect.raceFirst(Effect.sleep(next - now), woken), sweep)
+  })
+
+  const armTimeout = (entry: Pending.Entry) => {
+    const deadline = Pending.deadline(entry)
+    if (deadline < sweepAt) {
+      sweepAt = deadline
+      Deferred.doneUnsafe(wake, Effect.void)
+    }
+  }
+
+  // after a failure, interruption or timeout: forget the request, and tell the
+  // peer unless the session is gone
+  const abandon = (id: JsonRpc.RequestId, cause: Cause.Cause<McpError.McpError>) =>
+    Effect.andThen(Pending.remove(pending, id), () => {
+      if (Cause.hasInterrupts(cause)) return cancel(id, "The caller was interrupted")
+      const error = Cause.findErrorOption(cause)
+      return Option.isSome(error) && error.value.reason._tag === "TimeoutError"
+        ? cancel(id, error.value.message)
+        : Effect.void
     })
 
   const request = <M extends McpMethod.Request>(
@@ -125,35 +160,32 @@ export const make = Effect.fnUntraced(function*(
       if (refused !== undefined) return Effect.fail(refused)
       const id = nextId++
       const onProgress = requestOptions?.onProgress
-      const idle = toMillis(requestOptions?.timeout, Duration.millis(defaultTimeout))
+      const idle = requestOptions?.timeout === undefined ? defaultTimeout : toMillis(requestOptions.timeout, DEFAULT_TIMEOUT)
       const total = toMillis(requestOptions?.maxTotalTimeout, Duration.infinity)
       const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? true
+      const now = clock.currentTimeMillisUnsafe()
+      const entry: Pending.Entry = {
+        method: method.name,
+        reply: Deferred.makeUnsafe(),
+        onProgress: onProgress === undefined ? undefined : (progress) => {
+          if (resetOnProgress) entry.lastActivity = progress.receivedAt
+          return onProgress(progress)
+        },
+        idle,
+        total,
+        totalDeadline: now + total,
+        lastActivity: now
+      }
       const wire = onProgress === undefined ? params : withProgressToken(params, id)
-      return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const entry: Pending.Entry = {
-          method: method.name,
-          reply: Deferred.makeUnsafe(),
-          onProgress: onProgress === undefined ? undefined : (progress) => {
-            if (resetOnProgress) entry.lastActivity = progress.receivedAt
-            return onProgress(progress)
-          },
-          lastActivity: now
-        }
-        const awaitReply = idle === Infinity && total === Infinity
-          ? Deferred.await(entry.reply)
-          : Effect.flatMap(
-            Effect.forkChild(timer(entry, idle, total, now + total), { startImmediately: true }),
-            (fiber) => Effect.ensuring(Deferred.await(entry.reply), Fiber.interrupt(fiber))
-          )
-        return Pending.register(pending, id, entry).pipe(
-          Effect.andThen(send(JsonRpc.request(id, method.name, wire))),
-          Effect.andThen(awaitReply),
-          Effect.flatMap((response) => decodeReply(method, response)),
-          Effect.tapError((error) => error.reason._tag === "TimeoutError" ? cancel(id, error.message) : Effect.void),
-          Effect.onInterrupt(() => cancel(id, "The caller was interrupted")),
-          Effect.ensuring(Pending.remove(pending, id))
-        )
-      })
+      return Pending.register(pending, id, entry).pipe(
+        Effect.andThen(() => {
+          armTimeout(entry)
+          return send(JsonRpc.request(id, method.name, wire))
+        }),
+        Effect.andThen(Deferred.await(entry.reply)),
+        Effect.flatMap((response) => decodeReply(method, response)),
+        Effect.onError((cause) => abandon(id, cause))
+      )
     })
 
   const notify = <M extends McpMethod.Notification>(
@@ -203,14 +235,16 @@ export const make = Effect.fnUntraced(function*(
         `Invalid params for ${message.method}: ${Option.getOrElse(description, () => "invalid")}`
       )
     }
-    return Effect.flatMap(FiberMap.has(fibers, message.id), (running) => {
-      if (running) return reply(message.id, JsonRpc.ErrorCode.InvalidRequest, `Duplicate request id ${message.id}`)
-      const context = requestContext(message)
-      return FiberMap.run(
-        fibers,
-        message.id,
-        Effect.flatMap(Effect.exit(handler.handle(params.value, context)), (exit) => respond(message, exit))
-      ).pipe(Effect.asVoid)
+    if (running.has(message.id)) {
+      return reply(message.id, JsonRpc.ErrorCode.InvalidRequest, `Duplicate request id ${message.id}`)
+    }
+    const handle = Effect.flatMap(Effect.exit(handler.handle(params.value, requestContext(message))), (exit) => {
+      running.delete(message.id)
+      return respond(message, exit)
+    })
+    // a child of the reading fiber: interrupted with it when the session ends
+    return Effect.map(Effect.forkChild(handle, { startImmediately: true }), (fiber) => {
+      if (fiber.pollUnsafe() === undefined) running.set(message.id, fiber)
     })
   }
 
@@ -236,13 +270,12 @@ export const make = Effect.fnUntraced(function*(
         return Effect.logDebug(`progress for unknown token ${params.progressToken} dropped`)
       }
       const onProgress = entry.value.onProgress
-      return Effect.flatMap(Clock.currentTimeMillis, (receivedAt) =>
-        onProgress({
-          progress: params.progress,
-          total: params.total,
-          message: params.message,
-          receivedAt
-        }))
+      return onProgress({
+        progress: params.progress,
+        total: params.total,
+        message: params.message,
+        receivedAt: clock.currentTimeMillisUnsafe()
+      })
     })
 
   const onNotification = (message: JsonRpc.Notification): Effect.Effect<void> => {
@@ -252,7 +285,10 @@ export const make = Effect.fnUntraced(function*(
       if (Exit.isFailure(params) || params.value.requestId === undefined) {
         return Effect.logWarning("malformed notifications/cancelled dropped")
       }
-      return FiberMap.remove(fibers, params.value.requestId)
+      const fiber = running.get(params.value.requestId)
+      if (fiber === undefined) return Effect.logDebug(`cancel for unknown request ${params.value.requestId} ignored`)
+      running.delete(params.value.requestId)
+      return Effect.sync(() => fiber.interruptUnsafe())
     }
     if (method === McpSchema.Progress.name) {
       const params = McpSchema.Progress.validateParams(message.params ?? {})
@@ -336,6 +372,8 @@ export const make = Effect.fnUntraced(function*(
     awaitClose: Deferred.await(closed),
     isOpen: Effect.sync(() => open)
   }
+
+  yield* sweep.pipe(Effect.forkScoped)
 
   if (options.keepAlive !== undefined) {
     yield* keepAlive(session, options.keepAlive, shutdown).pipe(Effect.forkScoped)

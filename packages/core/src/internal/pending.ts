@@ -29,9 +29,18 @@ export interface Entry {
   readonly method: string
   readonly reply: Deferred.Deferred<JsonRpc.SuccessResponse | JsonRpc.ErrorResponse, McpError.McpError>
   readonly onProgress: ((progress: Progress) => Effect.Effect<void>) | undefined
+  /** The idle limit in milliseconds (`Infinity`: none). */
+  readonly idle: number
+  /** The maximum total in milliseconds (`Infinity`: none). */
+  readonly total: number
+  /** When the maximum total runs out (`Clock` time). */
+  readonly totalDeadline: number
   /** The time of the last sign of life (sending, or a progress notification), for idle timeouts. */
   lastActivity: number
 }
+
+/** When the entry times out, given its last sign of life. @internal */
+export const deadline = (entry: Entry): number => Math.min(entry.lastActivity + entry.idle, entry.totalDeadline)
 
 /** @internal */
 export type Pending = Ref.Ref<HashMap.HashMap<JsonRpc.RequestId, Entry>>
