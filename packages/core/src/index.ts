@@ -8,6 +8,9 @@
 export * as JsonRpc from "./JsonRpc.ts"
 
 /** @since 0.1.0 */
+export * as JsonSchemaValidator from "./JsonSchemaValidator.ts"
+
+/** @since 0.1.0 */
 export * as McpClientSession from "./McpClientSession.ts"
 
 /** @since 0.1.0 */
