@@ -267,6 +267,30 @@ export const handshake = (description: string): McpError =>
 export const methodNotFound = (method: string): McpError =>
   protocol(JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${method}`)
 
+/**
+ * The message of any failure: its `message` when it has one.
+ *
+ * @category conversions
+ * @since 0.1.0
+ */
+export const messageOf = (error: unknown): string => {
+  if (typeof error === "string") return error
+  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
+    return error.message
+  }
+  return String(error)
+}
+
+/**
+ * A handler's typed failure as an `McpError`: an `McpError` as it is,
+ * anything else as an internal error (`-32603`) carrying its message.
+ *
+ * @category conversions
+ * @since 0.1.0
+ */
+export const fromFailure = (error: unknown): McpError =>
+  isMcpError(error) ? error : protocol(JsonRpc.ErrorCode.InternalError, messageOf(error))
+
 // -----------------------------------------------------------------------------
 // JSON-RPC mapping
 // -----------------------------------------------------------------------------

@@ -11,7 +11,13 @@ export * as JsonRpc from "./JsonRpc.ts"
 export * as JsonSchemaValidator from "./JsonSchemaValidator.ts"
 
 /** @since 0.1.0 */
+export * as McpClient from "./McpClient.ts"
+
+/** @since 0.1.0 */
 export * as McpClientSession from "./McpClientSession.ts"
+
+/** @since 0.1.0 */
+export * as McpContent from "./McpContent.ts"
 
 /** @since 0.1.0 */
 export * as McpError from "./McpError.ts"
@@ -20,7 +26,16 @@ export * as McpError from "./McpError.ts"
 export * as McpMethod from "./McpMethod.ts"
 
 /** @since 0.1.0 */
+export * as McpPrompt from "./McpPrompt.ts"
+
+/** @since 0.1.0 */
+export * as McpResource from "./McpResource.ts"
+
+/** @since 0.1.0 */
 export * as McpSchema from "./McpSchema.ts"
+
+/** @since 0.1.0 */
+export * as McpServer from "./McpServer.ts"
 
 /** @since 0.1.0 */
 export * as McpServerSession from "./McpServerSession.ts"
@@ -29,4 +44,10 @@ export * as McpServerSession from "./McpServerSession.ts"
 export * as McpSession from "./McpSession.ts"
 
 /** @since 0.1.0 */
+export * as McpTool from "./McpTool.ts"
+
+/** @since 0.1.0 */
 export * as McpTransport from "./McpTransport.ts"
+
+/** @since 0.1.0 */
+export * as UriTemplate from "./UriTemplate.ts"

@@ -5,4 +5,7 @@
  */
 
 /** @since 0.1.0 */
+export * as NodeJsonSchemaValidator from "./NodeJsonSchemaValidator.ts"
+
+/** @since 0.1.0 */
 export * as NodeMcpRuntime from "./NodeMcpRuntime.ts"

@@ -1,0 +1,331 @@
+/**
+ * An MCP server: a registry of tools, resources, resource templates and
+ * prompts, served over any number of connections.
+ *
+ * - Register with layers (`McpServer.register(...)`, composable like the rest
+ *   of an app, unregistered when their scope closes) or at runtime
+ *   (`server.register`, `unregister`, `enable`, `disable`), which sends the
+ *   matching `notifications/…/list_changed` to every initialized session.
+ * - Each connection is a session (`McpServer.serve`, `McpServer.layerSession`)
+ *   with its own log level and resource subscriptions.
+ * - Handlers receive a {@link Context}: the request, the client, progress,
+ *   logging filtered by the session's level, sampling, elicitation, roots.
+ * - Middleware wraps every inbound request and notification, outermost first.
+ *
+ * @since 0.1.0
+ */
+import * as Context_ from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import type * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type * as Duration from "effect/Duration"
+import * as InternalContext from "./internal/server/context.ts"
+import { makeServer } from "./internal/server/server.ts"
+import * as Logging from "./internal/server/logging.ts"
+import type * as JsonRpc from "./JsonRpc.ts"
+import type * as McpError from "./McpError.ts"
+import type * as McpMethod from "./McpMethod.ts"
+import type * as McpPrompt from "./McpPrompt.ts"
+import type * as McpResource from "./McpResource.ts"
+import type * as McpSchema from "./McpSchema.ts"
+import * as McpServerSession from "./McpServerSession.ts"
+import type * as McpSession from "./McpSession.ts"
+import type * as McpTool from "./McpTool.ts"
+import { McpTransport } from "./McpTransport.ts"
+
+// -----------------------------------------------------------------------------
+// Contexts
+// -----------------------------------------------------------------------------
+
+/**
+ * Options of a server→client request made from a handler.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type RequestOptions = McpSession.RequestOptions
+
+/**
+ * The answer to a form elicitation, with accepted content decoded by the
+ * caller's Schema.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Elicited<A> =
+  | { readonly action: "accept"; readonly content: A }
+  | { readonly action: "decline" }
+  | { readonly action: "cancel" }
+
+/**
+ * A form elicitation: the message, the Schema of the wanted value (a struct of
+ * strings, numbers, booleans, literal enums and arrays of literals), and the
+ * value each field starts with, in its JSON form.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ElicitOptions<S extends Schema.Top> {
+  readonly message: string
+  readonly schema: S
+  readonly defaults?: { readonly [K in keyof S["Encoded"]]?: S["Encoded"][K] } | undefined
+  readonly timeout?: RequestOptions["timeout"]
+}
+
+/**
+ * What every handler can use: the client and the way back to it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface NotificationContext {
+  readonly kind: "notification" | "request"
+  readonly method: string
+  readonly clientInfo: McpSchema.Implementation
+  readonly clientCapabilities: McpSchema.ClientCapabilities
+  readonly protocolVersion: string
+  /** `true` when the client declared the capability, e.g. `checkClientCapability("sampling", "tools")`. */
+  readonly checkClientCapability: (...path: ReadonlyArray<string>) => boolean
+  /** Sends `notifications/message` when `level` passes the session's `logging/setLevel` threshold. */
+  readonly log: (level: McpSchema.LoggingLevel, data: unknown, logger?: string) => Effect.Effect<void>
+  /** `sampling/createMessage`; fails with `UnsupportedError` (nothing sent) if the client lacks `sampling` (or `sampling.tools` when tools are given). */
+  readonly createMessage: (
+    params: McpSchema.CreateMessageRequestParams,
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.CreateMessageResult, McpError.McpError>
+  /** Form elicitation: asks for a value of `schema` and decodes the accepted content with it. */
+  readonly elicit: <S extends Schema.Top>(
+    options: ElicitOptions<S>
+  ) => Effect.Effect<Elicited<S["Type"]>, McpError.McpError, S["DecodingServices"]>
+  /** URL elicitation (2025-11-25): sends the user to `url`; complete it with {@link NotificationContext.completeUrlElicitation}. */
+  readonly elicitUrl: (options: {
+    readonly message: string
+    readonly url: string
+    readonly elicitationId: string
+  }) => Effect.Effect<McpSchema.ElicitResult, McpError.McpError>
+  /** `notifications/elicitation/complete` for a URL elicitation. */
+  readonly completeUrlElicitation: (elicitationId: string) => Effect.Effect<void, McpError.McpError>
+  /** `roots/list`. */
+  readonly listRoots: (options?: RequestOptions) => Effect.Effect<ReadonlyArray<McpSchema.Root>, McpError.McpError>
+  /** Any notification to this session. */
+  readonly notify: <M extends McpMethod.Notification>(
+    method: M,
+    params: McpMethod.Params<M>
+  ) => Effect.Effect<void, McpError.McpError>
+  readonly session: McpServerSession.ServerSession
+}
+
+/**
+ * What a request handler receives.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Context extends NotificationContext {
+  readonly kind: "request"
+  readonly requestId: JsonRpc.RequestId
+  readonly meta: Readonly<Record<string, unknown>> | undefined
+  readonly progressToken: McpSchema.ProgressToken | undefined
+  /** `notifications/progress` for this request; does nothing when the client sent no progress token. */
+  readonly reportProgress: (progress: {
+    readonly progress: number
+    readonly total?: number
+    readonly message?: string
+  }) => Effect.Effect<void>
+}
+
+/**
+ * The context of the request being handled, for code deep inside a handler
+ * (and for the logger bridge). `undefined` outside a request.
+ *
+ * @category references
+ * @since 0.1.0
+ */
+export const CurrentContext: Context_.Reference<Context | undefined> = InternalContext.CurrentContext
+
+/**
+ * The context of the request being handled, if any.
+ *
+ * @category accessors
+ * @since 0.1.0
+ */
+export const currentContext: Effect.Effect<Option.Option<Context>> = Effect.gen(function*() {
+  return Option.fromUndefinedOr(yield* CurrentContext)
+})
+
+/**
+ * Middleware: wraps every inbound request (`context.kind === "request"`) and
+ * notification, outermost first. It may observe, short-circuit (return
+ * without running `next`), or run `next` with more services, e.g.
+ * `Effect.provideService(next, CurrentUser, user)` where `CurrentUser` is a
+ * `Context.Reference` that handlers read.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Middleware = (
+  context: Context | (NotificationContext & { readonly kind: "notification" }),
+  method: string,
+  params: unknown,
+  next: Effect.Effect<unknown, McpError.McpError>
+) => Effect.Effect<unknown, McpError.McpError>
+
+// -----------------------------------------------------------------------------
+// Service
+// -----------------------------------------------------------------------------
+
+/**
+ * Anything that can be registered.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Definition<R = never> =
+  | McpTool.McpTool<R>
+  | McpResource.McpResource<R>
+  | McpResource.McpResourceTemplate<R>
+  | McpPrompt.McpPrompt<R>
+
+/**
+ * How a server runs.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly name: string
+  readonly version: string
+  readonly title?: string | undefined
+  readonly description?: string | undefined
+  readonly icons?: ReadonlyArray<McpSchema.Icon> | undefined
+  readonly websiteUrl?: string | undefined
+  readonly instructions?: string | undefined
+  /** Items per page of every `.../list` answer. Default 100. */
+  readonly pageSize?: number | undefined
+  readonly middleware?: ReadonlyArray<Middleware> | undefined
+  /**
+   * Capabilities added to those derived from what is registered when a
+   * session starts (e.g. `{ tools: { listChanged: true } }` for a server that
+   * registers its first tool later, or `experimental`).
+   */
+  readonly capabilities?: McpSchema.ServerCapabilities | undefined
+  readonly protocolVersions?: ReadonlyArray<string> | undefined
+  /** Called when a client says its roots changed. */
+  readonly onRootsListChanged?: ((context: NotificationContext) => Effect.Effect<void>) | undefined
+  readonly defaultTimeout?: Duration.Input | undefined
+  readonly keepAlive?: McpSession.Options["keepAlive"]
+}
+
+/**
+ * A running server.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Server {
+  readonly serverInfo: McpSchema.Implementation
+  /** Adds (or replaces, by name, URI or URI template) a definition, enabled. */
+  readonly register: <R>(definition: Definition<R>) => Effect.Effect<void, never, R>
+  readonly unregister: (definition: Definition<any>) => Effect.Effect<void>
+  /** Shows a registered definition again. */
+  readonly enable: (definition: Definition<any>) => Effect.Effect<void>
+  /** Hides a registered definition from lists and calls without removing it. */
+  readonly disable: (definition: Definition<any>) => Effect.Effect<void>
+  /** Sends `notifications/resources/updated` to the sessions subscribed to `uri`. */
+  readonly notifyResourceUpdated: (uri: string) => Effect.Effect<void>
+  /** Serves one connection over the transport in context, for as long as the scope lasts. */
+  readonly serve: Effect.Effect<McpServerSession.ServerSession, never, McpTransport | Scope.Scope>
+  /** How many connections are being served. */
+  readonly sessionCount: Effect.Effect<number>
+}
+
+/**
+ * A running server.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class McpServer extends Context_.Service<McpServer, Server>()("@effect-mcp/core/McpServer") {}
+
+/**
+ * Makes a server.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make: (options: Options) => Effect.Effect<Server> = Effect.fn("McpServer.make")(
+  (options: Options) => makeServer(options)
+)
+
+/**
+ * A server as a layer.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<McpServer> => Layer.effect(McpServer, make(options))
+
+/**
+ * Registers definitions while the layer lasts: added when it is built,
+ * removed when its scope closes. Handler requirements are taken from the
+ * layer's context.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const register = <const Definitions extends ReadonlyArray<Definition<any>>>(
+  ...definitions: Definitions
+): Layer.Layer<never, never, McpServer | (Definitions[number] extends Definition<infer R> ? R : never)> =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const server = yield* McpServer
+    for (const definition of definitions) {
+      yield* Effect.acquireRelease(server.register(definition), () => server.unregister(definition))
+    }
+  }))
+
+/**
+ * Serves one connection over the transport in context.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const serve: Effect.Effect<McpServerSession.ServerSession, never, McpServer | McpTransport | Scope.Scope> = Effect
+  .flatMap(McpServer, (server) => server.serve)
+
+/**
+ * One served connection as a layer (its session, to await its end).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerSession: Layer.Layer<McpServerSession.McpServerSession, never, McpServer | McpTransport> = Layer.effect(
+  McpServerSession.McpServerSession,
+  serve
+)
+
+// -----------------------------------------------------------------------------
+// Logging bridge
+// -----------------------------------------------------------------------------
+
+const bridge = Logger.make<unknown, void>(({ fiber, logLevel, message }) => {
+  const context = fiber.getRef(CurrentContext)
+  if (context === undefined) return
+  const parts = Array.isArray(message) ? message : [message]
+  const data = parts.length === 1 ? parts[0] : parts
+  Effect.runFork(context.log(Logging.fromEffect(logLevel), data))
+})
+
+/**
+ * Forwards a handler's ordinary `Effect.log*` calls to its client as
+ * `notifications/message`, at the matching level and filtered by the
+ * session's `logging/setLevel` threshold (the threshold is a filter on what
+ * is forwarded; it does not change how `Effect.log` itself behaves). Other
+ * loggers are kept.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerLogger: Layer.Layer<never> = Logger.layer([bridge], { mergeWithExisting: true })

@@ -1,0 +1,253 @@
+/**
+ * Tools: a name, an input Schema (its JSON Schema is the tool's `inputSchema`),
+ * an optional output Schema (`outputSchema`, and `structuredContent` encoded
+ * from it with a text copy), and a handler that receives the decoded, typed
+ * arguments.
+ *
+ * - Invalid arguments come back as an `isError: true` result that names every
+ *   problem (SEP-1303), not as a protocol error.
+ * - A handler's typed failure becomes an `isError` result with its message; a
+ *   defect becomes a generic error result and is logged; interruption
+ *   (a cancelled request) is not turned into a result.
+ * - Without an output Schema a handler returns text, content blocks, or a
+ *   whole `CallToolResult` (see `McpContent`).
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
+import { toObjectJsonSchema } from "./internal/jsonSchema.ts"
+import * as JsonSchemaValidator from "./JsonSchemaValidator.ts"
+import * as McpError from "./McpError.ts"
+import type * as McpSchema from "./McpSchema.ts"
+import type * as McpServer from "./McpServer.ts"
+
+// -----------------------------------------------------------------------------
+// Models
+// -----------------------------------------------------------------------------
+
+/**
+ * A tool ready to register: its listing entry and how to call it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface McpTool<out R = never> {
+  readonly _tag: "McpTool"
+  readonly name: string
+  /** The entry of `tools/list`. */
+  readonly tool: McpSchema.Tool
+  /** Runs a call; never fails (failures are `isError` results). */
+  readonly call: (args: unknown, context: McpServer.Context) => Effect.Effect<McpSchema.CallToolResult, never, R>
+}
+
+/**
+ * What a handler without an output Schema may return.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Output =
+  | string
+  | McpSchema.ContentBlock
+  | ReadonlyArray<McpSchema.ContentBlock>
+  | McpSchema.CallToolResult
+
+/**
+ * The listing fields of a tool besides its schemas.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Info {
+  readonly title?: string | undefined
+  readonly description?: string | undefined
+  readonly annotations?: McpSchema.ToolAnnotations | undefined
+  readonly icons?: ReadonlyArray<McpSchema.Icon> | undefined
+  readonly execution?: McpSchema.Tool["execution"] | undefined
+  readonly _meta?: Readonly<Record<string, unknown>> | undefined
+}
+
+// -----------------------------------------------------------------------------
+// Constructors
+// -----------------------------------------------------------------------------
+
+/**
+ * A tool with Schema-typed input, and optionally typed output.
+ *
+ * @example
+ * ```ts
+ * const add = McpTool.make("add", {
+ *   description: "Adds two numbers",
+ *   input: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
+ *   output: Schema.Struct({ sum: Schema.Finite }),
+ *   handler: ({ a, b }) => Effect.succeed({ sum: a + b })
+ * })
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make: {
+  <I extends Schema.Top, O extends Schema.Top, E, R>(name: string, options: Info & {
+    readonly input: I
+    readonly output: O
+    readonly handler: (input: I["Type"], context: McpServer.Context) => Effect.Effect<O["Type"], E, R>
+  }): McpTool<R | I["DecodingServices"] | O["EncodingServices"]>
+  <I extends Schema.Top, E, R>(name: string, options: Info & {
+    readonly input: I
+    readonly output?: undefined
+    readonly handler: (input: I["Type"], context: McpServer.Context) => Effect.Effect<Output, E, R>
+  }): McpTool<R | I["DecodingServices"]>
+} = (name: string, options: Info & {
+  readonly input: Schema.Top
+  readonly output?: Schema.Top | undefined
+  readonly handler: (input: any, context: McpServer.Context) => Effect.Effect<any, any, any>
+}): McpTool<any> => {
+  const decode = Schema.decodeUnknownEffect(options.input as Schema.Codec<unknown, unknown, any>)
+  const encode = options.output === undefined
+    ? undefined
+    : Schema.encodeEffect(options.output as Schema.Codec<unknown, unknown, never, any>)
+  const tool = listing(name, options, toObjectJsonSchema(options.input), options.output && toObjectJsonSchema(options.output))
+  return {
+    _tag: "McpTool",
+    name,
+    tool,
+    call: (args, context) =>
+      decode(args ?? {}, { errors: "all" }).pipe(
+        Effect.matchEffect({
+          onFailure: (error) => Effect.succeed(invalidArguments(name, error.issue)),
+          onSuccess: (input) =>
+            run(name, Effect.flatMap(options.handler(input, context), (value) =>
+              encode === undefined
+                ? Effect.succeed(toResult(value as Output))
+                : Effect.map(
+                  Effect.orDie(encode(value)),
+                  (structured): McpSchema.CallToolResult => ({
+                    content: [{ type: "text", text: JSON.stringify(structured) }],
+                    structuredContent: structured as Record<string, unknown>
+                  })
+                )))
+        })
+      )
+  }
+}
+
+/**
+ * A tool described by raw JSON Schemas. Arguments are checked against
+ * `inputSchema` with the `JsonSchemaValidator` in context; the handler gets
+ * them as a plain record. With `outputSchema`, the handler returns the
+ * structured value.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const fromJsonSchema = <E, R>(name: string, options: Info & {
+  readonly inputSchema: McpSchema.Tool["inputSchema"]
+  readonly outputSchema?: McpSchema.Tool["outputSchema"] | undefined
+  readonly handler: (
+    input: Readonly<Record<string, unknown>>,
+    context: McpServer.Context
+  ) => Effect.Effect<Output | Readonly<Record<string, unknown>>, E, R>
+}): McpTool<R | JsonSchemaValidator.JsonSchemaValidator> => ({
+  _tag: "McpTool",
+  name,
+  tool: listing(name, options, options.inputSchema, options.outputSchema),
+  call: (args, context) =>
+    Effect.flatMap(JsonSchemaValidator.JsonSchemaValidator, (validator) => {
+      const input = (args ?? {}) as Record<string, unknown>
+      const problems = validator.compile(options.inputSchema)(input)
+      if (problems.length > 0) return Effect.succeed(errorResult(`Invalid arguments for tool ${name}:\n${problems.join("\n")}`))
+      return run(name, Effect.map(options.handler(input, context), (value) =>
+        options.outputSchema === undefined
+          ? toResult(value as Output)
+          : {
+            content: [{ type: "text", text: JSON.stringify(value) }],
+            structuredContent: value as Record<string, unknown>
+          }))
+    })
+})
+
+// -----------------------------------------------------------------------------
+// Results
+// -----------------------------------------------------------------------------
+
+/**
+ * An `isError: true` result with one text block.
+ *
+ * @category results
+ * @since 0.1.0
+ */
+export const errorResult = (message: string): McpSchema.CallToolResult => ({
+  content: [{ type: "text", text: message }],
+  isError: true
+})
+
+/**
+ * Turns a handler's return value into a `CallToolResult`.
+ *
+ * @category results
+ * @since 0.1.0
+ */
+export const toResult = (output: Output): McpSchema.CallToolResult => {
+  if (typeof output === "string") return { content: [{ type: "text", text: output }] }
+  if (Array.isArray(output)) return { content: output as Array<McpSchema.ContentBlock> }
+  if ("content" in output && Array.isArray(output.content)) return output as McpSchema.CallToolResult
+  return { content: [output as McpSchema.ContentBlock] }
+}
+
+// -----------------------------------------------------------------------------
+// Internal
+// -----------------------------------------------------------------------------
+
+const listing = (
+  name: string,
+  info: Info,
+  inputSchema: McpSchema.Tool["inputSchema"],
+  outputSchema: McpSchema.Tool["outputSchema"] | undefined
+): McpSchema.Tool => {
+  const tool: Record<string, unknown> = { name }
+  if (info.title !== undefined) tool.title = info.title
+  if (info.description !== undefined) tool.description = info.description
+  tool.inputSchema = inputSchema
+  if (outputSchema !== undefined) tool.outputSchema = outputSchema
+  if (info.annotations !== undefined) tool.annotations = info.annotations
+  if (info.icons !== undefined) tool.icons = info.icons
+  if (info.execution !== undefined) tool.execution = info.execution
+  if (info._meta !== undefined) tool._meta = info._meta
+  return tool as McpSchema.Tool
+}
+
+const issueFormatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const invalidArguments = (name: string, issue: SchemaIssue.Issue): McpSchema.CallToolResult => {
+  const problems = issueFormatter(issue).issues.map((problem) => {
+    const path = problem.path === undefined || problem.path.length === 0 ? "(arguments)" : problem.path.map(String).join(".")
+    return `- ${path}: ${problem.message}`
+  })
+  return errorResult(`Invalid arguments for tool ${name}:\n${problems.join("\n")}`)
+}
+
+
+// Typed failures become error results with their message; defects a generic
+// one (and a log line); interruption passes through.
+const run = <E, R>(
+  name: string,
+  effect: Effect.Effect<McpSchema.CallToolResult, E, R>
+): Effect.Effect<McpSchema.CallToolResult, never, R> =>
+  Effect.exit(effect).pipe(
+    Effect.flatMap((exit) => {
+      if (Exit.isSuccess(exit)) return Effect.succeed(exit.value)
+      if (Cause.hasInterruptsOnly(exit.cause)) return Effect.failCause(exit.cause as Cause.Cause<never>)
+      const error = Cause.findErrorOption(exit.cause)
+      if (Option.isSome(error)) return Effect.succeed(errorResult(McpError.messageOf(error.value)))
+      return Effect.as(
+        Effect.logError(`tool ${name} died`, exit.cause),
+        errorResult(`Tool ${name} failed with an internal error`)
+      )
+    })
+  )

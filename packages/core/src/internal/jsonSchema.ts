@@ -1,0 +1,184 @@
+/**
+ * JSON Schema for a tool's `inputSchema` and `outputSchema`, generated from
+ * an Effect Schema.
+ *
+ * `Schema.toJsonSchemaDocument` returns a document (`{ dialect, schema,
+ * definitions }`) whose root is often a `$ref` into the definitions (any
+ * schema with an `identifier`, every `Schema.Class`, every recursive
+ * schema). MCP wants a plain JSON Schema whose root is an object schema, so
+ * the root reference is inlined and the definitions still in use are kept
+ * under `$defs`.
+ *
+ * **Gotchas**
+ *
+ * - `Schema.Number` accepts `Infinity`, `-Infinity` and `NaN`, which JSON
+ *   cannot carry, so its JSON encoding turns them into strings and its JSON
+ *   Schema is `{ anyOf: [{ type: "number" }, { type: "string", enum:
+ *   ["Infinity", "-Infinity", "NaN"] }] }`. A client reading that schema
+ *   may well send `"NaN"`. Use `Schema.Finite` (`{ type: "number" }`) or
+ *   `Schema.Int` (`{ type: "integer" }`) for numeric fields.
+ * - `Schema.optional(X)` (`X | undefined`) encodes `undefined` as `null`, so
+ *   its field schema is `anyOf: [X, { type: "null" }]`. Use
+ *   `Schema.optionalKey(X)` for a plain optional field.
+ * - `Schema.isMinLength(n)` counts UTF-16 code units and JSON Schema's
+ *   `minLength` counts code points, so it is emitted as a weaker bound; use
+ *   `Schema.isMinCodePoints` for an exact `minLength`.
+ *
+ * @since 0.1.0
+ */
+import * as JsonPointer from "effect/JsonPointer"
+import * as Schema from "effect/Schema"
+import type { ObjectJsonSchema } from "./schema/tools.ts"
+
+type Json = Record<string, unknown>
+
+const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Keywords whose values are data, not schemas: never searched for `$ref`. */
+const dataKeywords: ReadonlySet<string> = new Set(["const", "enum", "default", "examples"])
+
+/**
+ * The name of the definition a local reference points at (`#/$defs/Name`,
+ * or draft-07's `#/definitions/Name`), `undefined` for any other reference.
+ */
+const definitionName = (ref: unknown): string | undefined => {
+  if (typeof ref !== "string") return undefined
+  const path = JsonPointer.parseUriFragment(ref)
+  return path !== undefined && path.length === 2 && (path[0] === "$defs" || path[0] === "definitions")
+    ? path[1]
+    : undefined
+}
+
+/**
+ * A deep copy of a schema with every local definition reference written as
+ * `#/$defs/Name`; `onReference` sees the name of each.
+ */
+const copySchema = (schema: unknown, onReference: (name: string) => void): unknown => {
+  if (Array.isArray(schema)) return schema.map((item) => copySchema(item, onReference))
+  if (!isRecord(schema)) return schema
+  const out: Json = {}
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "$ref") {
+      const name = definitionName(value)
+      if (name !== undefined) {
+        onReference(name)
+        out[key] = JsonPointer.formatUriFragment(["$defs", name])
+        continue
+      }
+    }
+    out[key] = dataKeywords.has(key) ? value : copySchema(value, onReference)
+  }
+  return out
+}
+
+/**
+ * Follows a chain of local references (`{ $ref: "#/$defs/A" }`) to the
+ * schema they name. Keywords next to a `$ref` (annotations) take precedence
+ * over the definition's. A missing or circular reference is left as is.
+ *
+ * @category utils
+ * @since 0.1.0
+ */
+export const inlineReference = (
+  schema: Readonly<Record<string, unknown>>,
+  definitions: Readonly<Record<string, unknown>>
+): Record<string, unknown> => {
+  let root: Json = schema
+  const seen = new Set<string>()
+  for (let name = definitionName(root.$ref); name !== undefined; name = definitionName(root.$ref)) {
+    const target = Object.hasOwn(definitions, name) ? definitions[name] : undefined
+    if (seen.has(name) || !isRecord(target)) return root
+    seen.add(name)
+    const { $ref: _, ...siblings } = root
+    root = { ...target, ...siblings }
+  }
+  return root
+}
+
+const describe = (schema: unknown): string => {
+  const text = JSON.stringify(schema)
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text
+}
+
+/**
+ * The JSON Schema (2020-12) of a tool's arguments or structured result:
+ * an object schema at the root (`"type": "object"`), with the definitions it
+ * still references under `$defs` (`#/$defs/Name` references). Optional keys
+ * (`Schema.optionalKey`) are left out of `required`; `title` and
+ * `description` annotations are carried through.
+ *
+ * **Details**
+ *
+ * - No `$schema` key is written: MCP 2025-11-25 makes 2020-12 the default
+ *   dialect of tool schemas, and some older clients (ajv in its draft-07
+ *   mode) reject a schema naming the 2020-12 meta-schema outright. The only
+ *   2020-12-specific keywords Effect emits are `$defs` (which draft-07
+ *   validators resolve as a plain JSON pointer) and `prefixItems` (tuples).
+ * - Recursive schemas (`Schema.suspend`) keep their definition, referenced
+ *   from the root and from itself; a definition no longer referenced once
+ *   the root is inlined is dropped.
+ * - Object schemas accept unknown properties (`additionalProperties: true`)
+ *   unless `options.onExcessProperty` is `"error"`.
+ *
+ * **Gotchas**
+ *
+ * Use `Schema.Finite` or `Schema.Int`, not `Schema.Number`, for numbers:
+ * `Schema.Number` allows `NaN` and the infinities, which its JSON encoding
+ * writes as strings, so its schema is `anyOf: [number, "Infinity" | "-Infinity"
+ * | "NaN"]` rather than `{ type: "number" }`. Prefer `Schema.optionalKey`
+ * to `Schema.optional`, whose schema also admits `null`.
+ *
+ * Dies (throws) when the schema does not describe a JSON object, e.g.
+ * `Schema.String` or a union of structs: MCP tools take and return objects.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const toObjectJsonSchema = (
+  schema: Schema.Top,
+  options?: { readonly onExcessProperty?: "ignore" | "error" | undefined }
+): ObjectJsonSchema => {
+  // An empty struct means "no arguments"; Effect renders it as "anything not null".
+  const ast = schema.ast
+  if (ast._tag === "Objects" && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
+    return { type: "object", properties: {} } as ObjectJsonSchema
+  }
+  const document = Schema.toJsonSchemaDocument(
+    schema,
+    options?.onExcessProperty === undefined ? undefined : { onExcessProperty: options.onExcessProperty }
+  )
+  const definitions: Readonly<Record<string, unknown>> = document.definitions
+  const root = inlineReference(document.schema, definitions)
+  if (root.type !== "object") {
+    throw new Error(
+      `toObjectJsonSchema: a tool schema must describe a JSON object ("type": "object"), ` +
+        `e.g. a Schema.Struct; got ${describe(root)}`
+    )
+  }
+
+  // Copy the root, then every definition it reaches, transitively.
+  const used = new Map<string, unknown>()
+  const pending: Array<string> = []
+  const onReference = (name: string) => {
+    if (!used.has(name)) {
+      used.set(name, undefined)
+      pending.push(name)
+    }
+  }
+  const out = copySchema(root, onReference) as Json
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (!Object.hasOwn(definitions, name)) {
+      throw new Error(`toObjectJsonSchema: the generated schema references a missing definition "${name}"`)
+    }
+    used.set(name, copySchema(definitions[name], onReference))
+  }
+  delete out.$schema
+  delete out.$defs
+  delete out.definitions
+  if (used.size > 0) {
+    const $defs: Json = {}
+    for (const name of [...used.keys()].sort()) $defs[name] = used.get(name)
+    out.$defs = $defs
+  }
+  return out as ObjectJsonSchema
+}

@@ -1,0 +1,119 @@
+/**
+ * The request context a server handler receives: the session's view of the
+ * request plus the server's extras (logging filtered by the session's level,
+ * sampling, elicitation, roots).
+ *
+ * @internal
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as McpError from "../../McpError.ts"
+import * as McpSchema from "../../McpSchema.ts"
+import type * as McpServer from "../../McpServer.ts"
+import type * as McpServerSession from "../../McpServerSession.ts"
+import { toRequestedSchema } from "../elicitationSchema.ts"
+import * as Logging from "./logging.ts"
+
+/** The context of the request being handled. @internal */
+export const CurrentContext = Context.Reference<McpServer.Context | undefined>(
+  "@effect-mcp/core/McpServer/CurrentContext",
+  { defaultValue: () => undefined }
+)
+
+/** What the server keeps per connection. @internal */
+export interface LiveSession {
+  session: McpServerSession.ServerSession | undefined
+  /** The threshold set by `logging/setLevel` (none: everything is sent). */
+  logLevel: McpSchema.LoggingLevel | undefined
+  readonly subscriptions: Set<string>
+}
+
+/** The parts of a context shared by requests and notifications. @internal */
+export const sessionContext = (
+  live: LiveSession,
+  session: McpServerSession.ServerSession,
+  client: McpSchema.InitializeRequestParams,
+  protocolVersion: string
+): Omit<McpServer.NotificationContext, "kind" | "method"> => ({
+  clientInfo: client.clientInfo,
+  clientCapabilities: client.capabilities,
+  protocolVersion,
+  session,
+  checkClientCapability: (...path) => {
+    let current: unknown = client.capabilities
+    for (const segment of path) {
+      if (typeof current !== "object" || current === null) return false
+      current = (current as Record<string, unknown>)[segment]
+      if (current === undefined || current === null || current === false) return false
+    }
+    return true
+  },
+  log: (level, data, logger) =>
+    Logging.passes(level, live.logLevel)
+      ? session.notify(McpSchema.LoggingMessage, logger === undefined ? { level, data } : { level, data, logger }).pipe(
+        Effect.ignore
+      )
+      : Effect.void,
+  createMessage: (params, options) => session.request(McpSchema.CreateMessage, params, options),
+  elicit: <S extends Schema.Top>(options: McpServer.ElicitOptions<S>) => {
+    const requested = toRequestedSchema(options.schema, { defaults: options.defaults })
+    if (Result.isFailure(requested)) {
+      return Effect.die(new Error(`elicit: the schema cannot be asked for in a form: ${requested.failure.message}`))
+    }
+    const decode = Schema.decodeUnknownExit(options.schema as unknown as Schema.Codec<S["Type"], unknown>, {
+      errors: "all"
+    })
+    return session.request(
+      McpSchema.Elicit,
+      { mode: "form", message: options.message, requestedSchema: requested.success },
+      options.timeout === undefined ? undefined : { timeout: options.timeout }
+    ).pipe(
+      Effect.flatMap((result): Effect.Effect<McpServer.Elicited<S["Type"]>, McpError.McpError> => {
+        if (result.action !== "accept") return Effect.succeed({ action: result.action })
+        const content = decode(result.content ?? {})
+        return Exit.isSuccess(content)
+          ? Effect.succeed({ action: "accept", content: content.value })
+          : Effect.fail(McpError.invalidResult(
+            "elicitation/create",
+            Exit.isFailure(content) ? formatCause(content.cause) : "invalid content"
+          ))
+      })
+    )
+  },
+  elicitUrl: (options) =>
+    session.request(McpSchema.Elicit, {
+      mode: "url",
+      message: options.message,
+      url: options.url,
+      elicitationId: options.elicitationId
+    }),
+  completeUrlElicitation: (elicitationId) => session.notify(McpSchema.ElicitationComplete, { elicitationId }),
+  listRoots: (options) => Effect.map(session.request(McpSchema.ListRoots, {}, options), (result) => result.roots),
+  notify: (method, params) => session.notify(method, params)
+})
+
+const formatter = SchemaIssue.makeFormatterDefault()
+
+const formatCause = (cause: import("effect/Cause").Cause<Schema.SchemaError>): string => {
+  const reason = cause.reasons[0]
+  return reason !== undefined && reason._tag === "Fail" ? formatter(reason.error.issue) : "invalid content"
+}
+
+/** The full context of one request. @internal */
+export const requestContext = (
+  live: LiveSession,
+  context: McpServerSession.RequestContext,
+  session: McpServerSession.ServerSession
+): McpServer.Context => ({
+  kind: "request",
+  method: context.method,
+  requestId: context.requestId,
+  meta: context.meta,
+  progressToken: context.progressToken,
+  reportProgress: (progress) => Effect.ignore(context.reportProgress(progress)),
+  ...sessionContext(live, session, context.clientParams, context.protocolVersion)
+})

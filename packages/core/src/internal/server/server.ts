@@ -1,0 +1,371 @@
+/**
+ * The implementation of `McpServer`: the registry, the live sessions, and the
+ * request handlers each session is served with.
+ *
+ * @internal
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as JsonRpc from "../../JsonRpc.ts"
+import * as McpError from "../../McpError.ts"
+import type * as McpMethod from "../../McpMethod.ts"
+import type * as McpPrompt from "../../McpPrompt.ts"
+import * as McpResource from "../../McpResource.ts"
+import * as McpSchema from "../../McpSchema.ts"
+import type * as McpServer from "../../McpServer.ts"
+import * as McpServerSession from "../../McpServerSession.ts"
+import * as McpSession from "../../McpSession.ts"
+import type * as McpTool from "../../McpTool.ts"
+import { CurrentContext, type LiveSession, requestContext, sessionContext } from "./context.ts"
+import * as Pagination from "./pagination.ts"
+
+// -----------------------------------------------------------------------------
+// Registry
+// -----------------------------------------------------------------------------
+
+interface Entry<D> {
+  readonly definition: D
+  readonly enabled: boolean
+}
+
+interface Registry {
+  readonly tools: ReadonlyMap<string, Entry<McpTool.McpTool>>
+  readonly resources: ReadonlyMap<string, Entry<McpResource.McpResource>>
+  readonly templates: ReadonlyMap<string, Entry<McpResource.McpResourceTemplate>>
+  readonly prompts: ReadonlyMap<string, Entry<McpPrompt.McpPrompt>>
+}
+
+type Kind = keyof Registry
+
+const kindOf = (definition: McpServer.Definition<any>): Kind => {
+  switch (definition._tag) {
+    case "McpTool":
+      return "tools"
+    case "McpResource":
+      return "resources"
+    case "McpResourceTemplate":
+      return "templates"
+    case "McpPrompt":
+      return "prompts"
+  }
+}
+
+const keyOf = (definition: McpServer.Definition<any>): string => {
+  switch (definition._tag) {
+    case "McpTool":
+    case "McpPrompt":
+      return definition.name
+    case "McpResource":
+      return definition.uri
+    case "McpResourceTemplate":
+      return definition.uriTemplate
+  }
+}
+
+const listChanged = {
+  tools: McpSchema.ToolListChanged,
+  resources: McpSchema.ResourceListChanged,
+  templates: McpSchema.ResourceListChanged,
+  prompts: McpSchema.PromptListChanged
+} as const
+
+const enabled = <D>(map: ReadonlyMap<string, Entry<D>>): Array<D> => {
+  const out: Array<D> = []
+  for (const entry of map.values()) if (entry.enabled) out.push(entry.definition)
+  return out
+}
+
+// Runs a definition's effect with the services captured when it was
+// registered; the request's own services (middleware's, the current context)
+// win over them.
+const withServices = <D>(definition: D, services: Context.Context<never>): D => {
+  const provide = <A, E>(effect: Effect.Effect<A, E, any>): Effect.Effect<A, E> =>
+    Effect.updateContext(effect, (current: Context.Context<any>) => Context.merge(services, current)) as Effect.Effect<A, E>
+  const provideEach = (complete: Readonly<Record<string, McpResource.Complete<any>>>) =>
+    Object.fromEntries(
+      Object.entries(complete).map(([name, f]) => [name, (value: string, ctx: { readonly arguments: Readonly<Record<string, string>> }) => provide(f(value, ctx))])
+    )
+  const d = definition as unknown as McpServer.Definition<any>
+  switch (d._tag) {
+    case "McpTool":
+      return { ...d, call: (args: unknown, context: McpServer.Context) => provide(d.call(args, context)) } as D
+    case "McpResource":
+      return { ...d, read: (context: McpServer.Context) => provide(d.read(context)) } as D
+    case "McpResourceTemplate": {
+      const list = d.list
+      return {
+        ...d,
+        read: (uri: string, variables: Readonly<Record<string, string | ReadonlyArray<string>>>, context: McpServer.Context) =>
+          provide(d.read(uri, variables, context)),
+        list: list && ((context: McpServer.Context) => provide(list(context))),
+        complete: provideEach(d.complete)
+      } as D
+    }
+    case "McpPrompt":
+      return {
+        ...d,
+        get: (args: Readonly<Record<string, string>>, context: McpServer.Context) => provide(d.get(args, context)),
+        complete: provideEach(d.complete)
+      } as D
+  }
+}
+
+// -----------------------------------------------------------------------------
+// Server
+// -----------------------------------------------------------------------------
+
+const MAX_COMPLETIONS = 100
+
+/** @internal */
+export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.Server> =>
+  Effect.gen(function*() {
+    const serverInfo = implementation(options)
+    const pageSize = options.pageSize ?? 100
+    const middleware = options.middleware ?? []
+    const registry = yield* Ref.make<Registry>({
+      tools: new Map(),
+      resources: new Map(),
+      templates: new Map(),
+      prompts: new Map()
+    })
+    const sessions = new Set<LiveSession>()
+
+    const broadcast = (kind: Kind) =>
+      Effect.forEach(sessions, (live) =>
+        live.session === undefined
+          ? Effect.void
+          : Effect.flatMap(live.session.state, (state) =>
+            state._tag === "Initialized" ? Effect.ignore(live.session!.notify(listChanged[kind], {})) : Effect.void), {
+        discard: true
+      })
+
+    const update = (definition: McpServer.Definition<any>, f: (entry: Entry<any> | undefined) => Entry<any> | undefined) =>
+      Effect.flatMap(
+        Ref.modify(registry, (current): readonly [boolean, Registry] => {
+          const kind = kindOf(definition)
+          const key = keyOf(definition)
+          const before = current[kind].get(key)
+          const after = f(before)
+          if (after === before) return [false, current]
+          const map = new Map(current[kind] as ReadonlyMap<string, Entry<any>>)
+          if (after === undefined) map.delete(key)
+          else map.set(key, after)
+          return [true, { ...current, [kind]: map }]
+        }),
+        (changed) => changed ? broadcast(kindOf(definition)) : Effect.void
+      )
+
+    const setEnabled = (definition: McpServer.Definition<any>, value: boolean) =>
+      update(definition, (entry) => entry === undefined || entry.enabled === value ? entry : { ...entry, enabled: value })
+
+    // -------------------------------------------------------------------------
+    // handlers of one session
+    // -------------------------------------------------------------------------
+
+    const handlersOf = (live: LiveSession) => {
+      const handler = <M extends McpMethod.Request>(
+        method: M,
+        handle: (params: McpMethod.Params<M>, context: McpServer.Context) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>
+      ) =>
+        McpServerSession.handler(method, (params, sessionContext) => {
+          const context = requestContext(live, sessionContext, live.session!)
+          const run = middleware.reduceRight<Effect.Effect<unknown, McpError.McpError>>(
+            (next, wrap) => wrap(context, method.name, params, next),
+            Effect.suspend(() => handle(params, context))
+          )
+          return Effect.provideService(run, CurrentContext, context) as Effect.Effect<McpMethod.Result<M>, McpError.McpError>
+        })
+
+      const list = <D, A>(
+        kind: Kind,
+        cursor: string | undefined,
+        toItem: (definition: D) => A
+      ) =>
+        Effect.flatMap(Ref.get(registry), (current) =>
+          Pagination.page(enabled(current[kind] as ReadonlyMap<string, Entry<D>>).map(toItem), cursor, pageSize))
+
+      return [
+        handler(McpSchema.ListTools, (params) =>
+          Effect.map(list<McpTool.McpTool, McpSchema.Tool>("tools", params.cursor, (tool) => tool.tool), (page) =>
+            withCursor({ tools: page.items }, page.nextCursor))),
+        handler(McpSchema.CallTool, (params, context) =>
+          Effect.flatMap(Ref.get(registry), (current) => {
+            const entry = current.tools.get(params.name)
+            if (entry === undefined || !entry.enabled) {
+              return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown tool: ${params.name}`))
+            }
+            return entry.definition.call(params.arguments, context)
+          })),
+        handler(McpSchema.ListResources, (params, context) =>
+          Effect.gen(function*() {
+            const current = yield* Ref.get(registry)
+            const listed = yield* Effect.forEach(
+              enabled(current.templates),
+              (template) => template.list === undefined ? Effect.succeed([]) : template.list(context)
+            )
+            const all = [...enabled(current.resources).map((resource) => resource.resource), ...listed.flat()]
+            const page = yield* Pagination.page(all, params.cursor, pageSize)
+            return withCursor({ resources: page.items }, page.nextCursor)
+          })),
+        handler(McpSchema.ListResourceTemplates, (params) =>
+          Effect.map(
+            list<McpResource.McpResourceTemplate, McpSchema.ResourceTemplate>(
+              "templates",
+              params.cursor,
+              (template) => template.template
+            ),
+            (page) => withCursor({ resourceTemplates: page.items }, page.nextCursor)
+          )),
+        handler(McpSchema.ReadResource, (params, context) =>
+          Effect.flatMap(Ref.get(registry), (current) => {
+            const resource = current.resources.get(params.uri)
+            if (resource !== undefined && resource.enabled) return resource.definition.read(context)
+            for (const template of enabled(current.templates)) {
+              const variables = template.match(params.uri)
+              if (Option.isSome(variables)) return template.read(params.uri, variables.value, context)
+            }
+            return Effect.fail(McpResource.notFound(params.uri))
+          })),
+        handler(McpSchema.Subscribe, (params) =>
+          Effect.sync(() => {
+            live.subscriptions.add(params.uri)
+            return {}
+          })),
+        handler(McpSchema.Unsubscribe, (params) =>
+          Effect.sync(() => {
+            live.subscriptions.delete(params.uri)
+            return {}
+          })),
+        handler(McpSchema.ListPrompts, (params) =>
+          Effect.map(list<McpPrompt.McpPrompt, McpSchema.Prompt>("prompts", params.cursor, (prompt) => prompt.prompt), (
+            page
+          ) => withCursor({ prompts: page.items }, page.nextCursor))),
+        handler(McpSchema.GetPrompt, (params, context) =>
+          Effect.flatMap(Ref.get(registry), (current) => {
+            const entry = current.prompts.get(params.name)
+            if (entry === undefined || !entry.enabled) {
+              return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`))
+            }
+            return entry.definition.get(params.arguments ?? {}, context)
+          })),
+        handler(McpSchema.Complete, (params) =>
+          Effect.flatMap(Ref.get(registry), (current): Effect.Effect<McpSchema.CompleteResult, McpError.McpError> => {
+            const ref = params.ref
+            const owner = ref.type === "ref/prompt"
+              ? current.prompts.get(ref.name)
+              : current.templates.get(ref.uri)
+            if (owner === undefined || !owner.enabled) {
+              const what = ref.type === "ref/prompt" ? `prompt ${ref.name}` : `resource template ${ref.uri}`
+              return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown ${what}`))
+            }
+            const complete = owner.definition.complete[params.argument.name]
+            if (complete === undefined) return Effect.succeed({ completion: { values: [], hasMore: false } })
+            return Effect.map(
+              complete(params.argument.value, { arguments: params.context?.arguments ?? {} }),
+              (values) => ({
+                completion: {
+                  values: values.slice(0, MAX_COMPLETIONS),
+                  total: values.length,
+                  hasMore: values.length > MAX_COMPLETIONS
+                }
+              })
+            )
+          })),
+        handler(McpSchema.SetLevel, (params) =>
+          Effect.sync(() => {
+            live.logLevel = params.level
+            return {}
+          }))
+      ]
+    }
+
+    const notificationHandlersOf = (live: LiveSession) =>
+      options.onRootsListChanged === undefined ? [] : [
+        McpSession.notificationHandler(McpSchema.RootsListChanged, (params) =>
+          Effect.gen(function*() {
+            const session = live.session!
+            const client = yield* session.clientParams
+            if (Option.isNone(client)) return
+            const state = yield* session.state
+            const context = {
+              kind: "notification" as const,
+              method: McpSchema.RootsListChanged.name,
+              ...sessionContext(live, session, client.value, state._tag === "NotInitialized" ? "" : state.protocolVersion)
+            }
+            const run = middleware.reduceRight<Effect.Effect<unknown, McpError.McpError>>(
+              (next, wrap) => wrap(context, McpSchema.RootsListChanged.name, params, next),
+              options.onRootsListChanged!(context)
+            )
+            yield* Effect.ignore(run)
+          }))
+      ]
+
+    // -------------------------------------------------------------------------
+    // the service
+    // -------------------------------------------------------------------------
+
+    const capabilities = (current: Registry): McpSchema.ServerCapabilities => {
+      const completions = [...enabled(current.prompts), ...enabled(current.templates)].some((d) =>
+        Object.keys(d.complete).length > 0
+      )
+      return {
+        logging: {},
+        ...(current.tools.size > 0 ? { tools: { listChanged: true } } : {}),
+        ...(current.resources.size + current.templates.size > 0
+          ? { resources: { subscribe: true, listChanged: true } }
+          : {}),
+        ...(current.prompts.size > 0 ? { prompts: { listChanged: true } } : {}),
+        ...(completions ? { completions: {} } : {}),
+        ...options.capabilities
+      }
+    }
+
+    return {
+      serverInfo,
+      register: (definition) =>
+        Effect.flatMap(Effect.context<any>(), (services) => {
+          const bound = withServices(definition, services)
+          return update(definition, () => ({ definition: bound, enabled: true }))
+        }),
+      unregister: (definition) => update(definition, () => undefined),
+      enable: (definition) => setEnabled(definition, true),
+      disable: (definition) => setEnabled(definition, false),
+      notifyResourceUpdated: (uri) =>
+        Effect.forEach(sessions, (live) =>
+          live.session !== undefined && live.subscriptions.has(uri)
+            ? Effect.ignore(live.session.notify(McpSchema.ResourceUpdated, { uri }))
+            : Effect.void, { discard: true }),
+      serve: Effect.gen(function*() {
+        const current = yield* Ref.get(registry)
+        const live: LiveSession = { session: undefined, logLevel: undefined, subscriptions: new Set() }
+        const session = yield* McpServerSession.make({
+          serverInfo,
+          capabilities: capabilities(current),
+          instructions: options.instructions,
+          protocolVersions: options.protocolVersions,
+          handlers: handlersOf(live),
+          notificationHandlers: notificationHandlersOf(live),
+          defaultTimeout: options.defaultTimeout,
+          keepAlive: options.keepAlive
+        })
+        live.session = session
+        sessions.add(live)
+        yield* Effect.addFinalizer(() => Effect.sync(() => sessions.delete(live)))
+        return session
+      }),
+      sessionCount: Effect.sync(() => sessions.size)
+    }
+  })
+
+const implementation = (options: McpServer.Options): McpSchema.Implementation => {
+  const info: Record<string, unknown> = { name: options.name, version: options.version }
+  for (const key of ["title", "description", "icons", "websiteUrl"] as const) {
+    if (options[key] !== undefined) info[key] = options[key]
+  }
+  return info as McpSchema.Implementation
+}
+
+const withCursor = <A extends object>(result: A, nextCursor: string | undefined): A =>
+  nextCursor === undefined ? result : { ...result, nextCursor }
