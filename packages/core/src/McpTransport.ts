@@ -12,9 +12,11 @@
 import type * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
+import type * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "./JsonRpc.ts"
 import * as McpError from "./McpError.ts"
@@ -97,28 +99,30 @@ export const encodeNdjson = <E, R>(self: Stream.Stream<JsonRpc.Frame, E, R>): St
   self.pipe(Stream.mapArray((frames) => [encoder.encode(frames.map(encodeLine).join(""))] as const))
 
 /**
- * A transport over a byte stream and a byte writer, framed as newline-delimited
- * JSON (the stdio framing). Writes are queued and flushed by one fiber, several
- * frames per write when they pile up.
+ * A transport over a byte stream and a byte sink, framed as newline-delimited
+ * JSON (the stdio framing). Writes are queued and flushed by one fiber, the
+ * frames that piled up meanwhile in one chunk.
  *
  * @category constructors
  * @since 0.1.0
  */
 export const makeNdjson = Effect.fn("McpTransport.makeNdjson")(function*(options: {
   readonly input: Stream.Stream<Uint8Array, McpError.McpError>
-  readonly write: (chunk: Uint8Array) => Effect.Effect<void, McpError.McpError>
+  readonly output: Sink.Sink<unknown, Uint8Array, unknown, McpError.McpError>
   readonly maxLineBytes?: number | undefined
 }): Effect.fn.Return<McpTransport["Service"], never, Scope.Scope> {
   const outbox = yield* Effect.acquireRelease(
     Queue.unbounded<JsonRpc.Frame, McpError.McpError | Cause.Done>(),
     (queue) => Queue.end(queue)
   )
-  yield* Stream.fromQueue(outbox).pipe(
+  const writer = yield* Stream.fromQueue(outbox).pipe(
     encodeNdjson,
-    Stream.runForEach(options.write),
+    Stream.run(options.output),
     Effect.catchCause((cause) => Queue.failCause(outbox, cause)),
     Effect.forkScoped
   )
+  // on close, what was sent before is written out before the writer stops
+  yield* Effect.addFinalizer(() => Effect.andThen(Queue.end(outbox), Fiber.await(writer)))
   return McpTransport.of({
     incoming: options.input.pipe(decodeNdjson({ maxLineBytes: options.maxLineBytes })),
     send: (frame) =>

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Fiber, Queue, Stream } from "effect"
+import { Cause, Effect, Fiber, Queue, Sink, Stream } from "effect"
 import * as JsonRpc from "../src/JsonRpc.ts"
 import * as McpSession from "../src/McpSession.ts"
 import * as McpTransport from "../src/McpTransport.ts"
@@ -87,7 +87,7 @@ describe("McpTransport: a session over framed bytes", () => {
       const output = yield* Queue.unbounded<string>()
       const transport = yield* McpTransport.makeNdjson({
         input: Stream.fromQueue(input),
-        write: (chunk) => Queue.offer(output, new TextDecoder().decode(chunk)).pipe(Effect.asVoid)
+        output: Sink.forEach((chunk: Uint8Array) => Queue.offer(output, new TextDecoder().decode(chunk)))
       })
       yield* McpSession.make({
         role: "server",

@@ -70,13 +70,19 @@ export const make = Effect.fnUntraced(function*(
   // closing
   // ---------------------------------------------------------------------------
 
-  const shutdown = (error: McpError.McpError) =>
+  // Ends the session: no more outgoing requests, every pending one fails.
+  // With `drain`, the handlers already running finish (and answer) first.
+  const shutdown = (error: McpError.McpError, options?: { readonly drain?: boolean }) =>
     Effect.suspend(() => {
       if (!open) return Effect.void
       open = false
+      const draining = options?.drain === true
+        ? Effect.forEach(Array.from(running.values()), Fiber.await, { discard: true })
+        : Effect.void
       return Pending.failAll(pending, error).pipe(
-        Effect.andThen(Deferred.succeed(closed, undefined)),
-        Effect.andThen(Queue.end(inbox))
+        Effect.andThen(Queue.end(inbox)),
+        Effect.andThen(draining),
+        Effect.andThen(Deferred.succeed(closed, undefined))
       )
     })
 
@@ -353,7 +359,9 @@ export const make = Effect.fnUntraced(function*(
   yield* transport.incoming.pipe(
     Stream.runForEach(onMessage),
     Effect.matchCauseEffect({
-      onSuccess: () => shutdown(McpError.closed("the peer closed the connection")),
+      // nothing more will arrive, but what is being handled may still answer
+      onSuccess: () =>
+        shutdown(McpError.closed("the peer closed the connection"), { drain: true }),
       onFailure: (cause) => {
         const error = Cause.findErrorOption(cause)
         return shutdown(Option.isSome(error) ? error.value : McpError.transport("the connection failed", { cause: Cause.squash(cause) }))
