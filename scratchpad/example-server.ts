@@ -32,6 +32,7 @@ const countdown = McpTool.make("countdown", {
       for (let n = from; n > 0; n--) {
         yield* context.reportProgress({ progress: from - n + 1, total: from, message: `${n}…` })
         yield* Effect.logInfo(`countdown at ${n}`)
+        yield* Effect.sleep("20 millis")
       }
       return [McpContent.text("liftoff"), McpContent.resourceLink("notes://launch", "launch notes")]
     })

@@ -13,8 +13,9 @@
  * leaving room for what follows, `{/seg}`, `{.ext}` and `{#frag}` are
  * optional, and `{?a,b}{&c}` match an optional query string whose parameters
  * may come in any order (missing ones are absent, unknown ones ignored).
- * Values are percent-decoded. Each template compiles to one RegExp when it is
- * parsed.
+ * Values are percent-decoded. Each template compiles to a matcher when it is
+ * parsed; matching takes time linear in the URI's length (no backtracking, so
+ * no blow-up on adversarial URIs).
  *
  * A template built by {@link make} from a string literal keeps the literal in
  * its type, so {@link Variables} can name its variables at compile time:
@@ -259,4 +260,4 @@ export const match = (template: UriTemplate<any>, uri: string): Option.Option<Ma
  * @category combinators
  * @since 0.1.0
  */
-export const test = (template: UriTemplate<any>, uri: string): boolean => matcherOf(template).regex.test(uri)
+export const test = (template: UriTemplate<any>, uri: string): boolean => internal.test(matcherOf(template), uri)
