@@ -4,7 +4,12 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema
+} from "@modelcontextprotocol/sdk/types.js"
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
@@ -91,5 +96,68 @@ describe("our stdio server as a process", () => {
     const replies = stdout.trim().split("\n").map((l) => JSON.parse(l))
     assert.deepStrictEqual(replies.filter((r) => "id" in r).map((r) => r.id).sort(), [1, 2, null].sort())
     assert.strictEqual(replies.find((r) => r.id === null)?.error.code, -32700)
+  })
+})
+
+describe("interop: official SDK client answering our server's requests", () => {
+  const connectInteractive = async () => {
+    const client = new Client(
+      { name: "official-sdk", version: "1.0.0" },
+      { capabilities: { sampling: { tools: {} }, elicitation: { form: {} }, roots: { listChanged: true } } }
+    )
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+      model: "fake-model",
+      role: "assistant",
+      content: request.params.tools
+        ? { type: "tool_use", id: "t1", name: request.params.tools[0]!.name, input: {} }
+        : { type: "text", text: `echo ${JSON.stringify(request.params.messages[0]?.content)}` },
+      stopReason: request.params.tools ? "toolUse" : "endTurn"
+    }))
+    const elicited: Array<unknown> = []
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      elicited.push(request.params)
+      return { action: "accept", content: { colour: "red", shade: 3 } }
+    })
+    let roots = [{ uri: "file:///project", name: "project" }]
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }))
+    const logs: Array<unknown> = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logs.push(n.params.data)
+    })
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ["--conditions=development", "packages/platform-node/test/fixtures/interactive-server.ts"],
+      cwd: root,
+      stderr: "pipe"
+    })
+    await client.connect(transport)
+    return {
+      client,
+      elicited,
+      logs,
+      setRoots: async (next: typeof roots) => {
+        roots = next
+        await client.sendRootsListChanged()
+      }
+    }
+  }
+  const text = (result: Awaited<ReturnType<Client["callTool"]>>) => (result.content as Array<{ text: string }>)[0]!.text
+
+  it("sampling with tools, elicitation with defaults, roots and roots/list_changed", async () => {
+    const { client, elicited, logs, setRoots } = await connectInteractive()
+    try {
+      const asked = text(await client.callTool({ name: "ask", arguments: { question: "weather?" } }))
+      assert.isTrue(asked.startsWith("fake-model: "))
+      assert.deepStrictEqual(JSON.parse(asked.slice("fake-model: ".length)), { type: "tool_use", id: "t1", name: "lookup", input: {} })
+      assert.strictEqual(text(await client.callTool({ name: "configure", arguments: {} })), "red/3")
+      const form = elicited[0] as { requestedSchema: { properties: { colour: { default?: string } } } }
+      assert.strictEqual(form.requestedSchema.properties.colour.default, "blue")
+      assert.strictEqual(text(await client.callTool({ name: "roots", arguments: {} })), "file:///project")
+      await setRoots([{ uri: "file:///a", name: "a" }, { uri: "file:///b", name: "b" }])
+      assert.strictEqual(text(await client.callTool({ name: "roots", arguments: {} })), "file:///a,file:///b")
+      assert.deepStrictEqual(logs, ["roots changed"])
+    } finally {
+      await client.close()
+    }
   })
 })
