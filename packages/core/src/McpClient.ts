@@ -1,0 +1,504 @@
+/**
+ * The MCP client: one typed method per request of the 2025-11-25 revision,
+ * on top of an initialized `McpClientSession`.
+ *
+ * - **Requests.** `listTools`, `callTool`, `listResources`,
+ *   `listResourceTemplates`, `readResource`, `subscribeResource`,
+ *   `unsubscribeResource`, `listPrompts`, `getPrompt`, `complete`,
+ *   `setLoggingLevel` and `ping`. Every one takes per-call
+ *   {@link RequestOptions} (idle timeout, maximum total, progress handler,
+ *   `_meta`); interrupting a call cancels it on the server.
+ * - **Lists.** Each list is also a `Stream` that follows `nextCursor`
+ *   (`streamTools`, …), bounded by a page limit and guarded against a server
+ *   that repeats a cursor, and a {@link CachedList} (`client.tools`, …) that
+ *   `list_changed` notifications invalidate and, by default, refresh.
+ * - **Tool results.** `callTool` checks `structuredContent` against the
+ *   tool's `outputSchema` (from the cached tool list, refreshed once when the
+ *   tool is unknown) with the `JsonSchemaValidator` service; results with
+ *   `isError: true` are not checked. `callToolTyped` decodes
+ *   `structuredContent` with a Schema of yours.
+ * - **Server→client requests.** Sampling, elicitation and roots are answered
+ *   by the handlers given in {@link Options}. The client's capabilities are
+ *   derived from which handlers are given; there are no flags to keep in
+ *   sync. Elicitation fills the requested schema's defaults into accepted
+ *   content.
+ * - **Notifications.** Every server notification is available as a `Stream`
+ *   ({@link Client.notifications}, {@link Client.subscribe}) and through
+ *   optional handlers (`onLoggingMessage`, …).
+ *
+ * The layer performs the `initialize` handshake while it is acquired: a
+ * program only ever holds a connected client, and closing the layer's scope
+ * ends the session.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import * as Internal from "./internal/client/client.ts"
+import { decodeStructured } from "./internal/client/tools.ts"
+import type { JsonSchemaValidator } from "./JsonSchemaValidator.ts"
+import type * as McpClientSession from "./McpClientSession.ts"
+import type * as McpError from "./McpError.ts"
+import type * as McpMethod from "./McpMethod.ts"
+import * as McpSchema from "./McpSchema.ts"
+import type * as McpSession from "./McpSession.ts"
+import type { McpTransport } from "./McpTransport.ts"
+
+// -----------------------------------------------------------------------------
+// Notifications
+// -----------------------------------------------------------------------------
+
+/**
+ * The notifications a server sends to a client.
+ *
+ * @category notifications
+ * @since 0.1.0
+ */
+export type ServerNotificationMethod =
+  | "notifications/cancelled"
+  | "notifications/progress"
+  | "notifications/message"
+  | "notifications/resources/updated"
+  | "notifications/resources/list_changed"
+  | "notifications/tools/list_changed"
+  | "notifications/prompts/list_changed"
+  | "notifications/elicitation/complete"
+  | "notifications/tasks/status"
+
+/**
+ * The params of a server notification, as declared in `McpSchema`.
+ *
+ * @category notifications
+ * @since 0.1.0
+ */
+export type NotificationParams<K extends ServerNotificationMethod> = McpMethod.Params<
+  (typeof McpSchema.notifications)[K]
+>
+
+/**
+ * A notification received from the server: its method and its validated
+ * params. Narrow on `method`:
+ *
+ * ```ts
+ * if (notification.method === "notifications/message") notification.params.level
+ * ```
+ *
+ * @category notifications
+ * @since 0.1.0
+ */
+export type Notification = {
+  readonly [K in ServerNotificationMethod]: { readonly method: K; readonly params: NotificationParams<K> }
+}[ServerNotificationMethod]
+
+/**
+ * A handler of one kind of notification. Handlers run one at a time, in order
+ * of arrival, on the client's dispatcher fiber: a slow handler delays the
+ * next notification (never a reply). A failure is logged and ignored.
+ *
+ * @category notifications
+ * @since 0.1.0
+ */
+export type NotificationHandler<P> = (params: P) => Effect.Effect<void, unknown>
+
+/**
+ * The optional notification handlers of {@link Options}.
+ *
+ * @category notifications
+ * @since 0.1.0
+ */
+export interface NotificationHandlers {
+  /** `notifications/message`: a log message (see `setLoggingLevel`). */
+  readonly onLoggingMessage?: NotificationHandler<McpSchema.LoggingMessageNotificationParams> | undefined
+  /** `notifications/resources/updated`: a subscribed resource changed. */
+  readonly onResourceUpdated?: NotificationHandler<McpSchema.ResourceUpdatedNotificationParams> | undefined
+  /** `notifications/tools/list_changed` (after `client.tools` was invalidated). */
+  readonly onToolListChanged?: NotificationHandler<McpSchema.NotificationParams> | undefined
+  /** `notifications/resources/list_changed` (after `client.resources` and `client.resourceTemplates` were invalidated). */
+  readonly onResourceListChanged?: NotificationHandler<McpSchema.NotificationParams> | undefined
+  /** `notifications/prompts/list_changed` (after `client.prompts` was invalidated). */
+  readonly onPromptListChanged?: NotificationHandler<McpSchema.NotificationParams> | undefined
+  /** `notifications/elicitation/complete`: a URL-mode elicitation finished. */
+  readonly onElicitationComplete?: NotificationHandler<McpSchema.ElicitationCompleteNotificationParams> | undefined
+  /** `notifications/progress`, for any request (per-call progress goes to `RequestOptions.onProgress`). */
+  readonly onProgress?: NotificationHandler<McpSchema.ProgressNotificationParams> | undefined
+  /** `notifications/cancelled`: the server cancelled one of its requests (its handler is interrupted). */
+  readonly onCancelled?: NotificationHandler<McpSchema.CancelledNotificationParams> | undefined
+  /** Every notification, after the specific handler. */
+  readonly onNotification?: ((notification: Notification) => Effect.Effect<void, unknown>) | undefined
+}
+
+// -----------------------------------------------------------------------------
+// Options
+// -----------------------------------------------------------------------------
+
+/**
+ * Sampling: the server asks the client's LLM for a message. Giving it
+ * declares the `sampling` capability; `tools` and `context` add
+ * `sampling.tools` and `sampling.context`. A request with `tools` or
+ * `toolChoice` is refused (`-32602`) unless `tools` is `true`.
+ *
+ * To refuse a request (the user declined), fail with an `McpError`, e.g.
+ * `McpError.protocol(-1, "User rejected sampling request")`.
+ *
+ * @category options
+ * @since 0.1.0
+ */
+export interface SamplingOptions {
+  readonly handler: (
+    params: McpSchema.CreateMessageRequestParams,
+    context: McpSession.RequestContext
+  ) => Effect.Effect<McpSchema.CreateMessageResult, McpError.McpError>
+  readonly tools?: boolean | undefined
+  readonly context?: boolean | undefined
+}
+
+/**
+ * Elicitation: the server asks the user for input. Each handler given
+ * declares its mode (`elicitation.form`, `elicitation.url`); a request in a
+ * mode without a handler is refused with `-32602`.
+ *
+ * For form mode, an `accept` result is post-processed:
+ *
+ * - `applyDefaults` (default `true`) fills the fields the user left out with
+ *   the `default`s of the requested schema;
+ * - `validate` (default `true`) checks the content against the requested
+ *   schema with the `JsonSchemaValidator` service; invalid content fails the
+ *   request instead of reaching the server.
+ *
+ * `decline` and `cancel` results are sent without `content`.
+ *
+ * @category options
+ * @since 0.1.0
+ */
+export interface ElicitationOptions {
+  readonly form?:
+    | ((
+      params: McpSchema.ElicitRequestFormParams,
+      context: McpSession.RequestContext
+    ) => Effect.Effect<McpSchema.ElicitResult, McpError.McpError>)
+    | undefined
+  readonly url?:
+    | ((
+      params: McpSchema.ElicitRequestURLParams,
+      context: McpSession.RequestContext
+    ) => Effect.Effect<McpSchema.ElicitResult, McpError.McpError>)
+    | undefined
+  readonly applyDefaults?: boolean | undefined
+  readonly validate?: boolean | undefined
+}
+
+/**
+ * Which cached lists refresh themselves when the server says they changed.
+ * A list refreshes only if it had been fetched before (a client that never
+ * listed prompts does not start listing them).
+ *
+ * @category options
+ * @since 0.1.0
+ */
+export interface AutoRefresh {
+  readonly tools?: boolean | undefined
+  readonly prompts?: boolean | undefined
+  readonly resources?: boolean | undefined
+}
+
+/**
+ * How a client runs.
+ *
+ * @category options
+ * @since 0.1.0
+ */
+export interface Options extends NotificationHandlers {
+  readonly clientInfo: McpSchema.Implementation
+  /** The version proposed in `initialize`. Default: the latest. */
+  readonly protocolVersion?: string | undefined
+  /** The versions accepted from the server. Default: every supported revision. */
+  readonly supportedVersions?: ReadonlyArray<string> | undefined
+  readonly sampling?: SamplingOptions | undefined
+  readonly elicitation?: ElicitationOptions | undefined
+  /**
+   * The initial roots. Giving them (even `[]`) declares
+   * `roots: { listChanged: true }` and answers `roots/list`; change them with
+   * `client.setRoots`.
+   */
+  readonly roots?: ReadonlyArray<McpSchema.Root> | undefined
+  /** Experimental capabilities, declared as given. */
+  readonly experimental?: Record<string, McpSchema.JsonObject> | undefined
+  /** Default `true` (every list). */
+  readonly autoRefresh?: boolean | AutoRefresh | undefined
+  /** The page limit of list streams and cached lists. Default 100. */
+  readonly maxPages?: number | undefined
+  /** How many unread notifications each subscriber keeps before dropping the oldest. Default 1024. */
+  readonly notificationBuffer?: number | undefined
+  /** The default idle timeout of requests. Default 60 s. */
+  readonly requestTimeout?: Duration.Input | undefined
+  /** The timeout of the `initialize` request. Default: `requestTimeout`. */
+  readonly initializeTimeout?: Duration.Input | undefined
+  readonly keepAlive?: McpSession.Options["keepAlive"]
+}
+
+// -----------------------------------------------------------------------------
+// Models
+// -----------------------------------------------------------------------------
+
+/**
+ * Per-call options: those of `McpSession.RequestOptions` (idle `timeout`,
+ * `maxTotalTimeout`, `resetTimeoutOnProgress`, `onProgress`), plus `meta`,
+ * merged into the request's `params._meta`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RequestOptions extends McpSession.RequestOptions {
+  readonly meta?: Readonly<Record<string, unknown>> | undefined
+}
+
+/**
+ * Options of a list stream: the per-call options of each page request, and
+ * the page limit (default: the client's `maxPages`). A list longer than the
+ * limit, or a server that returns a cursor it returned before, fails the
+ * stream with an `InvalidResultError`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ListOptions extends RequestOptions {
+  readonly maxPages?: number | undefined
+}
+
+/**
+ * A server list kept by the client.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface CachedList<A> {
+  /** The cached list, or every page fetched (and cached) when there is none. Concurrent callers share one fetch. */
+  readonly get: Effect.Effect<ReadonlyArray<A>, McpError.McpError>
+  /** Fetches every page again and caches the result. */
+  readonly refresh: Effect.Effect<ReadonlyArray<A>, McpError.McpError>
+  /** The cached list, without fetching. */
+  readonly cached: Effect.Effect<Option.Option<ReadonlyArray<A>>>
+  /** The cached list, if there is one, then every list cached later. */
+  readonly changes: Stream.Stream<ReadonlyArray<A>>
+}
+
+/**
+ * A tool returned a result with `isError: true` to `callToolTyped`. It is not
+ * an `McpError`: the call itself worked, the tool failed. `result` is the
+ * tool's result as sent.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
+  tool: Schema.String,
+  result: McpSchema.CallToolResult
+}) {
+  override get message(): string {
+    const text = this.result.content.flatMap((block) => block.type === "text" ? [block.text] : []).join("\n")
+    return `tool ${this.tool} failed${text === "" ? "" : `: ${text}`}`
+  }
+}
+
+/**
+ * A connected MCP client.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Client {
+  /** The session underneath, for requests this interface does not cover. */
+  readonly session: McpClientSession.ClientSession
+  readonly protocolVersion: string
+  readonly serverInfo: McpSchema.Implementation
+  readonly serverCapabilities: McpSchema.ServerCapabilities
+  readonly instructions: string | undefined
+  /** The capabilities this client declared (derived from its options). */
+  readonly capabilities: McpSchema.ClientCapabilities
+
+  readonly ping: (options?: RequestOptions) => Effect.Effect<void, McpError.McpError>
+
+  // tools
+  readonly listTools: (
+    params?: { readonly cursor?: string | undefined },
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.ListToolsResult, McpError.McpError>
+  readonly streamTools: (options?: ListOptions) => Stream.Stream<McpSchema.Tool, McpError.McpError>
+  readonly tools: CachedList<McpSchema.Tool>
+  /**
+   * Calls a tool and checks its `structuredContent` against the tool's
+   * `outputSchema` (unless `isError` is `true`). A mismatch, or a missing
+   * `structuredContent` when the tool has an `outputSchema`, fails with an
+   * `InvalidResultError`. A tool's own failure is a result with
+   * `isError: true`, not an error.
+   *
+   * The `outputSchema` comes from the tools seen by `listTools`,
+   * `streamTools` and `tools`; a tool not seen yet makes the client fetch the
+   * whole list once (a name still unknown after that is not looked up again
+   * until the list changes), and a failure of that fetch fails the call.
+   */
+  readonly callTool: (
+    name: string,
+    args?: Readonly<Record<string, unknown>>,
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpError>
+  /**
+   * Calls a tool and decodes its `structuredContent` (or, from servers that
+   * send none, the JSON of its single text block) with `schema`. A result with
+   * `isError: true` fails with a {@link ToolError}; a value that does not
+   * decode, with an `InvalidResultError`.
+   */
+  readonly callToolTyped: <S extends Schema.Top>(
+    name: string,
+    args: Readonly<Record<string, unknown>> | undefined,
+    schema: S,
+    options?: RequestOptions
+  ) => Effect.Effect<S["Type"], McpError.McpError | ToolError, S["DecodingServices"]>
+
+  // resources
+  readonly listResources: (
+    params?: { readonly cursor?: string | undefined },
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.ListResourcesResult, McpError.McpError>
+  readonly streamResources: (options?: ListOptions) => Stream.Stream<McpSchema.Resource, McpError.McpError>
+  readonly resources: CachedList<McpSchema.Resource>
+  readonly listResourceTemplates: (
+    params?: { readonly cursor?: string | undefined },
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.ListResourceTemplatesResult, McpError.McpError>
+  readonly streamResourceTemplates: (
+    options?: ListOptions
+  ) => Stream.Stream<McpSchema.ResourceTemplate, McpError.McpError>
+  readonly resourceTemplates: CachedList<McpSchema.ResourceTemplate>
+  readonly readResource: (
+    uri: string,
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError>
+  readonly subscribeResource: (uri: string, options?: RequestOptions) => Effect.Effect<void, McpError.McpError>
+  readonly unsubscribeResource: (uri: string, options?: RequestOptions) => Effect.Effect<void, McpError.McpError>
+  /**
+   * Subscribes to a resource for as long as the stream runs and emits its
+   * `notifications/resources/updated` (for the URI and its sub-resources).
+   * Watchers of one URI share a single server subscription, released by the
+   * last one.
+   */
+  readonly watchResource: (
+    uri: string,
+    options?: RequestOptions
+  ) => Stream.Stream<McpSchema.ResourceUpdatedNotificationParams, McpError.McpError>
+
+  // prompts
+  readonly listPrompts: (
+    params?: { readonly cursor?: string | undefined },
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.ListPromptsResult, McpError.McpError>
+  readonly streamPrompts: (options?: ListOptions) => Stream.Stream<McpSchema.Prompt, McpError.McpError>
+  readonly prompts: CachedList<McpSchema.Prompt>
+  readonly getPrompt: (
+    name: string,
+    args?: Readonly<Record<string, string>>,
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.GetPromptResult, McpError.McpError>
+
+  // utilities
+  readonly complete: (
+    params: Omit<McpSchema.CompleteRequestParams, "_meta">,
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.CompleteResult, McpError.McpError>
+  readonly setLoggingLevel: (
+    level: McpSchema.LoggingLevel,
+    options?: RequestOptions
+  ) => Effect.Effect<void, McpError.McpError>
+
+  // roots
+  /** The roots given to the server. */
+  readonly roots: Effect.Effect<ReadonlyArray<McpSchema.Root>>
+  /**
+   * Replaces the roots and sends `notifications/roots/list_changed`. Fails
+   * with an `UnsupportedError` (and changes nothing) when the client was
+   * built without `roots`.
+   */
+  readonly setRoots: (roots: ReadonlyArray<McpSchema.Root>) => Effect.Effect<void, McpError.McpError>
+
+  // notifications
+  /**
+   * Every server notification, from the moment the stream starts running
+   * until the session ends. Each subscriber buffers up to
+   * `notificationBuffer` unread notifications and drops the oldest beyond.
+   * To be sure not to miss anything sent after a point, use
+   * {@link Client.subscribe}.
+   */
+  readonly notifications: Stream.Stream<Notification>
+  /**
+   * Subscribes now, in the current scope, and returns the stream of every
+   * notification received from now on.
+   */
+  readonly subscribe: Effect.Effect<Stream.Stream<Notification>, never, Scope.Scope>
+  /** The params of one kind of notification, e.g. `notificationsOf(McpSchema.LoggingMessage)`. */
+  readonly notificationsOf: <K extends ServerNotificationMethod>(
+    method: K | { readonly name: K }
+  ) => Stream.Stream<NotificationParams<K>>
+}
+
+// -----------------------------------------------------------------------------
+// Service
+// -----------------------------------------------------------------------------
+
+/**
+ * A connected MCP client.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class McpClient extends Context.Service<McpClient, Client>()("@effect-mcp/core/McpClient") {}
+
+// -----------------------------------------------------------------------------
+// Constructors
+// -----------------------------------------------------------------------------
+
+/**
+ * Connects over the transport in context: runs the session and its
+ * `initialize` handshake, and returns the client once the server has
+ * answered. The session lasts as long as the scope.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = Effect.fn("McpClient.make")(function*(
+  options: Options
+): Effect.fn.Return<Client, McpError.McpError, McpTransport | JsonSchemaValidator | Scope.Scope> {
+  const base = yield* Internal.make(options)
+  const callToolTyped = <S extends Schema.Top>(
+    name: string,
+    args: Readonly<Record<string, unknown>> | undefined,
+    schema: S,
+    requestOptions?: RequestOptions
+  ): Effect.Effect<S["Type"], McpError.McpError | ToolError, S["DecodingServices"]> =>
+    base.callTool(name, args, requestOptions).pipe(
+      Effect.flatMap((result): Effect.Effect<S["Type"], McpError.McpError | ToolError, S["DecodingServices"]> =>
+        result.isError === true
+          ? Effect.fail(new ToolError({ tool: name, result }))
+          : decodeStructured(name, result, schema)
+      ),
+      Effect.withSpan("McpClient.callToolTyped")
+    )
+  return { ...base, callToolTyped }
+})
+
+/**
+ * A connected client as a scoped layer: acquiring it performs the handshake,
+ * releasing it ends the session.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (
+  options: Options
+): Layer.Layer<McpClient, McpError.McpError, McpTransport | JsonSchemaValidator> =>
+  Layer.effect(McpClient, make(options))

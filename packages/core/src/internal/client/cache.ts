@@ -1,0 +1,62 @@
+/**
+ * A cached server list (tools, prompts, resources, resource templates).
+ *
+ * - `get` answers from the cache, or fetches every page once; concurrent
+ *   callers share one fetch (a one-permit semaphore).
+ * - `invalidate` (on `list_changed`) drops the cached list and bumps a
+ *   version: a fetch that started before it does not store its now stale
+ *   answer.
+ * - `changes` streams the cached list, if any, then every list stored later.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import type * as McpError from "../../McpError.ts"
+
+/** @internal */
+export interface Cache<A> {
+  readonly get: Effect.Effect<ReadonlyArray<A>, McpError.McpError>
+  readonly refresh: Effect.Effect<ReadonlyArray<A>, McpError.McpError>
+  readonly cached: Effect.Effect<Option.Option<ReadonlyArray<A>>>
+  readonly changes: Stream.Stream<ReadonlyArray<A>>
+  /** Drops the list; returns whether one was cached. */
+  readonly invalidate: Effect.Effect<boolean>
+  /** Bumped by every invalidation. */
+  readonly version: () => number
+}
+
+/** @internal */
+export const make = <A>(fetch: Effect.Effect<ReadonlyArray<A>, McpError.McpError>): Effect.Effect<Cache<A>> =>
+  Effect.gen(function*() {
+    const ref = yield* SubscriptionRef.make<Option.Option<ReadonlyArray<A>>>(Option.none())
+    const lock = yield* Semaphore.make(1)
+    let version = 0
+
+    const load = Effect.suspend(() => {
+      const started = version
+      return Effect.tap(fetch, (list) => started === version ? SubscriptionRef.set(ref, Option.some(list)) : Effect.void)
+    })
+
+    const get = Semaphore.withPermits(lock, 1)(
+      Effect.flatMap(SubscriptionRef.get(ref), (cached) => Option.isSome(cached) ? Effect.succeed(cached.value) : load)
+    )
+
+    return {
+      get,
+      refresh: Semaphore.withPermits(lock, 1)(load),
+      cached: SubscriptionRef.get(ref),
+      changes: SubscriptionRef.changes(ref).pipe(
+        Stream.filter(Option.isSome),
+        Stream.map((cached) => cached.value)
+      ),
+      invalidate: Effect.suspend(() => {
+        version++
+        return Effect.map(SubscriptionRef.getAndSet(ref, Option.none()), Option.isSome)
+      }),
+      version: () => version
+    }
+  })

@@ -1,0 +1,375 @@
+/**
+ * The client's wiring: the session (with the notification hub watching its
+ * transport), the typed requests, list streams and caches, tool-result
+ * checks, resource watches, and the notification dispatcher.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
+import { JsonSchemaValidator } from "../../JsonSchemaValidator.ts"
+import type {
+  AutoRefresh,
+  Client,
+  ListOptions,
+  Notification,
+  NotificationHandlers,
+  NotificationParams,
+  Options,
+  RequestOptions,
+  ServerNotificationMethod
+} from "../../McpClient.ts"
+import * as McpClientSession from "../../McpClientSession.ts"
+import * as McpError from "../../McpError.ts"
+import * as McpSchema from "../../McpSchema.ts"
+import { McpTransport } from "../../McpTransport.ts"
+import * as Cache from "./cache.ts"
+import * as Handlers from "./handlers.ts"
+import * as Hub from "./notifications.ts"
+import { DEFAULT_MAX_PAGES, paginate } from "./paginate.ts"
+import { checkOutput } from "./tools.ts"
+
+const DEFAULT_NOTIFICATION_BUFFER = 1024
+
+type Cursor = { readonly cursor?: string | undefined } | undefined
+
+const paginated = (params: Cursor, options: RequestOptions | undefined): McpSchema.PaginatedRequestParams =>
+  withMeta(params?.cursor === undefined ? {} : { cursor: params.cursor }, options)
+
+const withMeta = <P extends object>(params: P, options: RequestOptions | undefined): P =>
+  options?.meta === undefined
+    ? params
+    : { ...params, _meta: { ...(params as { readonly _meta?: object })._meta, ...options.meta } }
+
+/** `true` when an update of `updated` concerns a watch of `uri` (the URI itself or a sub-resource). */
+const covers = (uri: string, updated: string): boolean =>
+  updated === uri || updated.startsWith(uri.endsWith("/") ? uri : `${uri}/`)
+
+const userHandler = (
+  options: NotificationHandlers,
+  notification: Notification
+): Effect.Effect<void, unknown> | undefined => {
+  switch (notification.method) {
+    case "notifications/message":
+      return options.onLoggingMessage?.(notification.params)
+    case "notifications/resources/updated":
+      return options.onResourceUpdated?.(notification.params)
+    case "notifications/tools/list_changed":
+      return options.onToolListChanged?.(notification.params)
+    case "notifications/resources/list_changed":
+      return options.onResourceListChanged?.(notification.params)
+    case "notifications/prompts/list_changed":
+      return options.onPromptListChanged?.(notification.params)
+    case "notifications/elicitation/complete":
+      return options.onElicitationComplete?.(notification.params)
+    case "notifications/progress":
+      return options.onProgress?.(notification.params)
+    case "notifications/cancelled":
+      return options.onCancelled?.(notification.params)
+    case "notifications/tasks/status":
+      return undefined
+  }
+}
+
+const guarded = (name: string, effect: Effect.Effect<void, unknown> | undefined): Effect.Effect<void> =>
+  effect === undefined
+    ? Effect.void
+    : Effect.catchCause(effect, (cause) => Effect.logWarning(`notification handler for ${name} failed`, cause))
+
+/** Everything but `callToolTyped`, which `McpClient.make` adds. @internal */
+export type BaseClient = Omit<Client, "callToolTyped">
+
+/** @internal */
+export const make = Effect.fnUntraced(function*(
+  options: Options
+): Effect.fn.Return<BaseClient, McpError.McpError, McpTransport | JsonSchemaValidator | Scope.Scope> {
+  const validator = yield* JsonSchemaValidator
+  const transport = yield* McpTransport
+  const scope = yield* Effect.scope
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES
+  const capabilities = Handlers.capabilities(options)
+  const currentRoots = yield* Ref.make<ReadonlyArray<McpSchema.Root>>(options.roots ?? [])
+  const hub = yield* Hub.make(options.notificationBuffer ?? DEFAULT_NOTIFICATION_BUFFER)
+
+  const session = yield* McpClientSession.make({
+    clientInfo: options.clientInfo,
+    capabilities,
+    protocolVersion: options.protocolVersion,
+    supportedVersions: options.supportedVersions,
+    handlers: Handlers.handlers(options, validator, currentRoots),
+    initializeTimeout: options.initializeTimeout ?? options.requestTimeout,
+    defaultTimeout: options.requestTimeout,
+    keepAlive: options.keepAlive
+  }).pipe(Effect.provideService(McpTransport, hub.wrap(transport)))
+
+  // ---------------------------------------------------------------------------
+  // lists
+  // ---------------------------------------------------------------------------
+
+  // every tool seen in a page, by name: where callTool finds outputSchemas
+  const toolIndex = new Map<string, McpSchema.Tool>()
+  const indexTools = (tools: ReadonlyArray<McpSchema.Tool>) => {
+    for (const tool of tools) toolIndex.set(tool.name, tool)
+  }
+
+  const listTools = Effect.fn("McpClient.listTools")(function*(params?: Cursor, requestOptions?: RequestOptions) {
+    const page = yield* session.request(McpSchema.ListTools, paginated(params, requestOptions), requestOptions)
+    indexTools(page.tools)
+    return page
+  })
+  const listResources = Effect.fn("McpClient.listResources")(
+    (params?: Cursor, requestOptions?: RequestOptions) =>
+      session.request(McpSchema.ListResources, paginated(params, requestOptions), requestOptions)
+  )
+  const listResourceTemplates = Effect.fn("McpClient.listResourceTemplates")(
+    (params?: Cursor, requestOptions?: RequestOptions) =>
+      session.request(McpSchema.ListResourceTemplates, paginated(params, requestOptions), requestOptions)
+  )
+  const listPrompts = Effect.fn("McpClient.listPrompts")(
+    (params?: Cursor, requestOptions?: RequestOptions) =>
+      session.request(McpSchema.ListPrompts, paginated(params, requestOptions), requestOptions)
+  )
+
+  const stream = <R extends McpSchema.PaginatedResult, A>(
+    method: string,
+    list: (params: Cursor, options: RequestOptions | undefined) => Effect.Effect<R, McpError.McpError>,
+    items: (result: R) => ReadonlyArray<A>
+  ) =>
+  (listOptions?: ListOptions): Stream.Stream<A, McpError.McpError> =>
+    paginate({
+      method,
+      maxPages: listOptions?.maxPages ?? maxPages,
+      fetch: (cursor) =>
+        Effect.map(list({ cursor }, listOptions), (result) => ({ items: items(result), nextCursor: result.nextCursor }))
+    })
+
+  const streamTools = stream(McpSchema.ListTools.name, listTools, (result) => result.tools)
+  const streamResources = stream(McpSchema.ListResources.name, listResources, (result) => result.resources)
+  const streamResourceTemplates = stream(
+    McpSchema.ListResourceTemplates.name,
+    listResourceTemplates,
+    (result) => result.resourceTemplates
+  )
+  const streamPrompts = stream(McpSchema.ListPrompts.name, listPrompts, (result) => result.prompts)
+
+  const tools = yield* Cache.make(Effect.map(Stream.runCollect(streamTools()), (list) => {
+    // a complete list replaces what pages taught us
+    toolIndex.clear()
+    indexTools(list)
+    return list
+  }))
+  const resources = yield* Cache.make(Stream.runCollect(streamResources()))
+  const resourceTemplates = yield* Cache.make(Stream.runCollect(streamResourceTemplates()))
+  const prompts = yield* Cache.make(Stream.runCollect(streamPrompts()))
+
+  // ---------------------------------------------------------------------------
+  // tools
+  // ---------------------------------------------------------------------------
+
+  // names still unknown after a refresh, for the cache version they were looked up in
+  let unknownTools = { version: -1, names: new Set<string>() }
+
+  /** The tool's declaration: from the index, or after one fetch of the list. */
+  const lookupTool = (name: string): Effect.Effect<McpSchema.Tool | undefined, McpError.McpError> =>
+    Effect.suspend(() => {
+      const known = toolIndex.get(name)
+      if (known !== undefined) return Effect.succeed(known)
+      const version = tools.version()
+      if (unknownTools.version === version && unknownTools.names.has(name)) return Effect.succeed(undefined)
+      return Effect.flatMap(tools.cached, (cached) => Option.isSome(cached) ? tools.refresh : tools.get).pipe(
+        Effect.map(() => {
+          const found = toolIndex.get(name)
+          if (found === undefined) {
+            if (unknownTools.version !== version) unknownTools = { version, names: new Set() }
+            unknownTools.names.add(name)
+          }
+          return found
+        })
+      )
+    })
+
+  const callTool = Effect.fn("McpClient.callTool")(function*(
+    name: string,
+    args?: Readonly<Record<string, unknown>>,
+    requestOptions?: RequestOptions
+  ) {
+    const result = yield* session.request(
+      McpSchema.CallTool,
+      withMeta(args === undefined ? { name } : { name, arguments: args }, requestOptions),
+      requestOptions
+    )
+    if (result.isError === true) return result
+    return yield* checkOutput(validator, yield* lookupTool(name), result)
+  })
+
+  // ---------------------------------------------------------------------------
+  // resources
+  // ---------------------------------------------------------------------------
+
+  const subscribeResource = Effect.fn("McpClient.subscribeResource")(
+    (uri: string, requestOptions?: RequestOptions) =>
+      Effect.asVoid(session.request(McpSchema.Subscribe, withMeta({ uri }, requestOptions), requestOptions))
+  )
+  const unsubscribeResource = Effect.fn("McpClient.unsubscribeResource")(
+    (uri: string, requestOptions?: RequestOptions) =>
+      Effect.asVoid(session.request(McpSchema.Unsubscribe, withMeta({ uri }, requestOptions), requestOptions))
+  )
+
+  // watchers per URI: the first subscribes on the server, the last unsubscribes
+  const watchers = new Map<string, number>()
+  const watchLock = yield* Semaphore.make(1)
+  const acquireWatch = (uri: string, requestOptions: RequestOptions | undefined) =>
+    Semaphore.withPermits(watchLock, 1)(Effect.suspend(() => {
+      const count = watchers.get(uri) ?? 0
+      return Effect.tap(
+        count === 0 ? subscribeResource(uri, requestOptions) : Effect.void,
+        () => Effect.sync(() => watchers.set(uri, count + 1))
+      )
+    }))
+  const releaseWatch = (uri: string) =>
+    Semaphore.withPermits(watchLock, 1)(Effect.suspend(() => {
+      const count = watchers.get(uri) ?? 0
+      if (count > 1) {
+        watchers.set(uri, count - 1)
+        return Effect.void
+      }
+      watchers.delete(uri)
+      return Effect.ignore(unsubscribeResource(uri))
+    }))
+
+  const watchResource = (
+    uri: string,
+    requestOptions?: RequestOptions
+  ): Stream.Stream<McpSchema.ResourceUpdatedNotificationParams, McpError.McpError> =>
+    Stream.unwrap(Effect.gen(function*() {
+      const notifications = yield* hub.subscribe
+      yield* Effect.acquireRelease(acquireWatch(uri, requestOptions), () => releaseWatch(uri))
+      return notifications.pipe(
+        Stream.filter((notification) =>
+          notification.method === "notifications/resources/updated" && covers(uri, notification.params.uri)
+        ),
+        Stream.map((notification) => notification.params as McpSchema.ResourceUpdatedNotificationParams)
+      )
+    }))
+
+  // ---------------------------------------------------------------------------
+  // notifications
+  // ---------------------------------------------------------------------------
+
+  const autoRefresh = (key: keyof AutoRefresh): boolean =>
+    typeof options.autoRefresh === "object" ? options.autoRefresh[key] !== false : options.autoRefresh !== false
+
+  const invalidate = <A>(cache: Cache.Cache<A>, refresh: boolean): Effect.Effect<void> =>
+    Effect.flatMap(cache.invalidate, (hadList) =>
+      hadList && refresh
+        ? Effect.asVoid(Effect.forkIn(
+          Effect.catchCause(cache.get, (cause) => Effect.logWarning("refreshing a list after list_changed failed", cause)),
+          scope
+        ))
+        : Effect.void)
+
+  // the client's own reaction, before subscribers and handlers see the notification
+  const react = (notification: Notification): Effect.Effect<void> => {
+    switch (notification.method) {
+      case "notifications/tools/list_changed":
+        return Effect.andThen(Effect.sync(() => toolIndex.clear()), invalidate(tools, autoRefresh("tools")))
+      case "notifications/prompts/list_changed":
+        return invalidate(prompts, autoRefresh("prompts"))
+      case "notifications/resources/list_changed":
+        return Effect.andThen(
+          invalidate(resources, autoRefresh("resources")),
+          invalidate(resourceTemplates, autoRefresh("resources"))
+        )
+      default:
+        return Effect.void
+    }
+  }
+
+  yield* hub.run((notification) =>
+    react(notification).pipe(
+      Effect.andThen(hub.publish(notification)),
+      Effect.andThen(guarded(notification.method, userHandler(options, notification))),
+      Effect.andThen(guarded(notification.method, options.onNotification?.(notification)))
+    )
+  ).pipe(Effect.provideService(Logger.LogToStderr, true), Effect.forkScoped)
+  // the peer went away: subscribers get what was received, then their streams end
+  yield* Effect.forkScoped(Effect.andThen(session.awaitClose, hub.end))
+
+  const notificationsOf = <K extends ServerNotificationMethod>(
+    method: K | { readonly name: K }
+  ): Stream.Stream<NotificationParams<K>> => {
+    const name = typeof method === "string" ? method : method.name
+    return hub.stream.pipe(
+      Stream.filter((notification) => notification.method === name),
+      Stream.map((notification) => notification.params as NotificationParams<K>)
+    )
+  }
+
+  // ---------------------------------------------------------------------------
+  // the client
+  // ---------------------------------------------------------------------------
+
+  return {
+    session,
+    protocolVersion: session.protocolVersion,
+    serverInfo: session.serverInfo,
+    serverCapabilities: session.serverCapabilities,
+    instructions: session.instructions,
+    capabilities,
+    ping: Effect.fn("McpClient.ping")((requestOptions?: RequestOptions) =>
+      Effect.asVoid(session.request(McpSchema.Ping, withMeta({}, requestOptions), requestOptions))
+    ),
+    listTools,
+    streamTools,
+    tools,
+    callTool,
+    listResources,
+    streamResources,
+    resources,
+    listResourceTemplates,
+    streamResourceTemplates,
+    resourceTemplates,
+    readResource: Effect.fn("McpClient.readResource")((uri: string, requestOptions?: RequestOptions) =>
+      session.request(McpSchema.ReadResource, withMeta({ uri }, requestOptions), requestOptions)
+    ),
+    subscribeResource,
+    unsubscribeResource,
+    watchResource,
+    listPrompts,
+    streamPrompts,
+    prompts,
+    getPrompt: Effect.fn("McpClient.getPrompt")(
+      (name: string, args?: Readonly<Record<string, string>>, requestOptions?: RequestOptions) =>
+        session.request(
+          McpSchema.GetPrompt,
+          withMeta(args === undefined ? { name } : { name, arguments: args }, requestOptions),
+          requestOptions
+        )
+    ),
+    complete: Effect.fn("McpClient.complete")(
+      (params: Omit<McpSchema.CompleteRequestParams, "_meta">, requestOptions?: RequestOptions) =>
+        session.request(McpSchema.Complete, withMeta(params, requestOptions), requestOptions)
+    ),
+    setLoggingLevel: Effect.fn("McpClient.setLoggingLevel")(
+      (level: McpSchema.LoggingLevel, requestOptions?: RequestOptions) =>
+        Effect.asVoid(session.request(McpSchema.SetLevel, withMeta({ level }, requestOptions), requestOptions))
+    ),
+    roots: Ref.get(currentRoots),
+    setRoots: Effect.fn("McpClient.setRoots")(function*(roots: ReadonlyArray<McpSchema.Root>) {
+      if (options.roots === undefined) {
+        return yield* McpError.unsupported(McpSchema.RootsListChanged.name, "client roots")
+      }
+      yield* Ref.set(currentRoots, roots)
+      yield* session.notify(McpSchema.RootsListChanged, {})
+    }),
+    notifications: hub.stream,
+    subscribe: hub.subscribe,
+    notificationsOf
+  }
+})
+
