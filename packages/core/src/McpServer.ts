@@ -25,8 +25,8 @@ import type * as Duration from "effect/Duration"
 import * as InternalContext from "./internal/server/context.ts"
 import { makeServer } from "./internal/server/server.ts"
 import * as Logging from "./internal/server/logging.ts"
-import type * as JsonRpc from "./JsonRpc.ts"
-import type * as McpError from "./McpError.ts"
+import * as JsonRpc from "./JsonRpc.ts"
+import * as McpError from "./McpError.ts"
 import type * as McpMethod from "./McpMethod.ts"
 import type * as McpPrompt from "./McpPrompt.ts"
 import type * as McpResource from "./McpResource.ts"
@@ -305,6 +305,18 @@ export const layerSession: Layer.Layer<McpServerSession.McpServerSession, never,
   McpServerSession.McpServerSession,
   serve
 )
+
+/**
+ * The error a handler fails with when the request can only go on after the
+ * user completes URL-mode elicitations (2025-11-25, `-32042`).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const urlElicitationRequired = (
+  elicitations: ReadonlyArray<McpSchema.ElicitRequestURLParams>,
+  message = "This request needs the user to complete an interaction first"
+): McpError.McpError => McpError.protocol(JsonRpc.ErrorCode.UrlElicitationRequired, message, { elicitations })
 
 // -----------------------------------------------------------------------------
 // Logging bridge

@@ -8,7 +8,9 @@
  *   problem (SEP-1303), not as a protocol error.
  * - A handler's typed failure becomes an `isError` result with its message; a
  *   defect becomes a generic error result and is logged; interruption
- *   (a cancelled request) is not turned into a result.
+ *   (a cancelled request) is not turned into a result. The one failure that
+ *   stays a JSON-RPC error is `McpServer.urlElicitationRequired` (`-32042`),
+ *   as the spec asks.
  * - Without an output Schema a handler returns text, content blocks, or a
  *   whole `CallToolResult` (see `McpContent`).
  *
@@ -21,6 +23,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { toObjectJsonSchema } from "./internal/jsonSchema.ts"
+import * as JsonRpc from "./JsonRpc.ts"
 import * as JsonSchemaValidator from "./JsonSchemaValidator.ts"
 import * as McpError from "./McpError.ts"
 import type * as McpSchema from "./McpSchema.ts"
@@ -41,8 +44,11 @@ export interface McpTool<out R = never> {
   readonly name: string
   /** The entry of `tools/list`. */
   readonly tool: McpSchema.Tool
-  /** Runs a call; never fails (failures are `isError` results). */
-  readonly call: (args: unknown, context: McpServer.Context) => Effect.Effect<McpSchema.CallToolResult, never, R>
+  /** Runs a call; failures are `isError` results, but for a URL elicitation request (`-32042`). */
+  readonly call: (
+    args: unknown,
+    context: McpServer.Context
+  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpError, R>
 }
 
 /**
@@ -222,6 +228,10 @@ const listing = (
   return tool as McpSchema.Tool
 }
 
+const isUrlElicitationRequired = (error: unknown): error is McpError.McpError =>
+  McpError.isMcpError(error) && error.reason._tag === "ProtocolError" &&
+  error.reason.code === JsonRpc.ErrorCode.UrlElicitationRequired
+
 const issueFormatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 const invalidArguments = (name: string, issue: SchemaIssue.Issue): McpSchema.CallToolResult => {
@@ -238,12 +248,13 @@ const invalidArguments = (name: string, issue: SchemaIssue.Issue): McpSchema.Cal
 const run = <E, R>(
   name: string,
   effect: Effect.Effect<McpSchema.CallToolResult, E, R>
-): Effect.Effect<McpSchema.CallToolResult, never, R> =>
+): Effect.Effect<McpSchema.CallToolResult, McpError.McpError, R> =>
   Effect.exit(effect).pipe(
     Effect.flatMap((exit) => {
       if (Exit.isSuccess(exit)) return Effect.succeed(exit.value)
       if (Cause.hasInterruptsOnly(exit.cause)) return Effect.failCause(exit.cause as Cause.Cause<never>)
       const error = Cause.findErrorOption(exit.cause)
+      if (Option.isSome(error) && isUrlElicitationRequired(error.value)) return Effect.fail(error.value)
       if (Option.isSome(error)) return Effect.succeed(errorResult(McpError.messageOf(error.value)))
       return Effect.as(
         Effect.logError(`tool ${name} died`, exit.cause),

@@ -1,7 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Validator } from "@cfworker/json-schema"
 import { Context, Effect, Fiber, Layer, Logger, Schema } from "effect"
-import * as JsonSchemaValidator from "../src/JsonSchemaValidator.ts"
 import * as JsonRpc from "../src/JsonRpc.ts"
 import * as McpClientSession from "../src/McpClientSession.ts"
 import * as McpContent from "../src/McpContent.ts"
@@ -14,6 +12,7 @@ import * as McpSession from "../src/McpSession.ts"
 import * as McpTool from "../src/McpTool.ts"
 import * as McpTransport from "../src/McpTransport.ts"
 import { settle } from "./utils/peer.ts"
+import { ValidatorLayer } from "./utils/validator.ts"
 
 // -----------------------------------------------------------------------------
 // fixtures
@@ -144,6 +143,33 @@ describe("McpServer: tools", () => {
     })])))
   })
 
+  it.effect("a handler can ask for URL elicitations with -32042", () =>
+    Effect.gen(function*() {
+      const Pay = McpTool.make("pay", {
+        input: Schema.Struct({}),
+        handler: () =>
+          Effect.fail(McpServer.urlElicitationRequired([
+            { mode: "url", message: "Authorize", url: "https://127.0.0.1/pay", elicitationId: "e-9" }
+          ]))
+      })
+      const Secret = McpResource.make({
+        uri: "docs://secret",
+        name: "secret",
+        read: () => Effect.fail(McpServer.urlElicitationRequired([
+          { mode: "url", message: "Authorize", url: "https://127.0.0.1/pay", elicitationId: "e-9" }
+        ]))
+      })
+      const { client } = yield* connect({ definitions: [Pay, Secret] })
+      const fromTool = yield* Effect.flip(client.request(McpSchema.CallTool, { name: "pay", arguments: {} }))
+      assert.strictEqual(protocolCode(fromTool), -32042)
+      const error = yield* Effect.flip(client.request(McpSchema.ReadResource, { uri: "docs://secret" }))
+      assert.strictEqual(protocolCode(error), -32042)
+      assert.deepStrictEqual(
+        error.reason._tag === "ProtocolError" ? (error.reason.data as { elicitations: Array<{ elicitationId: string }> }).elicitations[0]?.elicitationId : undefined,
+        "e-9"
+      )
+    }))
+
   it.effect("an unknown tool is -32602", () =>
     Effect.gen(function*() {
       const { client } = yield* connect({ definitions: [Add] })
@@ -162,7 +188,7 @@ describe("McpServer: tools", () => {
       assert.deepStrictEqual(ok.content, [{ type: "text", text: "hello Ada" }])
       const bad = yield* client.request(McpSchema.CallTool, { name: "greet", arguments: {} })
       assert.isTrue(bad.isError)
-    }).pipe(Effect.provide(testValidator)))
+    }).pipe(Effect.provide(ValidatorLayer)))
 
   it.effect("runtime add, disable, enable and remove send tools/list_changed to initialized sessions", () =>
     Effect.gen(function*() {
@@ -218,10 +244,6 @@ describe("McpServer: tools", () => {
     }))
 })
 
-const testValidator = JsonSchemaValidator.layer((schema) => {
-  const validator = new Validator(schema as object, "2020-12", false)
-  return (value) => validator.validate(value).errors.map((e) => `${e.instanceLocation}: ${e.error}`)
-})
 
 // -----------------------------------------------------------------------------
 // resources
