@@ -1,6 +1,19 @@
 /**
- * In-process `tools/call` echo benchmark: effect-mcp ("ours") against the
- * official TypeScript SDK ("official"), in one process and the same run.
+ * In-process `tools/call` echo benchmark: effect-mcp against the official
+ * TypeScript SDK ("official"), in one process and the same run. effect-mcp
+ * runs in three shapes:
+ *
+ * - "ours": the low-level `McpServerSession` with a raw `tools/call` handler,
+ *   and `McpClientSession.request(McpSchema.CallTool, ...)`;
+ * - "ours-api": the high-level `McpServer` with an `McpTool.make` echo tool
+ *   (Schema input), served by `McpServer.layerSession`; the same raw
+ *   `McpClientSession` client as "ours", so the row isolates the server API;
+ * - "ours-client": the same `McpServer` as "ours-api", called with the
+ *   high-level `McpClient.callTool` (with `NodeJsonSchemaValidator`; echo has
+ *   no outputSchema, so nothing is validated).
+ *
+ * "official" is `McpServer.registerTool` (zod input) and `Client.callTool`,
+ * i.e. the official SDK's high-level API on both sides.
  *
  * Workload and method follow /work/shared/PERF-BASELINE.md ("A. In-process"):
  *
@@ -14,28 +27,39 @@
  *   CPU is `process.cpuUsage()` (user + system, both sides, GC threads
  *   included) over the measured phase, per call;
  * - rounds alternate the implementations (and their order) so machine noise
- *   hits both alike; the table shows medians over rounds, and the ratio is the
- *   median of the per-round ratios ours / official.
+ *   hits both alike; the table shows medians over rounds, and each ratio is
+ *   the median of the per-round ratios impl / official.
  *
  * Every session pair is built fresh for each measurement and torn down after.
  *
  * Usage:
  *   npm run bench
  *   npm run bench -- --calls 2000 --rounds 1
- *   node --conditions=development --expose-gc bench/inprocess.ts --only ours --concurrency 64
+ *   node --conditions=development --expose-gc bench/inprocess.ts --only ours-api --concurrency 64
+ *   node --conditions=development --expose-gc bench/inprocess.ts --only ours-client,official
  *
  * Options (each also as an environment variable):
  *   --calls N           measured calls per measurement (BENCH_CALLS, default 20000)
  *   --rounds R          rounds per concurrency (BENCH_ROUNDS, default 3)
  *   --concurrency 1,64  concurrency levels (BENCH_CONCURRENCY, default 1,64)
- *   --only ours|official  run one implementation only (BENCH_ONLY)
+ *   --only LIST         comma-separated subset of ours,ours-api,ours-client,official
+ *                       (BENCH_ONLY, default all four)
  *   --timeout S         hard limit of the whole run in seconds (BENCH_TIMEOUT, default 600)
  */
-import { McpClientSession, McpSchema, McpServerSession, McpTransport } from "@effect-mcp/core"
+import {
+  McpClient,
+  McpClientSession,
+  McpSchema,
+  McpServer as OurMcpServer,
+  McpServerSession,
+  McpTool,
+  McpTransport
+} from "@effect-mcp/core"
+import { NodeJsonSchemaValidator } from "@effect-mcp/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema, type Scope } from "effect"
 import { z } from "zod"
 import { formatMicros, median, percentile, type Stats } from "./stats.ts"
 
@@ -43,7 +67,9 @@ import { formatMicros, median, percentile, type Stats } from "./stats.ts"
 // Configuration
 // -----------------------------------------------------------------------------
 
-type Impl = "ours" | "official"
+const ALL_IMPLS = ["ours", "ours-api", "ours-client", "official"] as const
+type Impl = (typeof ALL_IMPLS)[number]
+const isImpl = (name: string): name is Impl => (ALL_IMPLS as ReadonlyArray<string>).includes(name)
 
 const argv = process.argv.slice(2)
 const option = (name: string, env: string): string | undefined => {
@@ -67,10 +93,13 @@ const CONCURRENCY = (option("concurrency", "BENCH_CONCURRENCY") ?? "1,64")
   .split(",")
   .map((value) => positiveInt(value.trim(), 1, "concurrency"))
 const only = option("only", "BENCH_ONLY")
-if (only !== undefined && only !== "ours" && only !== "official") {
-  throw new Error(`--only must be "ours" or "official", got ${only}`)
-}
-const IMPLS: ReadonlyArray<Impl> = only === undefined ? ["ours", "official"] : [only]
+const IMPLS: ReadonlyArray<Impl> = only === undefined
+  ? ALL_IMPLS
+  : only.split(",").map((name) => {
+    const trimmed = name.trim()
+    if (!isImpl(trimmed)) throw new Error(`--only takes a list of ${ALL_IMPLS.join(", ")}; got ${only}`)
+    return trimmed
+  }).filter((impl, i, list) => list.indexOf(impl) === i)
 const WARMUP = Math.min(2000, Math.max(200, Math.floor(CALLS / 10)))
 
 const TEXT = "The quick brown fox jumps over the lazy dog"
@@ -101,35 +130,24 @@ const summarize = (latencies: Float64Array, wallMs: number, cpu: NodeJS.CpuUsage
 }
 
 // -----------------------------------------------------------------------------
-// ours: @effect-mcp/core sessions over the in-memory link
+// effect-mcp: the closed loop, shared by the three shapes
 // -----------------------------------------------------------------------------
-
-const OurServer = McpServerSession.layer({
-  serverInfo: { name: "bench-server", version: "0.0.0" },
-  capabilities: { tools: {} },
-  handlers: [
-    McpServerSession.handler(McpSchema.CallTool, (params) =>
-      Effect.succeed({ content: [{ type: "text", text: String(params.arguments?.text) }] }))
-  ]
-})
-
-const OurClient = McpClientSession.layer({ clientInfo: { name: "bench-client", version: "0.0.0" } })
 
 const now = Effect.sync(() => performance.now())
 
-const runOurs = (concurrency: number, calls: number, warmup: number): Promise<Stats> =>
+/**
+ * Builds a fresh server and client over a new in-memory link (`setup`, in the
+ * measurement's scope, which closes both), then runs the warm-up and the
+ * measured phase against the call it returns.
+ */
+const runEffect = <E1, E2>(
+  setup: (link: McpTransport.InMemoryLink) => Effect.Effect<Effect.Effect<void, E2>, E1, Scope.Scope>,
+  concurrency: number,
+  calls: number,
+  warmup: number
+): Promise<Stats> =>
   Effect.gen(function*() {
-    const link = yield* McpTransport.makeInMemoryLink
-    yield* Layer.build(OurServer.pipe(Layer.provide(link.server)))
-    const client = Context.get(
-      yield* Layer.build(OurClient.pipe(Layer.provide(link.client))),
-      McpClientSession.McpClientSession
-    )
-    const call = Effect.map(
-      client.request(McpSchema.CallTool, { name: "echo", arguments: { text: TEXT } }),
-      // the result type also admits a task handle (`CreateTaskResult`); echo never returns one
-      (result) => checkEcho("content" in result ? result.content : undefined)
-    )
+    const call = yield* setup(yield* McpTransport.makeInMemoryLink)
 
     // `total` calls over `concurrency` workers; each worker takes the next slot
     // until none are left, so the loop is bounded by `total`
@@ -158,6 +176,77 @@ const runOurs = (concurrency: number, calls: number, warmup: number): Promise<St
     const wall = (yield* now) - t0
     return summarize(latencies, wall, process.cpuUsage(cpu0))
   }).pipe(Effect.scoped, Effect.runPromise)
+
+const clientInfo = { name: "bench-client", version: "0.0.0" }
+const serverInfo = { name: "bench-server", version: "0.0.0" }
+
+// the raw client of "ours" and "ours-api": `McpClientSession.request`
+const OurClient = McpClientSession.layer({ clientInfo })
+
+const rawClientCall = (link: McpTransport.InMemoryLink) =>
+  Effect.map(
+    Layer.build(OurClient.pipe(Layer.provide(link.client))),
+    (context) =>
+      Effect.map(
+        Context.get(context, McpClientSession.McpClientSession).request(McpSchema.CallTool, {
+          name: "echo",
+          arguments: { text: TEXT }
+        }),
+        // the result type also admits a task handle (`CreateTaskResult`); echo never returns one
+        (result) => checkEcho("content" in result ? result.content : undefined)
+      )
+  )
+
+// -----------------------------------------------------------------------------
+// ours: McpServerSession with a raw tools/call handler
+// -----------------------------------------------------------------------------
+
+const OurServer = McpServerSession.layer({
+  serverInfo,
+  capabilities: { tools: {} },
+  handlers: [
+    McpServerSession.handler(McpSchema.CallTool, (params) =>
+      Effect.succeed({ content: [{ type: "text", text: String(params.arguments?.text) }] }))
+  ]
+})
+
+const setupOurs = (link: McpTransport.InMemoryLink) =>
+  Effect.andThen(Layer.build(OurServer.pipe(Layer.provide(link.server))), rawClientCall(link))
+
+// -----------------------------------------------------------------------------
+// ours-api / ours-client: McpServer with an McpTool
+// -----------------------------------------------------------------------------
+
+const echo = McpTool.make("echo", {
+  input: Schema.Struct({ text: Schema.String }),
+  handler: ({ text }) => Effect.succeed(text)
+})
+
+// one served connection of a fresh McpServer that has `echo` registered
+const ApiServer = OurMcpServer.layerSession.pipe(
+  Layer.provide(OurMcpServer.register(echo).pipe(Layer.provideMerge(OurMcpServer.layer(serverInfo))))
+)
+
+const buildApiServer = (link: McpTransport.InMemoryLink) => Layer.build(ApiServer.pipe(Layer.provide(link.server)))
+
+const setupOursApi = (link: McpTransport.InMemoryLink) => Effect.andThen(buildApiServer(link), rawClientCall(link))
+
+// the high-level client; echo has no outputSchema, so callTool validates nothing
+// (its first call fetches tools/list once, during the warm-up)
+const ApiClient = McpClient.layer({ clientInfo })
+
+const setupOursClient = (link: McpTransport.InMemoryLink) =>
+  Effect.andThen(
+    buildApiServer(link),
+    Effect.map(
+      Layer.build(ApiClient.pipe(Layer.provide([link.client, NodeJsonSchemaValidator.layer]))),
+      (context) =>
+        Effect.map(
+          Context.get(context, McpClient.McpClient).callTool("echo", { text: TEXT }),
+          (result) => checkEcho(result.content)
+        )
+    )
+  )
 
 // -----------------------------------------------------------------------------
 // official: @modelcontextprotocol/sdk McpServer + Client over InMemoryTransport
@@ -210,8 +299,18 @@ const runOfficial = async (concurrency: number, calls: number, warmup: number): 
 // Rounds and report
 // -----------------------------------------------------------------------------
 
-const run = (impl: Impl, concurrency: number): Promise<Stats> =>
-  impl === "ours" ? runOurs(concurrency, CALLS, WARMUP) : runOfficial(concurrency, CALLS, WARMUP)
+const run = (impl: Impl, concurrency: number): Promise<Stats> => {
+  switch (impl) {
+    case "ours":
+      return runEffect(setupOurs, concurrency, CALLS, WARMUP)
+    case "ours-api":
+      return runEffect(setupOursApi, concurrency, CALLS, WARMUP)
+    case "ours-client":
+      return runEffect(setupOursClient, concurrency, CALLS, WARMUP)
+    case "official":
+      return runOfficial(concurrency, CALLS, WARMUP)
+  }
+}
 
 const main = async (): Promise<void> => {
   console.log(
@@ -223,7 +322,7 @@ const main = async (): Promise<void> => {
   const rows: Array<string> = []
   const ratios: Array<string> = []
   for (const concurrency of CONCURRENCY) {
-    const samples: Record<Impl, Array<Stats>> = { ours: [], official: [] }
+    const samples: Record<Impl, Array<Stats>> = { ours: [], "ours-api": [], "ours-client": [], official: [] }
     for (let round = 0; round < ROUNDS; round++) {
       // alternate who goes first, so neither always runs on a warmer (or more tired) process
       const order = round % 2 === 0 ? IMPLS : [...IMPLS].reverse()
@@ -231,7 +330,7 @@ const main = async (): Promise<void> => {
         const stats = await run(impl, concurrency)
         samples[impl].push(stats)
         console.log(
-          `  c=${concurrency} round ${round + 1}/${ROUNDS} ${impl.padEnd(8)} ` +
+          `  c=${concurrency} round ${round + 1}/${ROUNDS} ${impl.padEnd(11)} ` +
             `${Math.round(stats.rps).toString().padStart(7)} rps  p50 ${formatMicros(stats.p50)}  ` +
             `p99 ${formatMicros(stats.p99)}  cpu ${stats.cpuPerCall.toFixed(1)} µs/call`
         )
@@ -245,13 +344,16 @@ const main = async (): Promise<void> => {
           `${median(list.map((s) => s.cpuPerCall)).toFixed(1)} | ${list.length} |`
       )
     }
-    if (IMPLS.length === 2) {
-      const perRound = samples.ours.map((s, i) => s.rps / samples.official[i]!.rps)
-      const cpuPerRound = samples.ours.map((s, i) => s.cpuPerCall / samples.official[i]!.cpuPerCall)
-      ratios.push(
-        `| ${concurrency} | **${median(perRound).toFixed(2)}×** | ` +
-          `${perRound.map((r) => r.toFixed(2)).join(", ")} | ${median(cpuPerRound).toFixed(2)}× |`
-      )
+    if (IMPLS.includes("official")) {
+      for (const impl of IMPLS) {
+        if (impl === "official") continue
+        const perRound = samples[impl].map((s, i) => s.rps / samples.official[i]!.rps)
+        const cpuPerRound = samples[impl].map((s, i) => s.cpuPerCall / samples.official[i]!.cpuPerCall)
+        ratios.push(
+          `| ${impl} | ${concurrency} | **${median(perRound).toFixed(2)}×** | ` +
+            `${perRound.map((r) => r.toFixed(2)).join(", ")} | ${median(cpuPerRound).toFixed(2)}× |`
+        )
+      }
     }
   }
   console.log()
@@ -260,8 +362,8 @@ const main = async (): Promise<void> => {
   for (const row of rows) console.log(row)
   if (ratios.length > 0) {
     console.log()
-    console.log("| c | ours/official rps (median of rounds) | per round | ours/official CPU µs/call |")
-    console.log("|---:|---:|---|---:|")
+    console.log("| impl | c | impl/official rps (median of rounds) | per round | impl/official CPU µs/call |")
+    console.log("|---|---:|---:|---|---:|")
     for (const row of ratios) console.log(row)
   }
   console.log()

@@ -42,6 +42,22 @@ export class McpTransport extends Context.Service<McpTransport, {
   readonly send: (frame: JsonRpc.Frame) => Effect.Effect<void, McpError.McpError>
 }>()("@effect-mcp/core/McpTransport") {}
 
+/**
+ * The id of the incoming request on whose behalf a frame is being sent: set by
+ * the session while a request handler runs, so it covers the handler's
+ * response and whatever the handler sends meanwhile (progress, logs, requests
+ * to the peer). Transports that answer each request on its own channel
+ * (Streamable HTTP's per-POST stream) route by it; the others ignore it.
+ * `undefined` for frames not sent on behalf of a request.
+ *
+ * @category references
+ * @since 0.1.0
+ */
+export const RequestOrigin = Context.Reference<JsonRpc.RequestId | undefined>(
+  "@effect-mcp/core/McpTransport/RequestOrigin",
+  { defaultValue: () => undefined }
+)
+
 // -----------------------------------------------------------------------------
 // Newline-delimited JSON framing
 // -----------------------------------------------------------------------------

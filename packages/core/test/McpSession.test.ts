@@ -374,6 +374,30 @@ describe("McpSession: incoming requests", () => {
     }))
 })
 
+describe("McpSession: request origin", () => {
+  it.effect("frames sent while a handler runs carry its request id as RequestOrigin", () =>
+    Effect.gen(function*() {
+      const [mine, theirs] = yield* McpTransport.makeInMemoryPair
+      const origins: Array<[string, unknown]> = []
+      const recording = McpTransport.McpTransport.of({
+        incoming: mine.incoming,
+        send: (frame) =>
+          Effect.gen(function*() {
+            origins.push([(frame as { method?: string }).method ?? "response", yield* McpTransport.RequestOrigin])
+            return yield* mine.send(frame)
+          })
+      })
+      yield* McpSession.make({
+        role: "server",
+        handlers: [McpSession.handler(Slow, (_, context) => Effect.as(context.reportProgress({ progress: 1 }), {}))]
+      }).pipe(Effect.provideService(McpTransport.McpTransport, recording))
+      const peer = yield* rawPeer(theirs)
+      yield* peer.send(JsonRpc.request("r1", "test/slow", { _meta: { progressToken: 1 } }))
+      yield* peer.take(2)
+      assert.deepStrictEqual(origins, [["notifications/progress", "r1"], ["response", "r1"]])
+    }))
+})
+
 describe("McpSession: ping and keep-alive", () => {
   it.effect("ping works in both directions between two engines", () =>
     Effect.gen(function*() {

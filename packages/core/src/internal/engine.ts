@@ -26,7 +26,7 @@ import * as McpError from "../McpError.ts"
 import * as McpMethod from "../McpMethod.ts"
 import * as McpSchema from "../McpSchema.ts"
 import type * as McpSession from "../McpSession.ts"
-import type * as McpTransport from "../McpTransport.ts"
+import { type McpTransport, RequestOrigin } from "../McpTransport.ts"
 import * as Pending from "./pending.ts"
 
 const DEFAULT_TIMEOUT = Duration.seconds(60)
@@ -43,7 +43,7 @@ interface QueuedNotification {
 
 /** @internal */
 export const make = Effect.fnUntraced(function*(
-  transport: McpTransport.McpTransport["Service"],
+  transport: McpTransport["Service"],
   options: McpSession.Options
 ): Effect.fn.Return<McpSession.Session, never, Scope.Scope> {
   const role = options.role
@@ -247,7 +247,7 @@ export const make = Effect.fnUntraced(function*(
     const handle = Effect.flatMap(Effect.exit(handler.handle(params.value, requestContext(message))), (exit) => {
       running.delete(message.id)
       return respond(message, exit)
-    })
+    }).pipe(Effect.provideService(RequestOrigin, message.id))
     // a child of the reading fiber: interrupted with it when the session ends
     return Effect.map(Effect.forkChild(handle, { startImmediately: true }), (fiber) => {
       if (fiber.pollUnsafe() === undefined) running.set(message.id, fiber)
