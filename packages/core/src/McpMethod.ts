@@ -213,6 +213,22 @@ export const request = <const Name extends string, P extends Schema.Top, R exten
 })
 
 /**
+ * The same request method with another result schema: for wire methods whose
+ * answer takes another shape under some params (task-augmented requests).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const withResult = <Name extends string, P, R extends Schema.Top>(
+  method: Request<Name, P, any>,
+  result: R
+): Request<Name, P, R["Type"]> => ({
+  ...method,
+  result: result as any,
+  validateResult: validator(result)
+})
+
+/**
  * Declares a notification method.
  *
  * @category constructors

@@ -488,16 +488,7 @@ export const Elicit = McpMethod.request({
  * @category methods
  * @since 0.1.0
  */
-export const ElicitTask = McpMethod.request({
-  name: "elicitation/create",
-  params: ElicitRequestParams,
-  result: CreateTaskResult,
-  from: "server",
-  capability: (params) =>
-    params.mode === "url"
-      ? McpMethod.clientCapability("elicitation", "url")
-      : McpMethod.clientCapability("elicitation")
-})
+export const ElicitTask = McpMethod.withResult(Elicit, CreateTaskResult)
 
 /**
  * `notifications/elicitation/complete`: a URL-mode elicitation finished. Its

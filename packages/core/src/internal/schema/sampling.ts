@@ -267,13 +267,4 @@ export const CreateMessage = McpMethod.request({
  * @category methods
  * @since 0.1.0
  */
-export const CreateMessageTask = McpMethod.request({
-  name: "sampling/createMessage",
-  params: CreateMessageRequestParams,
-  result: CreateTaskResult,
-  from: "server",
-  capability: (params) =>
-    params.tools !== undefined || params.toolChoice !== undefined
-      ? McpMethod.clientCapability("sampling", "tools")
-      : McpMethod.clientCapability("sampling")
-})
+export const CreateMessageTask = McpMethod.withResult(CreateMessage, CreateTaskResult)

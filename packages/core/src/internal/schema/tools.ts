@@ -220,13 +220,7 @@ export const CallTool = McpMethod.request({
  * @category methods
  * @since 0.1.0
  */
-export const CallToolTask = McpMethod.request({
-  name: "tools/call",
-  params: CallToolRequestParams,
-  result: CreateTaskResult,
-  from: "client",
-  capability: McpMethod.serverCapability("tools")
-})
+export const CallToolTask = McpMethod.withResult(CallTool, CreateTaskResult)
 
 /**
  * `notifications/tools/list_changed`.

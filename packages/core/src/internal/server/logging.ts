@@ -5,18 +5,9 @@
  * @internal
  */
 import type * as LogLevel from "effect/LogLevel"
-import type * as McpSchema from "../../McpSchema.ts"
+import * as McpSchema from "../../McpSchema.ts"
 
-const order: ReadonlyArray<McpSchema.LoggingLevel> = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency"
-]
+const order: ReadonlyArray<McpSchema.LoggingLevel> = McpSchema.LoggingLevel.literals
 
 /** `true` when a message at `level` passes a session whose threshold is `threshold`. @internal */
 export const passes = (level: McpSchema.LoggingLevel, threshold: McpSchema.LoggingLevel | undefined): boolean =>
