@@ -1,17 +1,53 @@
 /**
- * This process's stdin and stdout as an MCP transport (newline-delimited JSON),
- * for servers that a client spawns. Nothing else may write to stdout: run the
- * program with `NodeMcpRuntime.runMain`, which sends logs to stderr.
+ * MCP over stdio (newline-delimited JSON), both sides.
+ *
+ * - **Server**: this process's stdin and stdout as the transport
+ *   ({@link layer}), for servers that a client spawns. {@link runServer}
+ *   serves one `McpServer` until the client closes stdin and then exits 0:
+ *
+ *   ```ts
+ *   NodeMcpStdio.runServer(McpServer.register(weather).pipe(Layer.provideMerge(McpServer.layer(info))))
+ *   ```
+ *
+ *   Nothing else may write to stdout: `runServer` and
+ *   `NodeMcpRuntime.runMain` send every log line to stderr.
+ * - **Client**: a spawned server process as the transport
+ *   ({@link layerClient}, {@link makeClient}):
+ *
+ *   ```ts
+ *   McpClient.layer({ clientInfo }).pipe(
+ *     Layer.provide([NodeMcpStdio.layerClient({ command: "npx", args: ["-y", "some-server"] }), NodeJsonSchemaValidator.layer])
+ *   )
+ *   ```
+ *
+ *   The child's environment is this process's with `env` laid over it (PATH
+ *   kept). Its stderr is forwarded to this process's stderr by default, and
+ *   its tail is kept either way. When it exits or crashes, `incoming` fails at
+ *   once with a `TransportError` carrying the exit code (or the signal, in
+ *   the description) and the tail of its stderr, which fails every pending
+ *   call. Closing the scope shuts it down as the MCP lifecycle asks: close its
+ *   stdin, wait, SIGTERM, wait, SIGKILL, for its whole process tree (the
+ *   child runs in a process group and session of its own, and descendants
+ *   are followed through their parents, so `npx` or `sh -c` wrappers leave
+ *   nothing behind).
  *
  * @since 0.1.0
  */
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
-import { McpError, McpTransport } from "@effect-mcp/core"
+import { McpError, McpServer, McpTransport } from "@effect-mcp/core"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Sink from "effect/Sink"
+import type * as Scope from "effect/Scope"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
+import * as InternalStdioClient from "./internal/stdioClient.ts"
+import * as NodeMcpRuntime from "./NodeMcpRuntime.ts"
+
+// -----------------------------------------------------------------------------
+// Server side
+// -----------------------------------------------------------------------------
 
 /**
  * The transport over the `Stdio` service in context.
@@ -38,3 +74,164 @@ export const make = Effect.gen(function*() {
 export const layer: Layer.Layer<McpTransport.McpTransport> = Layer.effect(McpTransport.McpTransport, make).pipe(
   Layer.provide(NodeStdio.layer)
 )
+
+/**
+ * Serves one connection over this process's stdin and stdout with the
+ * `McpServer` in context, until the client closes stdin (what was read before
+ * is still answered).
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const serve: Effect.Effect<void, never, McpServer.McpServer> = Effect.gen(function*() {
+  const session = yield* McpServer.serve
+  yield* session.awaitClose
+}).pipe(
+  Effect.scoped,
+  Effect.provide(layer),
+  Effect.withSpan("NodeMcpStdio.serve")
+)
+
+/**
+ * Options of {@link runServer}.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export interface RunServerOptions {
+  /**
+   * Forward the handlers' own `Effect.log*` calls to the client as
+   * `notifications/message` (`McpServer.layerLogger`). Default `true`.
+   */
+  readonly forwardLogs?: boolean | undefined
+}
+
+/**
+ * The one-liner of a stdio server: builds the server layer, serves stdin and
+ * stdout until the client closes stdin, and exits 0. Runs as the process's
+ * main fiber (`NodeMcpRuntime.runMain`: logs go to stderr, SIGINT and SIGTERM
+ * interrupt). A layer that fails to build exits 1.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const runServer = <E>(server: Layer.Layer<McpServer.McpServer, E>, options?: RunServerOptions): void =>
+  NodeMcpRuntime.runMain(
+    serve.pipe(
+      Effect.provide(options?.forwardLogs === false ? server : Layer.merge(server, McpServer.layerLogger))
+    )
+  )
+
+// -----------------------------------------------------------------------------
+// Client side
+// -----------------------------------------------------------------------------
+
+/**
+ * How the child's stderr is handled:
+ *
+ * - `"forward"` (default): read, copied to this process's stderr as it
+ *   arrives, and its tail kept for errors;
+ * - `"capture"`: read and kept (its tail for errors, every chunk to
+ *   `onStderr`), not shown;
+ * - `"inherit"`: the child writes to this process's stderr itself (no tail);
+ * - `"ignore"`: discarded (no tail).
+ *
+ * @category client
+ * @since 0.1.0
+ */
+export type StderrMode = "forward" | "capture" | "inherit" | "ignore"
+
+/**
+ * The delays of the shutdown sequence run when the transport's scope closes.
+ *
+ * @category client
+ * @since 0.1.0
+ */
+export interface ShutdownOptions {
+  /** How long the server has to exit after its stdin is closed. Default 2 s. */
+  readonly closeTimeout?: Duration.Input | undefined
+  /** How long the tree has to exit after SIGTERM. Default 2 s. */
+  readonly termTimeout?: Duration.Input | undefined
+  /** How long to wait for the tree to disappear after SIGKILL. Default 1 s. */
+  readonly killTimeout?: Duration.Input | undefined
+}
+
+/**
+ * What to spawn and how.
+ *
+ * @category client
+ * @since 0.1.0
+ */
+export interface ClientOptions {
+  /** The executable, looked up on PATH (no shell). */
+  readonly command: string
+  readonly args?: ReadonlyArray<string> | undefined
+  readonly cwd?: string | undefined
+  /** Laid over this process's environment (PATH and the rest are kept); a value `undefined` removes a variable. */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
+  /** Default `"forward"`. */
+  readonly stderr?: StderrMode | undefined
+  /** Receives the child's stderr as text, chunk by chunk, in order (modes `"forward"` and `"capture"`). */
+  readonly onStderr?: ((text: string) => Effect.Effect<void>) | undefined
+  /** How much of the end of stderr is kept for errors, in bytes. Default 8 KiB. */
+  readonly stderrTailBytes?: number | undefined
+  readonly shutdown?: ShutdownOptions | undefined
+  /**
+   * After the child exits, how long to wait for the rest of its stdout and
+   * stderr before `incoming` fails (pipes held open by a descendant would
+   * otherwise delay it). Also, after the child closes its stdout, how long it
+   * has to exit before `incoming` fails without an exit status. Default 250 ms.
+   */
+  readonly exitGrace?: Duration.Input | undefined
+  /** The longest accepted line in bytes. Default 4 MiB. */
+  readonly maxLineBytes?: number | undefined
+}
+
+/**
+ * How the child exited: a `code`, or the `signal` that killed it.
+ *
+ * @category client
+ * @since 0.1.0
+ */
+export interface ExitStatus {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+type TransportService = McpTransport.McpTransport["Service"]
+
+/**
+ * The stdio client transport, with its child process.
+ *
+ * @category client
+ * @since 0.1.0
+ */
+export interface StdioClient extends TransportService {
+  readonly pid: number
+  /** How the child exited, if it has. */
+  readonly exitStatus: Effect.Effect<ExitStatus | undefined>
+  /** Waits for the child to exit. */
+  readonly awaitExit: Effect.Effect<ExitStatus>
+  /** The end of the child's stderr (`""` in modes `"inherit"` and `"ignore"`). */
+  readonly stderrTail: Effect.Effect<string>
+}
+
+/**
+ * Spawns a server and returns the transport over its stdin and stdout, for as
+ * long as the scope lasts; closing the scope shuts the child's process tree
+ * down. Fails with a `TransportError` when the command cannot be started.
+ *
+ * @category client
+ * @since 0.1.0
+ */
+export const makeClient: (options: ClientOptions) => Effect.Effect<StdioClient, McpError.McpError, Scope.Scope> =
+  Effect.fn("NodeMcpStdio.makeClient")(InternalStdioClient.makeClient)
+
+/**
+ * A spawned server as the `McpTransport` of a client layer.
+ *
+ * @category client
+ * @since 0.1.0
+ */
+export const layerClient = (options: ClientOptions): Layer.Layer<McpTransport.McpTransport, McpError.McpError> =>
+  Layer.effect(McpTransport.McpTransport, makeClient(options))
