@@ -6,7 +6,7 @@
  *   node --conditions=development scratchpad/example-server.ts
  */
 import { McpContent, McpPrompt, McpResource, McpServer, McpTool } from "@effect-mcp/core"
-import { NodeMcpRuntime, NodeMcpStdio } from "@effect-mcp/platform-node"
+import { NodeMcpStdio } from "@effect-mcp/platform-node"
 import { Effect, Layer, Schema } from "effect"
 
 const Forecast = Schema.Struct({
@@ -70,13 +70,6 @@ const Server = McpServer.register(weather, countdown, readme, notes, explain).pi
   Layer.provideMerge(McpServer.layer({ name: "example-server", version: "1.0.0", instructions: "Ask for the weather." }))
 )
 
-// serve stdin/stdout until the client goes away, then exit 0
-const main = Effect.gen(function*() {
-  const session = yield* McpServer.serve
-  yield* session.awaitClose
-}).pipe(
-  Effect.scoped,
-  Effect.provide([Server, NodeMcpStdio.layer, McpServer.layerLogger])
-)
-
-NodeMcpRuntime.runMain(main)
+// serve stdin/stdout until the client closes stdin, then exit 0 (logs go to stderr,
+// and the handlers' Effect.log calls also to the client)
+NodeMcpStdio.runServer(Server)
