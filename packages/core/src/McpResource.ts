@@ -140,9 +140,9 @@ export const make = <E, R>(options: Info & {
  */
 export const template = <
   const T extends string,
-  const V extends { readonly [K in UriTemplate.Variables<T>]?: Schema.Codec<any, string, any, never> },
-  E,
-  R,
+  const V extends { readonly [K in UriTemplate.Variables<T>]?: Schema.Codec<any, string, any, never> } = {},
+  E = never,
+  R = never,
   R2 = never
 >(options: Info & {
   readonly uriTemplate: T
@@ -155,7 +155,7 @@ export const template = <
     uri: string,
     context: McpServer.Context
   ) => Effect.Effect<Contents, E, R>
-}): McpResourceTemplate<R | R2 | (V[keyof V] extends infer S ? S extends Schema.Top ? S["DecodingServices"] : never : never)> => {
+}): McpResourceTemplate<R | R2 | VariableServices<V>> => {
   const parsed = UriTemplate.make(options.uriTemplate)
   const decoders: Record<string, (input: unknown) => Effect.Effect<unknown, Schema.SchemaError, any>> = {}
   for (const [name, schema] of Object.entries(options.variables ?? {})) {
@@ -186,6 +186,8 @@ export const template = <
     complete: (options.complete ?? {}) as Record<string, Complete<R2>>
   }
 }
+
+type VariableServices<V> = { readonly [K in keyof V]-?: NonNullable<V[K]> extends Schema.Top ? NonNullable<V[K]>["DecodingServices"] : never }[keyof V]
 
 // -----------------------------------------------------------------------------
 // Errors

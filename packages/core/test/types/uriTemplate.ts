@@ -49,3 +49,10 @@ resourceTemplate(template, { pth: Schema.String, rev: Schema.String, mode: Schem
 const anyTemplate: UriTemplate.UriTemplate = template
 // A template parsed at runtime accepts any variable name.
 UriTemplate.expand(anyTemplate, { whatever: "x" })
+
+// A template without variable schemas needs no services.
+import { Effect as Eff } from "effect"
+import * as McpResourceT from "../../src/McpResource.ts"
+const plain = McpResourceT.template({ uriTemplate: "x://{id}", name: "x", read: ({ id }) => Eff.succeed(id) })
+const noServices: McpResourceT.McpResourceTemplate<never> = plain
+void noServices
