@@ -33,6 +33,9 @@ import { ndjsonDecoder } from "./internal/ndjson.ts"
  *   checked to be JSON-RPC), or a `JsonRpc.Malformed` for a frame that could
  *   not be parsed. It ends when the peer goes away.
  * - `send` writes one message or batch.
+ * - `blockingSend` is `true` for transports whose `send` may wait for the
+ *   peer (an HTTP POST awaiting its response): the session then races each
+ *   request's send against its reply, so timeouts and closing still apply.
  *
  * @category services
  * @since 0.1.0
@@ -40,6 +43,7 @@ import { ndjsonDecoder } from "./internal/ndjson.ts"
 export class McpTransport extends Context.Service<McpTransport, {
   readonly incoming: Stream.Stream<unknown, McpError.McpError>
   readonly send: (frame: JsonRpc.Frame) => Effect.Effect<void, McpError.McpError>
+  readonly blockingSend?: boolean | undefined
 }>()("@effect-mcp/core/McpTransport") {}
 
 /**

@@ -153,6 +153,24 @@ describe("McpSession: timeouts (TestClock)", () => {
       assert.strictEqual(yield* session.pendingCount, 0)
     }))
 
+  it.effect("a send that blocks (blockingSend) still times out and fails on close", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const blocked = McpTransport.McpTransport.of({ incoming: Stream.never, send: () => Effect.never, blockingSend: true })
+      const session = yield* McpSession.make({ role: "client" }).pipe(
+        Effect.provideService(McpTransport.McpTransport, blocked),
+        Scope.provide(scope)
+      )
+      const timed = yield* Effect.forkChild(Effect.exit(session.request(Echo, { n: 1 }, { timeout: "1 second" })), {
+        startImmediately: true
+      })
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(reasonOf(yield* Fiber.join(timed))._tag, "TimeoutError")
+      const pending = yield* Effect.forkChild(Effect.exit(session.request(Echo, { n: 2 })), { startImmediately: true })
+      yield* Scope.close(scope, Exit.void)
+      assert.strictEqual(reasonOf(yield* Fiber.join(pending))._tag, "ClosedError")
+    }))
+
   it.effect("a per-call timeout overrides the default", () =>
     Effect.gen(function*() {
       const { peer, session } = yield* setup({ defaultTimeout: "1 hour" })

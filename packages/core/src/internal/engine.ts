@@ -64,6 +64,7 @@ export const make = Effect.fnUntraced(function*(
   // the handler fibers of incoming requests, by request id
   const running = new Map<JsonRpc.RequestId, Fiber.Fiber<void>>()
   const clock = yield* Clock.clockWith(Effect.succeed)
+  const scope = yield* Effect.scope
   const inbox = yield* Queue.unbounded<QueuedNotification, Cause.Done>()
 
   // ---------------------------------------------------------------------------
@@ -87,6 +88,7 @@ export const make = Effect.fnUntraced(function*(
     })
 
   const send = (frame: JsonRpc.Frame) => transport.send(frame)
+  const blockingSend = transport.blockingSend === true
 
   // ---------------------------------------------------------------------------
   // outgoing
@@ -102,9 +104,15 @@ export const make = Effect.fnUntraced(function*(
       : McpError.unsupported(method.name, McpMethod.capabilityName(capability))
   }
 
+  // sent in the background: the caller has given up and must not wait on a
+  // transport that may block
   const cancel = (id: JsonRpc.RequestId, reason: string) =>
     open
-      ? send(JsonRpc.notification(McpSchema.Cancelled.name, { requestId: id, reason })).pipe(Effect.ignore)
+      ? send(JsonRpc.notification(McpSchema.Cancelled.name, { requestId: id, reason })).pipe(
+        Effect.ignore,
+        Effect.forkIn(scope),
+        Effect.asVoid
+      )
       : Effect.void
 
   // One sweeper per session fails the replies whose time is up: it sleeps
@@ -186,9 +194,13 @@ export const make = Effect.fnUntraced(function*(
       return Pending.register(pending, id, entry).pipe(
         Effect.andThen(() => {
           armTimeout(entry)
-          return send(JsonRpc.request(id, method.name, wire))
+          const reply = Deferred.await(entry.reply)
+          const sent = Effect.andThen(send(JsonRpc.request(id, method.name, wire)), reply)
+          // a send that blocks (an HTTP POST awaiting its answer) must not hold
+          // the call past its timeout or the session's end; the race costs a
+          // few microseconds, so only such transports pay for it
+          return blockingSend ? Effect.raceFirst(sent, reply) : sent
         }),
-        Effect.andThen(Deferred.await(entry.reply)),
         Effect.flatMap((response) => decodeReply(method, response)),
         Effect.onError((cause) => abandon(id, cause))
       )

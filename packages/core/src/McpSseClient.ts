@@ -1,0 +1,92 @@
+/**
+ * The client side of the HTTP+SSE transport of protocol revision 2024-11-05,
+ * for servers that predate Streamable HTTP: a GET to `url` opens an SSE
+ * stream whose first event, `endpoint`, names the URL (same origin) that
+ * every message is POSTed to; the server's messages arrive on the stream.
+ *
+ * Acquiring the layer opens the stream and waits for the `endpoint` event.
+ * The session lasts as long as the stream: when the server ends it,
+ * `incoming` ends; when it fails, `incoming` fails. Once the `initialize`
+ * exchange has settled a version, POSTs carry `MCP-Protocol-Version`.
+ *
+ * `McpHttpClient` falls back to this transport by itself; use this module
+ * when the server is known to be a legacy one.
+ *
+ * @since 0.1.0
+ */
+import type * as Cause from "effect/Cause"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import type * as HttpClient from "effect/http/HttpClient"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Common from "./internal/http/clientCommon.ts"
+import * as Legacy from "./internal/http/sseClient.ts"
+import * as McpError from "./McpError.ts"
+import type * as McpHttpClient from "./McpHttpClient.ts"
+import { McpTransport } from "./McpTransport.ts"
+
+/**
+ * How the transport connects.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The URL of the SSE stream (often `…/sse`). */
+  readonly url: string | URL
+  readonly headers?: McpHttpClient.Headers | undefined
+  /** How long to wait for the `endpoint` event. Default 30 s. */
+  readonly endpointTimeout?: Duration.Input | undefined
+  /** The largest accepted SSE event, in characters. Default 10 MiB. */
+  readonly maxEventSize?: number | undefined
+}
+
+/**
+ * Opens the stream, waits for the `endpoint` event and returns the
+ * transport; closing the scope closes the stream.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = Effect.fn("McpSseClient.make")(function*(
+  options: Options
+): Effect.fn.Return<McpTransport["Service"], McpError.McpError, HttpClient.HttpClient | Scope.Scope> {
+  const url = yield* Common.parseUrl(options.url)
+  const incoming = yield* Queue.unbounded<unknown, McpError.McpError | Cause.Done>()
+  const fibers = yield* FiberSet.make<void>()
+  let closed = false
+  const connection = yield* Legacy.connect(
+    { ...options, url },
+    {
+      offer: (value) => Effect.asVoid(Queue.offer(incoming, value)),
+      end: Effect.asVoid(Queue.end(incoming)),
+      fail: (error) => Effect.asVoid(Queue.fail(incoming, error))
+    },
+    (effect) => FiberSet.run(fibers)(Effect.provideService(effect, Logger.LogToStderr, true))
+  )
+  yield* Effect.addFinalizer(() =>
+    Effect.suspend(() => {
+      closed = true
+      return Effect.andThen(FiberSet.clear(fibers), Queue.end(incoming))
+    })
+  )
+  return McpTransport.of({
+    incoming: Stream.fromQueue(incoming),
+    send: (frame) => closed ? Effect.fail(McpError.closed("transport closed")) : connection.send(frame),
+    blockingSend: true
+  })
+})
+
+/**
+ * The transport as a layer: acquiring it connects.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<McpTransport, McpError.McpError, HttpClient.HttpClient> =>
+  Layer.effect(McpTransport, make(options))

@@ -1,0 +1,102 @@
+/**
+ * The HTTP+SSE server transport of MCP 2024-11-05 (superseded by Streamable
+ * HTTP, still spoken by older clients), as routes of your `HttpRouter`.
+ *
+ * - `GET {ssePath}` opens an event stream. Its first event, `endpoint`,
+ *   carries the URL to POST messages to: `{messagesPath}?sessionId=…`. Every
+ *   message of the server (responses, notifications, its own requests) is
+ *   then a `message` event on that stream, its data one JSON-RPC message.
+ * - `POST {messagesPath}?sessionId=…` with an `application/json` body feeds
+ *   the session; the answer is `202 Accepted` and the reply, if any, arrives
+ *   on the stream. An unknown session is `404`, a body that is not JSON `400`
+ *   (with a JSON-RPC parse error), a body over `maxMessageBytes` `413`,
+ *   another content type `415`.
+ * - Each stream is one connection served by `McpServer.serve`: the session
+ *   ends when the client goes away (the stream closes), and closing the
+ *   layer's scope ends every open stream.
+ * - DNS-rebinding protection, with the rules of `McpHttpServer`: a request
+ *   whose `Host`, or whose `Origin` when present, is not allowed is refused
+ *   with `403`. By default, when the `HttpServer` in context is bound to a
+ *   loopback address, `Host` must be `localhost`, `127.0.0.1` or `[::1]` (any
+ *   port) and so must `Origin`'s hostname; on other addresses any `Host`
+ *   passes and every browser `Origin` is refused.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
+import * as Layer from "effect/Layer"
+import * as NetAddress from "effect/net/NetAddress"
+import * as Option from "effect/Option"
+import * as Internal from "./internal/sse/server.ts"
+import { McpServer } from "./McpServer.ts"
+
+/**
+ * Where the routes are and what they accept.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The path of the event stream (GET). Default `/sse`. */
+  readonly ssePath?: HttpRouter.PathInput | undefined
+  /**
+   * The path messages are POSTed to, announced in the `endpoint` event as
+   * given (an absolute path: mount the routes without a prefix, or include
+   * it). Default `/messages`.
+   */
+  readonly messagesPath?: HttpRouter.PathInput | undefined
+  /**
+   * Accepted `Origin` values: a full origin (`http://localhost:5173`) or a
+   * hostname (any scheme and port), or `"any"`. A request without `Origin`
+   * (not from a browser) is accepted. Default: the loopback hostnames when
+   * the server is bound to a loopback address; otherwise none.
+   */
+  readonly allowedOrigins?: ReadonlyArray<string> | "any" | undefined
+  /**
+   * Accepted `Host` values: a hostname (any port) or `host:port`, or `"any"`.
+   * Default: `localhost`, `127.0.0.1` and `[::1]` when the server is bound
+   * to a loopback address; otherwise `"any"`.
+   */
+  readonly allowedHosts?: ReadonlyArray<string> | "any" | undefined
+  /** The largest accepted POST body, in bytes. Default 4 MiB. */
+  readonly maxMessageBytes?: number | undefined
+}
+
+const isLoopbackAddress = (address: NetAddress.SocketAddress): boolean =>
+  NetAddress.isInetAddress(address) && NetAddress.isLoopback(address.address)
+
+/**
+ * The two routes, added to the `HttpRouter` in context, serving the
+ * `McpServer` in context. Closing the layer's scope ends the open streams.
+ *
+ With `HttpRouter.serve`, the HTTP server stops before the routes are
+ * released, and waits for open responses first (`NodeHttpServer`'s
+ * `gracefulShutdownTimeout`, 20 s by default) before cutting them: pass
+ * `disablePreemptiveShutdown: true` to `NodeHttpServer.layer` to cut the
+ * streams at once. Node's `server.close()` also waits for connections whose
+ * client aborted a stream without closing them (undici's `fetch` keeps them
+ * for seconds). `NodeMcpSseServer.layer` handles both.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServer | HttpRouter.HttpRouter> =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const router = yield* HttpRouter.HttpRouter
+    const server = yield* McpServer
+    // the HttpServer is usually in context when the routes are built
+    // (`HttpRouter.serve(routes).pipe(Layer.provide(NodeHttpServer.layer(…)))`)
+    const httpServer = yield* Effect.serviceOption(HttpServer.HttpServer)
+    const loopback = Option.isSome(httpServer) && isLoopbackAddress(httpServer.value.address)
+    const handlers = yield* Internal.make(server, {
+      messagesPath: options?.messagesPath ?? "/messages",
+      maxMessageBytes: options?.maxMessageBytes ?? 4 * 1024 * 1024,
+      allowedOrigins: options?.allowedOrigins,
+      allowedHosts: options?.allowedHosts,
+      loopback
+    })
+    yield* router.add("GET", options?.ssePath ?? "/sse", handlers.get)
+    yield* router.add("POST", options?.messagesPath ?? "/messages", handlers.post)
+  }))

@@ -1,0 +1,186 @@
+/**
+ * MCP over WebSocket, on `effect/socket`: the client transport and the server
+ * side, platform-free (the Node bindings are in `NodeMcpWebSocket`).
+ *
+ * - The subprotocol is `mcp`: a client offers it, a server requires it.
+ * - One socket is one MCP session. Each text message is one JSON-RPC message
+ *   (or batch); a message that is not JSON is answered with `-32700`.
+ * - Close codes 1000, 1001 and 1005 end the session normally (its `incoming`
+ *   ends; handlers still running finish); any other code, or an abrupt end
+ *   (1006), is a `TransportError` naming the code.
+ * - Closing the scope sends a close frame with code 1000.
+ *
+ * @since 0.1.0
+ */
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as Socket from "effect/socket/Socket"
+import * as Guard from "./internal/sse/guard.ts"
+import * as Internal from "./internal/websocket/transport.ts"
+import type * as McpError from "./McpError.ts"
+import { McpServer } from "./McpServer.ts"
+import { McpTransport } from "./McpTransport.ts"
+
+/**
+ * The WebSocket subprotocol of MCP.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const SUBPROTOCOL = "mcp"
+
+// -----------------------------------------------------------------------------
+// Transport
+// -----------------------------------------------------------------------------
+
+/**
+ * A transport over a socket, for as long as the scope lasts. Acquiring it
+ * opens the socket: a client socket connects and completes its handshake
+ * first, and a failure to do so is a `TransportError`.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make: (
+  socket: Socket.Socket
+) => Effect.Effect<McpTransport["Service"], McpError.McpError, Scope.Scope> = Effect.fn("McpWebSocket.make")(
+  (socket: Socket.Socket) => Internal.make(socket)
+)
+
+/**
+ * The transport over the `Socket` in context, e.g. one from
+ * `Socket.layerWebSocket(url, { protocols: "mcp" })`.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerSocket: Layer.Layer<McpTransport, McpError.McpError, Socket.Socket> = Layer.effect(
+  McpTransport,
+  Effect.gen(function*() {
+    return yield* make(yield* Socket.Socket)
+  })
+)
+
+/**
+ * How a client connects.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ClientOptions {
+  /** `ws://` or `wss://`. */
+  readonly url: string
+  /** The subprotocols offered. Default `"mcp"`. */
+  readonly protocols?: string | Array<string> | undefined
+  /** How long to wait for the opening handshake. Default 10 seconds. */
+  readonly openTimeout?: Duration.Input | undefined
+  /** Headers of the opening handshake (Node and Bun only; browsers refuse them). */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * A client transport: connects to `url` offering the `mcp` subprotocol, and
+ * fails with a `TransportError` when the connection cannot be opened (refused,
+ * rejected handshake, no subprotocol chosen by the server, timeout).
+ * Provide a `Socket.WebSocketConstructor` (`NodeMcpWebSocket.layerClient`
+ * does, in Node; `Socket.layerWebSocketConstructorGlobal` in browsers).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerClient = (
+  options: ClientOptions
+): Layer.Layer<McpTransport, McpError.McpError, Socket.WebSocketConstructor> =>
+  Layer.effect(
+    McpTransport,
+    Effect.flatMap(
+      Socket.makeWebSocket(options.url, {
+        protocols: options.protocols ?? SUBPROTOCOL,
+        openTimeout: options.openTimeout,
+        headers: options.headers
+      }),
+      make
+    )
+  )
+
+// -----------------------------------------------------------------------------
+// Server
+// -----------------------------------------------------------------------------
+
+/**
+ * Serves the `McpServer` in context over one accepted socket, until the
+ * connection ends (the peer closes it, or the session ends), then closes it.
+ * Interrupting it closes the socket with code 1000. Use it as the handler of
+ * a `SocketServer`: `server.run(McpWebSocket.serve)`.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const serve: (socket: Socket.Socket) => Effect.Effect<void, McpError.McpError, McpServer> = Effect.fn(
+  "McpWebSocket.serve"
+)(function*(socket: Socket.Socket) {
+  const server = yield* McpServer
+  yield* Effect.scoped(Effect.gen(function*() {
+    const transport = yield* Internal.make(socket)
+    const session = yield* Effect.provideService(server.serve, McpTransport, transport)
+    yield* session.awaitClose
+  }))
+})
+
+/**
+ * What a server accepts in an opening handshake.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface HandshakeOptions {
+  /**
+   * Accepted `Origin` values: a full origin (`http://localhost:5173`) or a
+   * hostname (any scheme and port), or `"any"`. A handshake without `Origin`
+   * (not from a browser) is accepted. Default: the loopback hostnames when
+   * `loopback`; otherwise none (every browser origin is refused).
+   */
+  readonly allowedOrigins?: ReadonlyArray<string> | "any" | undefined
+  /**
+   * Accepted `Host` values: a hostname (any port) or `host:port`, or `"any"`.
+   * Default: `localhost`, `127.0.0.1` and `[::1]` when `loopback`; otherwise
+   * `"any"`.
+   */
+  readonly allowedHosts?: ReadonlyArray<string> | "any" | undefined
+  /** The server is bound to a loopback address. */
+  readonly loopback?: boolean | undefined
+}
+
+/**
+ * The verdict on an opening handshake.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Handshake =
+  | { readonly _tag: "Accept" }
+  | { readonly _tag: "Reject"; readonly status: 400 | 403; readonly message: string }
+
+/**
+ * Checks an opening handshake's headers (lower-case names): `Host` and
+ * `Origin` must pass the DNS-rebinding rules of {@link HandshakeOptions}
+ * (the rules of `McpHttpServer`; `403` otherwise), and the `mcp` subprotocol
+ * must be offered (`400`).
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const checkHandshake = (
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
+  options?: HandshakeOptions
+): Handshake => {
+  const header = Guard.headerOf(headers)
+  const refused = Guard.check(header, options ?? {}, options?.loopback === true)
+  if (refused !== undefined) return { _tag: "Reject", status: 403, message: refused }
+  const offered = (header("sec-websocket-protocol") ?? "").split(",").map((protocol) => protocol.trim())
+  return offered.includes(SUBPROTOCOL)
+    ? { _tag: "Accept" }
+    : { _tag: "Reject", status: 400, message: `The WebSocket subprotocol "${SUBPROTOCOL}" is required` }
+}

@@ -1,0 +1,495 @@
+/**
+ * The Streamable HTTP client transport (MCP 2025-03-26 and later): every
+ * frame is a POST; its answer (202, a JSON body or an SSE stream) is merged
+ * into `incoming`, and so is the session's GET stream. SSE streams are
+ * resumed with `Last-Event-ID` after the server's `retry` (or the reconnect
+ * schedule); a session that the server forgot (404) is re-initialized
+ * transparently; the legacy HTTP+SSE transport is the fallback of a server
+ * that refuses the first POST.
+ *
+ * The transport looks at one exchange only: `initialize`, for the session id,
+ * the negotiated protocol version and the replay. It matches no other ids.
+ *
+ * @internal
+ */
+import type * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Logger from "effect/Logger"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../../JsonRpc.ts"
+import * as McpError from "../../McpError.ts"
+import type { McpTransport } from "../../McpTransport.ts"
+import * as Common from "./clientCommon.ts"
+import * as Legacy from "./sseClient.ts"
+
+/** @internal */
+export interface Options {
+  readonly url: string | URL
+  readonly headers?: Common.HeadersOption | undefined
+  readonly reconnect?: Schedule.Schedule<unknown, unknown> | undefined
+  readonly maxReinitializations?: number | undefined
+  readonly listen?: boolean | undefined
+  readonly listenTimeout?: Duration.Input | undefined
+  readonly fallbackToSse?: boolean | undefined
+  readonly endpointTimeout?: Duration.Input | undefined
+  readonly terminateTimeout?: Duration.Input | undefined
+  readonly maxEventSize?: number | undefined
+}
+
+/** @internal */
+export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Schedule.exponential("1 second", 2).pipe(
+  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(30)))),
+  Schedule.upTo({ times: 5 })
+)
+
+const ACCEPT_POST = "application/json, text/event-stream"
+
+/** Statuses that send a refused first `initialize` to the legacy transport. */
+const LEGACY_STATUSES: ReadonlySet<number> = new Set([400, 404, 405])
+
+const isOk = (response: HttpClientResponse.HttpClientResponse) => response.status >= 200 && response.status < 300
+
+/** Where an SSE stream resumes: the last event id seen and the server's `retry`, in ms. */
+interface Cursor {
+  lastEventId: string | undefined
+  retry: number | undefined
+}
+
+/** How one connection of an SSE stream went. */
+interface Outcome {
+  /** Every response the stream owed has arrived. */
+  readonly answered: boolean
+  /** How many events it delivered (a connection that delivered none does not reset the backoff). */
+  readonly events: number
+}
+
+/** @internal */
+export const make = Effect.fnUntraced(function*(
+  options: Options
+): Effect.fn.Return<McpTransport["Service"], McpError.McpError, HttpClient.HttpClient | Scope.Scope> {
+  const http = yield* HttpClient.HttpClient
+  const scope = yield* Effect.scope
+  const url = yield* Common.parseUrl(options.url)
+  const reconnect = options.reconnect ?? defaultReconnect
+  const maxReinitializations = options.maxReinitializations ?? 1
+
+  const incoming = yield* Queue.unbounded<unknown, McpError.McpError | Cause.Done>()
+  const fibers = yield* FiberSet.make<void>()
+
+  let closed = false
+  let sessionId: string | undefined
+  let protocolVersion: string | undefined
+  // the initialize exchange, remembered for a transparent re-initialize
+  let initializeFrame: JsonRpc.Request | undefined
+  let initializedFrame: JsonRpc.Notification | undefined
+  // after a fallback, every frame goes over the legacy connection
+  let legacy: Legacy.Connection | undefined
+  // the re-initialize under way, for the session id that got 404
+  let reinit: { readonly stale: string; readonly done: Deferred.Deferred<void, McpError.McpError> } | undefined
+  // the GET stream's fiber
+  let listener: Fiber.Fiber<void> | undefined
+
+  const offer = (value: unknown): Effect.Effect<void> => Effect.asVoid(Queue.offer(incoming, value))
+
+  const background = (effect: Effect.Effect<void>): Effect.Effect<Fiber.Fiber<void>> =>
+    FiberSet.run(fibers)(
+      effect.pipe(
+        Effect.catchCause((cause) => Effect.logWarning("MCP HTTP client: a background task failed", cause)),
+        Effect.provideService(Logger.LogToStderr, true)
+      )
+    )
+
+  // ---------------------------------------------------------------------------
+  // requests
+  // ---------------------------------------------------------------------------
+
+  const execute = (request: HttpClientRequest.HttpClientRequest) =>
+    http.execute(request).pipe(Effect.mapError(Common.requestError))
+
+  const post = (frame: JsonRpc.Frame, session: string | undefined, withVersion: boolean) =>
+    Effect.flatMap(Common.resolveHeaders(options.headers), (custom) =>
+      execute(Common.postFrame(url, frame, custom, {
+        accept: ACCEPT_POST,
+        "mcp-session-id": session,
+        "mcp-protocol-version": withVersion ? protocolVersion : undefined
+      })))
+
+  const get = (lastEventId: string | undefined) =>
+    Effect.flatMap(Common.resolveHeaders(options.headers), (custom) =>
+      execute(Common.withHeaders(HttpClientRequest.get(url), custom, {
+        accept: "text/event-stream",
+        "mcp-session-id": sessionId,
+        "mcp-protocol-version": protocolVersion,
+        "last-event-id": lastEventId
+      })))
+
+  const terminate = (session: string) =>
+    Effect.flatMap(Common.resolveHeaders(options.headers), (custom) =>
+      execute(Common.withHeaders(HttpClientRequest.delete(url), custom, {
+        "mcp-session-id": session,
+        "mcp-protocol-version": protocolVersion
+      }))).pipe(
+        Effect.flatMap((response) =>
+          Effect.andThen(
+            Common.discard(response),
+            isOk(response) || response.status === 405 || response.status === 404
+              ? Effect.void
+              : Effect.logDebug(`DELETE of the MCP session answered HTTP ${response.status}`)
+          )
+        )
+      )
+
+  // ---------------------------------------------------------------------------
+  // SSE streams
+  // ---------------------------------------------------------------------------
+
+  // Reads one connection of an SSE stream: every message goes to `route`,
+  // and reading stops once the `expected` responses have arrived.
+  const readStream = (
+    response: HttpClientResponse.HttpClientResponse,
+    cursor: Cursor,
+    route: (value: unknown) => Effect.Effect<void>,
+    expected: number
+  ): Effect.Effect<Outcome> =>
+    Effect.suspend(() => {
+      let responses = 0
+      let events = 0
+      return Common.decodeSse(response.stream, options.maxEventSize).pipe(
+        Stream.mapError(Common.requestError),
+        Stream.runForEachWhile((item) => {
+          switch (item._tag) {
+            case "Retry":
+              cursor.retry = Duration.toMillis(item.duration)
+              return Effect.succeed(true)
+            case "TooLarge":
+              return Effect.as(Effect.logWarning("an SSE event over the size limit was dropped"), true)
+            case "Event": {
+              events++
+              if (item.id !== undefined) cursor.lastEventId = item.id
+              if (!Common.isMessageEvent(item)) return Effect.succeed(true)
+              const values = Common.parseJson(item.data)
+              for (const value of values) if (Common.isResponse(value)) responses++
+              return Effect.as(Effect.forEach(values, route, { discard: true }), responses < expected)
+            }
+          }
+        }),
+        Effect.map(() => ({ answered: responses >= expected, events })),
+        // a dropped connection is one more reason to resume, not an error
+        Effect.catch((error) =>
+          Effect.as(Effect.logDebug(`an SSE stream of ${url} dropped: ${error.message}`), {
+            answered: responses >= expected,
+            events
+          })
+        )
+      )
+    })
+
+  // Follows one logical SSE stream across connections: the response of a POST
+  // (`first`) or the session's GET stream (`first` undefined). After a
+  // connection ends, waits for the server's `retry` or the schedule's delay,
+  // then resumes with a GET carrying `Last-Event-ID`. Stops when the stream
+  // owed nothing more, when it cannot be resumed, when the server refuses
+  // (405, or 404: the session is gone), or when the schedule gives up.
+  const follow = (
+    kind: "post" | "get",
+    first: HttpClientResponse.HttpClientResponse | undefined,
+    route: (value: unknown) => Effect.Effect<void>,
+    expected: number,
+    connected?: Deferred.Deferred<void>
+  ): Effect.Effect<void> =>
+    Effect.gen(function*() {
+      const cursor: Cursor = { lastEventId: undefined, retry: undefined }
+      let step = yield* Schedule.toStep(reconnect)
+      let response = first
+      let connectNow = first === undefined
+      // every pass reads a connection or spends a step of the schedule, which is finite
+      while (!closed) {
+        if (response !== undefined) {
+          const outcome = yield* readStream(response, cursor, route, expected)
+          response = undefined
+          if (outcome.answered || closed) return
+          if (outcome.events > 0) step = yield* Schedule.toStep(reconnect)
+          if (kind === "post" && cursor.lastEventId === undefined) {
+            return yield* Effect.logWarning(
+              "the SSE stream of a request ended before its response, without an event id to resume from"
+            )
+          }
+        }
+        if (!connectNow) {
+          const now = yield* Clock.currentTimeMillis
+          const next = yield* Effect.exit(step(now, undefined))
+          if (Exit.isFailure(next)) {
+            return yield* Effect.logWarning(`gave up reconnecting the ${kind === "get" ? "GET" : "request's"} SSE stream of ${url}`)
+          }
+          yield* Effect.sleep(cursor.retry !== undefined ? Duration.millis(cursor.retry) : next.value[1])
+          if (closed) return
+        }
+        connectNow = false
+        const session = sessionId
+        const attempt = yield* Effect.exit(get(cursor.lastEventId))
+        if (connected !== undefined) yield* Deferred.succeed(connected, undefined)
+        if (Exit.isFailure(attempt)) continue
+        const answer = attempt.value
+        if (isOk(answer) && Common.mediaType(answer) === "text/event-stream") {
+          response = answer
+          continue
+        }
+        yield* Common.discard(answer)
+        if (answer.status === 405) {
+          return yield* kind === "get"
+            ? Effect.logDebug(`${url} offers no GET stream (405)`)
+            : Effect.logWarning(`${url} refused to resume a request's SSE stream (405)`)
+        }
+        if (answer.status === 404 && session !== undefined && initializeFrame !== undefined) {
+          // the session is gone: a new one (which opens its own GET stream)
+          yield* Effect.logDebug(`the MCP session expired (404 on GET); re-initializing`)
+          yield* background(Effect.ignore(reinitialize(session)))
+          return
+        }
+      }
+    }).pipe(Effect.ensuring(connected === undefined ? Effect.void : Deferred.succeed(connected, undefined)))
+
+  // Opens the session's GET stream and waits (a little) until its first
+  // connection is answered, so that what the server sends right after the
+  // handshake has a stream to go to.
+  const startListening = Effect.suspend(() => {
+    if (options.listen === false || closed) return Effect.void
+    const connected = Deferred.makeUnsafe<void>()
+    return background(follow("get", undefined, offer, Infinity, connected)).pipe(
+      Effect.flatMap((fiber) => {
+        listener = fiber
+        return Deferred.await(connected)
+      }),
+      Effect.timeoutOrElse({ duration: options.listenTimeout ?? "2 seconds", orElse: () => Effect.void })
+    )
+  })
+
+  const stopListening = Effect.suspend(() => {
+    const fiber = listener
+    listener = undefined
+    return fiber === undefined ? Effect.void : Fiber.interrupt(fiber)
+  })
+
+  // ---------------------------------------------------------------------------
+  // answers to POSTs
+  // ---------------------------------------------------------------------------
+
+  // Delivers the answer of a POST: nothing for 202 or a frame without
+  // requests, the values of a JSON body, or the SSE stream in the background.
+  const deliver = (
+    response: HttpClientResponse.HttpClientResponse,
+    frame: JsonRpc.Frame,
+    route: (value: unknown) => Effect.Effect<void>
+  ): Effect.Effect<void, McpError.McpError> => {
+    const expected = Common.requestCount(frame)
+    if (response.status === 202 || expected === 0) return Common.discard(response)
+    const type = Common.mediaType(response)
+    if (type === "text/event-stream") return Effect.asVoid(background(follow("post", response, route, expected)))
+    if (type === "application/json") {
+      return response.text.pipe(
+        Effect.mapError(Common.requestError),
+        Effect.flatMap((text) => Effect.forEach(Common.parseJson(text), route, { discard: true }))
+      )
+    }
+    return Effect.andThen(
+      Common.discard(response),
+      Effect.fail(McpError.transport(`POST ${url} answered a request with ${response.headers["content-type"] ?? "no content type"}`))
+    )
+  }
+
+  // Reads the answer to a replayed initialize out of its POST's answer; the
+  // other messages on the way go on to `incoming`.
+  const awaitInitializeAnswer = (
+    response: HttpClientResponse.HttpClientResponse,
+    id: JsonRpc.RequestId
+  ): Effect.Effect<JsonRpc.SuccessResponse | JsonRpc.ErrorResponse, McpError.McpError> =>
+    Effect.gen(function*() {
+      let answer: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse | undefined
+      const route = (value: unknown) => {
+        if (answer === undefined && Common.isResponse(value) && value.id === id) {
+          answer = value
+          return Effect.void
+        }
+        return offer(value)
+      }
+      const type = Common.mediaType(response)
+      if (type === "text/event-stream") {
+        yield* readStream(response, { lastEventId: undefined, retry: undefined }, route, 1)
+      } else if (type === "application/json") {
+        const text = yield* Effect.mapError(response.text, Common.requestError)
+        yield* Effect.forEach(Common.parseJson(text), route, { discard: true })
+      } else {
+        yield* Common.discard(response)
+      }
+      if (answer === undefined) return yield* McpError.transport("the server did not answer the replayed initialize")
+      return answer
+    })
+
+  // ---------------------------------------------------------------------------
+  // transparent re-initialize
+  // ---------------------------------------------------------------------------
+
+  // A new session in place of `stale`: replays the remembered initialize
+  // (its answer is swallowed) and initialized, then opens the GET stream.
+  // Runs once per stale session, in the background; callers wait for it.
+  const reinitialize = (stale: string): Effect.Effect<void, McpError.McpError> =>
+    Effect.suspend(() => {
+      if (sessionId !== stale) return Effect.void
+      if (reinit !== undefined && reinit.stale === stale) return Deferred.await(reinit.done)
+      const done = Deferred.makeUnsafe<void, McpError.McpError>()
+      reinit = { stale, done }
+      const run = Effect.gen(function*() {
+        const init = initializeFrame!
+        yield* stopListening
+        const response = yield* post(init, undefined, false)
+        if (!isOk(response)) {
+          return yield* Effect.flatMap(Common.statusError(response, "re-initializing the expired session"), Effect.fail)
+        }
+        const fresh = response.headers["mcp-session-id"]
+        const answer = yield* awaitInitializeAnswer(response, init.id)
+        if (!JsonRpc.isSuccess(answer)) {
+          return yield* McpError.transport(`the server refused the replayed initialize: ${answer.error.message}`)
+        }
+        const version = Common.protocolVersionOf(answer)
+        if (version !== undefined && version !== protocolVersion) {
+          yield* Effect.logWarning(`the new MCP session negotiated ${version}, the old one ${protocolVersion}`)
+          protocolVersion = version
+        }
+        sessionId = fresh
+        if (initializedFrame !== undefined) {
+          const accepted = yield* post(initializedFrame, fresh, true)
+          if (!isOk(accepted)) {
+            return yield* Effect.flatMap(Common.statusError(accepted, "re-initializing the expired session"), Effect.fail)
+          }
+          yield* Common.discard(accepted)
+        }
+        yield* Effect.logDebug(`the MCP session ${stale} expired; continuing in ${fresh}`)
+        yield* startListening
+      })
+      return background(
+        Effect.exit(run).pipe(
+          Effect.flatMap((exit) => {
+            reinit = undefined
+            return Deferred.done(done, exit)
+          })
+        )
+      ).pipe(Effect.andThen(Deferred.await(done)))
+    })
+
+  // ---------------------------------------------------------------------------
+  // sending
+  // ---------------------------------------------------------------------------
+
+  const sendFrame = (frame: JsonRpc.Frame, reinitialized: number): Effect.Effect<void, McpError.McpError> =>
+    Effect.gen(function*() {
+      const pending = reinit
+      if (pending !== undefined) yield* Effect.ignore(Deferred.await(pending.done))
+      const session = sessionId
+      const response = yield* post(frame, session, true)
+      if (isOk(response)) {
+        yield* deliver(response, frame, offer)
+        if (Common.isInitialized(frame)) yield* startListening
+        return
+      }
+      const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
+      if (response.status === 404 && session !== undefined && initializeFrame !== undefined) {
+        if (reinitialized >= maxReinitializations) {
+          return yield* Common.statusErrorWithBody(
+            response,
+            body,
+            `the MCP session expired and ${reinitialized} re-initialization(s) did not help`
+          )
+        }
+        yield* reinitialize(session)
+        // an answer to a request of the old session means nothing to the new one
+        if (Common.requestCount(frame) === 0 && !Array.isArray(frame) && Common.isResponse(frame)) {
+          return yield* Effect.logDebug(`a response to request ${frame.id} of the expired session was dropped`)
+        }
+        return yield* sendFrame(frame, reinitialized + 1)
+      }
+      return yield* Common.statusErrorWithBody(response, body)
+    })
+
+  const sendInitialize = (frame: JsonRpc.Request): Effect.Effect<void, McpError.McpError> =>
+    Effect.gen(function*() {
+      initializeFrame = frame
+      const response = yield* post(frame, undefined, false)
+      const route = (value: unknown) => {
+        if (Common.isResponse(value) && value.id === frame.id) protocolVersion = Common.protocolVersionOf(value)
+        return offer(value)
+      }
+      if (isOk(response)) {
+        sessionId = response.headers["mcp-session-id"]
+        return yield* deliver(response, frame, route)
+      }
+      const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
+      const refused = Common.statusErrorWithBody(response, body)
+      if (options.fallbackToSse === false || !LEGACY_STATUSES.has(response.status) || Common.isJsonRpcErrorBody(body)) {
+        return yield* refused
+      }
+      yield* Effect.logDebug(`${url} refused the initialize POST (HTTP ${response.status}); trying the HTTP+SSE transport`)
+      const connection = yield* Legacy.connect(
+        { url, headers: options.headers, endpointTimeout: options.endpointTimeout, maxEventSize: options.maxEventSize },
+        {
+          offer,
+          end: Effect.asVoid(Queue.end(incoming)),
+          fail: (error) => Effect.asVoid(Queue.fail(incoming, error))
+        },
+        background
+      ).pipe(
+        Effect.provideService(HttpClient.HttpClient, http),
+        Scope.provide(scope),
+        Effect.mapError((error) =>
+          McpError.transport(`${refused.message}; the HTTP+SSE fallback failed too: ${error.message}`, { cause: error })
+        )
+      )
+      legacy = connection
+      return yield* connection.send(frame)
+    })
+
+  const send = (frame: JsonRpc.Frame): Effect.Effect<void, McpError.McpError> =>
+    Effect.suspend(() => {
+      if (closed) return Effect.fail(McpError.closed("transport closed"))
+      if (legacy !== undefined) return legacy.send(frame)
+      if (Common.isInitialize(frame) && initializeFrame === undefined) return sendInitialize(frame)
+      if (Common.isInitialized(frame)) initializedFrame = frame
+      return sendFrame(frame, 0)
+    })
+
+  // ---------------------------------------------------------------------------
+  // closing
+  // ---------------------------------------------------------------------------
+
+  yield* Effect.addFinalizer(() =>
+    Effect.gen(function*() {
+      closed = true
+      yield* FiberSet.clear(fibers)
+      const session = sessionId
+      if (legacy === undefined && session !== undefined) {
+        yield* terminate(session).pipe(
+          Effect.timeout(options.terminateTimeout ?? "5 seconds"),
+          Effect.catchCause((cause) => Effect.logDebug("DELETE of the MCP session failed", cause))
+        )
+      }
+      yield* Queue.end(incoming)
+    })
+  )
+
+  return {
+    incoming: Stream.fromQueue(incoming),
+    send,
+    blockingSend: true
+  }
+})

@@ -1,0 +1,216 @@
+/**
+ * What the HTTP client transports share: headers, status errors, reading
+ * JSON-RPC values out of JSON bodies and SSE streams, and the little they
+ * know about frames.
+ *
+ * @internal
+ */
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Sse from "effect/encoding/Sse"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../../JsonRpc.ts"
+import * as McpError from "../../McpError.ts"
+
+// -----------------------------------------------------------------------------
+// Errors
+// -----------------------------------------------------------------------------
+
+/** @internal */
+export class HttpStatusError extends Data.TaggedError("HttpStatusError")<{
+  readonly method: string
+  readonly url: string
+  readonly status: number
+  readonly body: string
+}> {
+  override get message(): string {
+    const body = this.body.trim()
+    return `${this.method} ${this.url} answered HTTP ${this.status}${body === "" ? "" : `: ${excerpt(body)}`}`
+  }
+}
+
+const excerpt = (text: string): string => text.length > 300 ? `${text.slice(0, 300)}…` : text
+
+/** The transport error of an HTTP response with an unexpected status (the body is read for the message). */
+export const statusError = (
+  response: HttpClientResponse.HttpClientResponse,
+  context?: string
+): Effect.Effect<McpError.McpError> =>
+  Effect.map(
+    response.text.pipe(Effect.orElseSucceed(() => "")),
+    (body) => statusErrorWithBody(response, body, context)
+  )
+
+/** @internal */
+export const statusErrorWithBody = (
+  response: HttpClientResponse.HttpClientResponse,
+  body: string,
+  context?: string
+): McpError.McpError => {
+  const cause = new HttpStatusError({
+    method: response.request.method,
+    url: response.request.url,
+    status: response.status,
+    body
+  })
+  return McpError.transport(context === undefined ? cause.message : `${context}: ${cause.message}`, { cause })
+}
+
+/** The transport error of a request that got no response at all. */
+export const requestError = (error: HttpClientError.HttpClientError | McpError.McpError): McpError.McpError =>
+  McpError.isMcpError(error) ? error : McpError.transport(error.message, { cause: error })
+
+// -----------------------------------------------------------------------------
+// Requests
+// -----------------------------------------------------------------------------
+
+/** An absolute URL, normalised; anything else is a transport error. */
+export const parseUrl = (url: string | URL): Effect.Effect<string, McpError.McpError> => {
+  const parsed = Result.try(() => new URL(url))
+  return Result.isSuccess(parsed)
+    ? Effect.succeed(parsed.success.href)
+    : Effect.fail(McpError.transport(`invalid MCP endpoint URL: ${String(url)}`))
+}
+
+/** Custom headers: fixed, or computed for each request (a token that is refreshed, ...). */
+export type HeadersOption =
+  | Readonly<Record<string, string>>
+  | Effect.Effect<Readonly<Record<string, string>>, McpError.McpError>
+
+/** @internal */
+export const resolveHeaders = (
+  headers: HeadersOption | undefined
+): Effect.Effect<Readonly<Record<string, string>>, McpError.McpError> =>
+  headers === undefined ? Effect.succeed({}) : Effect.isEffect(headers) ? headers : Effect.succeed(headers)
+
+/** A request with the custom headers first, so that the protocol's own headers win. */
+export const withHeaders = (
+  request: HttpClientRequest.HttpClientRequest,
+  custom: Readonly<Record<string, string>>,
+  own: Readonly<Record<string, string | undefined>>
+): HttpClientRequest.HttpClientRequest => {
+  let out = HttpClientRequest.setHeaders(request, custom)
+  for (const [name, value] of Object.entries(own)) {
+    if (value !== undefined) out = HttpClientRequest.setHeader(out, name, value)
+  }
+  return out
+}
+
+/** A POST of one frame as JSON. */
+export const postFrame = (
+  url: string,
+  frame: JsonRpc.Frame,
+  custom: Readonly<Record<string, string>>,
+  own: Readonly<Record<string, string | undefined>>
+): HttpClientRequest.HttpClientRequest =>
+  withHeaders(HttpClientRequest.post(url), custom, own).pipe(
+    HttpClientRequest.bodyText(JSON.stringify(frame), "application/json")
+  )
+
+// -----------------------------------------------------------------------------
+// Responses
+// -----------------------------------------------------------------------------
+
+/** The media type of a response, lower case, without parameters. */
+export const mediaType = (response: HttpClientResponse.HttpClientResponse): string =>
+  (response.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
+
+/** Reads and discards a body that nobody wants. */
+export const discard = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
+  Effect.ignore(response.text)
+
+/** The JSON-RPC values of one JSON text (an array is split into its elements), or `Malformed`. */
+export const parseJson = (text: string): ReadonlyArray<unknown> => {
+  const parsed = Result.try({ try: () => JSON.parse(text) as unknown, catch: (error) => McpError.messageOf(error) })
+  if (Result.isFailure(parsed)) return [new JsonRpc.Malformed(parsed.failure)]
+  return Array.isArray(parsed.success) ? parsed.success : [parsed.success]
+}
+
+/**
+ * `true` when a body is a JSON-RPC error response: how a modern Streamable
+ * HTTP server explains a refusal (a legacy server's 404/405 is not one).
+ */
+export const isJsonRpcErrorBody = (text: string): boolean => {
+  const parsed = Result.try(() => JSON.parse(text) as unknown)
+  if (Result.isFailure(parsed)) return false
+  const value = parsed.success
+  return typeof value === "object" && value !== null && !Array.isArray(value) &&
+    (value as { jsonrpc?: unknown }).jsonrpc === "2.0" && "error" in value
+}
+
+// -----------------------------------------------------------------------------
+// SSE
+// -----------------------------------------------------------------------------
+
+/** One item of an SSE stream: an event, a `retry` directive, or an event over the size limit. */
+export type SseItem = Sse.Event | Sse.Retry | { readonly _tag: "TooLarge" }
+
+/**
+ * The events of an SSE body. Built on `Sse.makeParser` rather than
+ * `Sse.decode()`: the channel of `Sse.decode()` fails with `Retry` at the
+ * first `retry:` field, so the stream would end at the priming event that MCP
+ * servers send first. Here a `retry:` is one more item and the stream goes on.
+ */
+export const decodeSse = <E>(
+  bytes: Stream.Stream<Uint8Array, E>,
+  maxEventSize?: number
+): Stream.Stream<SseItem, E> =>
+  bytes.pipe(
+    Stream.decodeText(),
+    Stream.mapAccum(
+      () => {
+        let out: Array<SseItem> = []
+        const parser = Sse.makeParser((item) => out.push(item), { maxEventSize })
+        return {
+          feed: (chunk: string): ReadonlyArray<SseItem> => {
+            const error = parser.feed(chunk)
+            if (error !== undefined) out.push({ _tag: "TooLarge" })
+            const items = out
+            out = []
+            return items
+          }
+        }
+      },
+      (state, chunk) => [state, state.feed(chunk)] as const
+    )
+  )
+
+/** `true` when the data of an SSE event carries a message (events with empty data prime or keep alive). */
+export const isMessageEvent = (event: Sse.Event): boolean =>
+  (event.event === "message" || event.event === "") && event.data.trim() !== ""
+
+// -----------------------------------------------------------------------------
+// Frames
+// -----------------------------------------------------------------------------
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** `true` for a JSON-RPC request (it has a method and an id). */
+export const isRequest = (u: unknown): u is JsonRpc.Request => isObject(u) && typeof u.method === "string" && "id" in u
+
+/** `true` for a JSON-RPC response (a result or an error, no method). */
+export const isResponse = (u: unknown): u is JsonRpc.SuccessResponse | JsonRpc.ErrorResponse =>
+  isObject(u) && u.method === undefined && ("result" in u || "error" in u)
+
+/** How many requests a frame holds: the responses its POST's stream should carry. */
+export const requestCount = (frame: JsonRpc.Frame): number =>
+  Array.isArray(frame) ? frame.filter(isRequest).length : isRequest(frame) ? 1 : 0
+
+/** `true` when the frame is the `initialize` request. */
+export const isInitialize = (frame: JsonRpc.Frame): frame is JsonRpc.Request =>
+  !Array.isArray(frame) && isRequest(frame) && frame.method === "initialize"
+
+/** `true` when the frame is the `notifications/initialized` notification. */
+export const isInitialized = (frame: JsonRpc.Frame): frame is JsonRpc.Notification =>
+  !Array.isArray(frame) && isObject(frame) && frame.method === "notifications/initialized" && !("id" in frame)
+
+/** The protocol version of a successful `initialize` response. */
+export const protocolVersionOf = (response: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse): string | undefined => {
+  if (!JsonRpc.isSuccess(response) || !isObject(response.result)) return undefined
+  const version = response.result.protocolVersion
+  return typeof version === "string" ? version : undefined
+}

@@ -1,0 +1,163 @@
+/**
+ * The client side of the HTTP+SSE transport of protocol revision 2024-11-05:
+ * a GET opens an SSE stream whose first event, `endpoint`, names the URL to
+ * POST messages to; every server message arrives on that stream as a
+ * `message` event. The session lives as long as the stream: when it ends,
+ * the connection is over (there is nothing to resume).
+ *
+ * Used on its own by `McpSseClient` and as the fallback of `McpHttpClient`.
+ *
+ * @internal
+ */
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Sse from "effect/encoding/Sse"
+import * as Fiber from "effect/Fiber"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
+import type * as JsonRpc from "../../JsonRpc.ts"
+import * as McpError from "../../McpError.ts"
+import * as Common from "./clientCommon.ts"
+
+/** @internal */
+export interface Options {
+  readonly url: string
+  readonly headers?: Common.HeadersOption | undefined
+  /** How long to wait for the `endpoint` event. Default 30 s. */
+  readonly endpointTimeout?: Duration.Input | undefined
+  readonly maxEventSize?: number | undefined
+}
+
+/** Where the connection delivers what it receives. */
+export interface Sink {
+  readonly offer: (value: unknown) => Effect.Effect<void>
+  /** The stream ended: the server closed the session. */
+  readonly end: Effect.Effect<void>
+  readonly fail: (error: McpError.McpError) => Effect.Effect<void>
+}
+
+/** @internal */
+export interface Connection {
+  /** The URL messages are POSTed to, from the `endpoint` event. */
+  readonly endpoint: string
+  readonly send: (frame: JsonRpc.Frame) => Effect.Effect<void, McpError.McpError>
+  /** The protocol version read from the `initialize` exchange, once there was one. */
+  readonly protocolVersion: () => string | undefined
+}
+
+/** @internal */
+export const DEFAULT_ENDPOINT_TIMEOUT: Duration.Input = "30 seconds"
+
+/**
+ * Opens the stream and waits for the `endpoint` event. The reading fiber is
+ * started with `fork`, so that it lives where the caller wants it to.
+ *
+ * @internal
+ */
+export const connect = Effect.fnUntraced(function*(
+  options: Options,
+  sink: Sink,
+  fork: (effect: Effect.Effect<void>) => Effect.Effect<Fiber.Fiber<void>>
+): Effect.fn.Return<Connection, McpError.McpError, HttpClient.HttpClient> {
+  const http = yield* HttpClient.HttpClient
+  const base = options.url
+  const custom = yield* Common.resolveHeaders(options.headers)
+  const response = yield* http.execute(
+    Common.withHeaders(HttpClientRequest.get(base), custom, { accept: "text/event-stream" })
+  ).pipe(Effect.mapError(Common.requestError))
+  if (response.status < 200 || response.status >= 300) {
+    return yield* Effect.flatMap(Common.statusError(response, "opening the SSE stream"), Effect.fail)
+  }
+  if (Common.mediaType(response) !== "text/event-stream") {
+    yield* Common.discard(response)
+    return yield* McpError.transport(
+      `GET ${base} answered ${response.headers["content-type"] ?? "no content type"}, not an SSE stream`
+    )
+  }
+
+  const origin = Result.getOrUndefined(Result.try(() => new URL(base).origin))
+  const endpoint = yield* Deferred.make<string, McpError.McpError>()
+  // the id of the initialize request in flight, then the version it settled
+  let initializeId: JsonRpc.RequestId | undefined
+  let protocolVersion: string | undefined
+
+  const onEvent = (event: Sse.Event): Effect.Effect<void> => {
+    if (event.event === "endpoint") {
+      if (Deferred.isDoneUnsafe(endpoint)) return Effect.logWarning("a second SSE endpoint event was ignored")
+      const resolved = Result.try(() => new URL(event.data.trim(), base))
+      if (Result.isFailure(resolved)) {
+        return Deferred.fail(endpoint, McpError.transport(`the SSE endpoint event named an invalid URL: ${event.data}`))
+      }
+      if (resolved.success.origin !== origin) {
+        return Deferred.fail(
+          endpoint,
+          McpError.transport(`the SSE endpoint ${resolved.success.origin} is not on the origin of ${base}; refused`)
+        )
+      }
+      return Deferred.succeed(endpoint, resolved.success.href).pipe(Effect.asVoid)
+    }
+    if (!Common.isMessageEvent(event)) return Effect.void
+    return Effect.forEach(Common.parseJson(event.data), (value) => {
+      if (initializeId !== undefined && Common.isResponse(value) && value.id === initializeId) {
+        protocolVersion = Common.protocolVersionOf(value) ?? protocolVersion
+        initializeId = undefined
+      }
+      return sink.offer(value)
+    }, { discard: true })
+  }
+
+  const read = Common.decodeSse(response.stream, options.maxEventSize).pipe(
+    Stream.mapError(Common.requestError),
+    Stream.runForEach((item) => {
+      switch (item._tag) {
+        case "Event":
+          return onEvent(item)
+        case "TooLarge":
+          return Effect.logWarning("an SSE event over the size limit was dropped")
+        case "Retry":
+          return Effect.void
+      }
+    }),
+    Effect.matchEffect({
+      onSuccess: () =>
+        Deferred.fail(endpoint, McpError.transport("the SSE stream ended before its endpoint event")).pipe(
+          Effect.andThen(sink.end)
+        ),
+      onFailure: (error) => {
+        const failed = McpError.transport(`the SSE stream failed: ${error.message}`, { cause: error })
+        return Deferred.fail(endpoint, failed).pipe(Effect.andThen(sink.fail(failed)))
+      }
+    })
+  )
+  const reader = yield* fork(read)
+
+  const url = yield* Deferred.await(endpoint).pipe(
+    Effect.timeoutOrElse({
+      duration: options.endpointTimeout ?? DEFAULT_ENDPOINT_TIMEOUT,
+      orElse: () =>
+        Effect.fail(McpError.transport(
+          `GET ${base} opened an SSE stream but sent no endpoint event within ${
+            Duration.format(Duration.fromInputUnsafe(options.endpointTimeout ?? DEFAULT_ENDPOINT_TIMEOUT))
+          }`
+        ))
+    }),
+    // a connection that never was must not end the sink later
+    Effect.onError(() => Fiber.interrupt(reader))
+  )
+
+  const send = (frame: JsonRpc.Frame): Effect.Effect<void, McpError.McpError> =>
+    Effect.gen(function*() {
+      if (Common.isInitialize(frame)) initializeId = frame.id
+      const headers = yield* Common.resolveHeaders(options.headers)
+      const answer = yield* http.execute(Common.postFrame(url, frame, headers, {
+        "mcp-protocol-version": protocolVersion
+      })).pipe(Effect.mapError(Common.requestError))
+      if (answer.status >= 200 && answer.status < 300) return yield* Common.discard(answer)
+      return yield* Effect.flatMap(Common.statusError(answer), Effect.fail)
+    })
+
+  return { endpoint: url, send, protocolVersion: () => protocolVersion }
+})

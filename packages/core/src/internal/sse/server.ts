@@ -1,0 +1,193 @@
+/**
+ * The legacy HTTP+SSE server transport (MCP 2024-11-05): a GET opens an event
+ * stream whose first event, `endpoint`, names the URL (with `?sessionId=`) the
+ * client POSTs its messages to; every message of the server goes out as a
+ * `message` event on that stream. One GET is one connection is one MCP
+ * session, served by `McpServer.serve` over a transport whose `incoming` is
+ * fed by the POSTs and whose `send` writes events.
+ *
+ * @internal
+ */
+import type * as Cause from "effect/Cause"
+import * as SecureRandom from "effect/crypto/SecureRandom"
+import * as Effect from "effect/Effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Queue from "effect/Queue"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../../JsonRpc.ts"
+import * as McpError from "../../McpError.ts"
+import type { Server } from "../../McpServer.ts"
+import { McpTransport } from "../../McpTransport.ts"
+import * as Guard from "./guard.ts"
+
+/** @internal */
+export interface Options extends Guard.GuardOptions {
+  readonly messagesPath: string
+  readonly maxMessageBytes: number
+  /** The server is bound to a loopback address: guard Host and Origin by default. */
+  readonly loopback: boolean
+}
+
+interface Connection {
+  readonly inbox: Queue.Queue<unknown, Cause.Done>
+}
+
+/** @internal */
+export interface Handlers {
+  readonly get: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
+  readonly post: Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    never,
+    HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams
+  >
+}
+
+const encoder = new TextEncoder()
+
+// one SSE event; `data` never contains a line break here (JSON.stringify
+// escapes them, and a path has none)
+const event = (name: string, data: string): Uint8Array => encoder.encode(`event: ${name}\ndata: ${data}\n\n`)
+
+const plain = (status: number, body: string) => HttpServerResponse.text(body, { status })
+
+const parseError = (reason: string) =>
+  HttpServerResponse.jsonUnsafe(
+    JsonRpc.failure(null, { code: JsonRpc.ErrorCode.ParseError, message: `Parse error: ${reason}` }),
+    { status: 400 }
+  )
+
+class BodyTooLarge {
+  readonly _tag = "BodyTooLarge"
+}
+
+const readBody = (request: HttpServerRequest.HttpServerRequest, max: number) =>
+  Effect.suspend(() => {
+    const parts: Array<Uint8Array> = []
+    let size = 0
+    return request.stream.pipe(
+      Stream.runForEach((chunk) => {
+        size += chunk.length
+        if (size > max) return Effect.fail(new BodyTooLarge())
+        parts.push(chunk)
+        return Effect.void
+      }),
+      Effect.map(() => {
+        const body = new Uint8Array(size)
+        let offset = 0
+        for (const part of parts) {
+          body.set(part, offset)
+          offset += part.length
+        }
+        return body
+      })
+    )
+  })
+
+const decodeJson = (body: Uint8Array): Result.Result<unknown, string> => {
+  const text = Result.try({ try: () => new TextDecoder("utf-8", { fatal: true }).decode(body), catch: () => "not valid UTF-8" })
+  if (Result.isFailure(text)) return text
+  return Result.try({ try: () => JSON.parse(text.success) as unknown, catch: (e) => `not valid JSON: ${e}` })
+}
+
+const isJsonContentType = (value: string | undefined): boolean =>
+  value !== undefined && value.split(";")[0]!.trim().toLowerCase() === "application/json"
+
+/**
+ * The GET and POST handlers of one SSE server, and the connections they
+ * share. Closing the scope ends every open stream (after the events already
+ * queued) and refuses new connections.
+ *
+ * @internal
+ */
+export const make = Effect.fnUntraced(function*(
+  server: Server,
+  options: Options
+): Effect.fn.Return<Handlers, never, Scope.Scope> {
+  const random = yield* SecureRandom.SecureRandom.pipe(Effect.provide(SecureRandom.layerWebCrypto))
+  const connections = new Map<string, Connection>()
+  // the outboxes of the open streams, ended when the server stops
+  const streams = new Set<Queue.Queue<Uint8Array, Cause.Done>>()
+  let open = true
+  yield* Effect.addFinalizer(() =>
+    Effect.suspend(() => {
+      open = false
+      return Effect.forEach(Array.from(streams), (outbox) => Queue.end(outbox), { discard: true })
+    })
+  )
+
+  const refused = (request: HttpServerRequest.HttpServerRequest) =>
+    Guard.check(Guard.headerOf(request.headers), options, options.loopback)
+
+  // Runs as the response body: the session lives exactly as long as the
+  // stream, which ends when the client goes away (the server interrupts it),
+  // when the session ends on its own, or when the server stops.
+  const connect = (sessionId: string) =>
+    Effect.gen(function*() {
+      const inbox = yield* Effect.acquireRelease(Queue.unbounded<unknown, Cause.Done>(), (queue) => Queue.end(queue))
+      const outbox = yield* Effect.acquireRelease(
+        Queue.unbounded<Uint8Array, Cause.Done>(),
+        (queue) => Effect.andThen(Effect.sync(() => streams.delete(queue)), Queue.end(queue))
+      )
+      streams.add(outbox)
+      if (!open) yield* Queue.end(outbox)
+      const transport = McpTransport.of({
+        incoming: Stream.fromQueue(inbox),
+        send: (frame) =>
+          Effect.flatMap(
+            Queue.offer(outbox, event("message", JSON.stringify(frame))),
+            (accepted) => accepted ? Effect.void : Effect.fail(McpError.closed("the SSE stream is closed"))
+          )
+      })
+      const session = yield* Effect.provideService(server.serve, McpTransport, transport)
+      connections.set(sessionId, { inbox })
+      yield* Effect.addFinalizer(() => Effect.sync(() => connections.delete(sessionId)))
+      // a session that ends on its own (keep-alive failure) ends its stream
+      yield* Effect.andThen(session.awaitClose, Queue.end(outbox)).pipe(Effect.forkScoped)
+      const endpoint = `${options.messagesPath}?sessionId=${encodeURIComponent(sessionId)}`
+      return Stream.concat(Stream.succeed(event("endpoint", endpoint)), Stream.fromQueue(outbox))
+    })
+
+  const get = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const reason = refused(request)
+    if (reason !== undefined) return plain(403, reason)
+    if (!open) return plain(503, "The server is shutting down")
+    const sessionId = yield* random.uuidV4()
+    return HttpServerResponse.stream(Stream.unwrap(connect(sessionId)), {
+      contentType: "text/event-stream",
+      headers: { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" }
+    })
+  })
+
+  const post = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const reason = refused(request)
+    if (reason !== undefined) return plain(403, reason)
+    const sessionId = (yield* HttpServerRequest.ParsedSearchParams)["sessionId"]
+    if (typeof sessionId !== "string" || sessionId === "") return plain(400, "Missing sessionId")
+    const connection = connections.get(sessionId)
+    if (connection === undefined) return plain(404, "Session not found")
+    if (!isJsonContentType(request.headers["content-type"])) {
+      return plain(415, "Content-Type must be application/json")
+    }
+    const declared = Number(request.headers["content-length"])
+    if (Number.isFinite(declared) && declared > options.maxMessageBytes) {
+      return plain(413, `Message larger than ${options.maxMessageBytes} bytes`)
+    }
+    const body = yield* Effect.result(readBody(request, options.maxMessageBytes))
+    if (Result.isFailure(body)) {
+      return body.failure instanceof BodyTooLarge
+        ? plain(413, `Message larger than ${options.maxMessageBytes} bytes`)
+        : plain(400, "Could not read the request body")
+    }
+    const value = decodeJson(body.success)
+    if (Result.isFailure(value)) return parseError(value.failure)
+    const accepted = yield* Queue.offer(connection.inbox, value.success)
+    return accepted ? plain(202, "Accepted") : plain(404, "Session not found")
+  })
+
+  return { get, post }
+})
