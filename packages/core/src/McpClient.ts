@@ -485,8 +485,7 @@ export const make = Effect.fn("McpClient.make")(function*(
         result.isError === true
           ? Effect.fail(new ToolError({ tool: name, result }))
           : decodeStructured(name, result, schema)
-      ),
-      Effect.withSpan("McpClient.callToolTyped")
+      )
     )
   return { ...base, callToolTyped }
 })

@@ -44,6 +44,8 @@ export interface Options {
   /** Handlers of server→client requests (sampling, elicitation, roots, ...). */
   readonly handlers?: ReadonlyArray<McpSession.Handler> | undefined
   readonly notificationHandlers?: ReadonlyArray<McpSession.NotificationHandler> | undefined
+  /** Sees every notification from the server, in order (see `McpSession.Options`). */
+  readonly observeNotification?: McpSession.Options["observeNotification"]
   /** The idle timeout of the `initialize` request. Default: the session default. */
   readonly initializeTimeout?: Duration.Input | undefined
   readonly defaultTimeout?: Duration.Input | undefined
@@ -124,6 +126,7 @@ export const make = Effect.fn("McpClientSession.make")(function*(
     role: "client",
     handlers: options.handlers,
     notificationHandlers: options.notificationHandlers,
+    observeNotification: options.observeNotification,
     capabilities: { own: capabilities, peer: () => serverCapabilities },
     defaultTimeout: options.defaultTimeout,
     keepAlive: options.keepAlive

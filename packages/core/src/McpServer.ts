@@ -34,7 +34,7 @@ import type * as McpSchema from "./McpSchema.ts"
 import * as McpServerSession from "./McpServerSession.ts"
 import type * as McpSession from "./McpSession.ts"
 import type * as McpTool from "./McpTool.ts"
-import { McpTransport } from "./McpTransport.ts"
+import { McpTransport, RequestOrigin } from "./McpTransport.ts"
 
 // -----------------------------------------------------------------------------
 // Contexts
@@ -327,7 +327,8 @@ const bridge = Logger.make<unknown, void>(({ fiber, logLevel, message }) => {
   if (context === undefined) return
   const parts = Array.isArray(message) ? message : [message]
   const data = parts.length === 1 ? parts[0] : parts
-  Effect.runFork(context.log(Logging.fromEffect(logLevel), data))
+  // keeps the request's origin, so that Streamable HTTP answers the log line on the request's stream
+  Effect.runFork(Effect.provideService(context.log(Logging.fromEffect(logLevel), data), RequestOrigin, fiber.getRef(RequestOrigin)))
 })
 
 /**

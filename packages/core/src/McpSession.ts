@@ -186,6 +186,12 @@ export interface Options {
     message: JsonRpc.Request | JsonRpc.Notification,
     kind: "request" | "notification"
   ) => JsonRpc.ErrorObject | undefined) | undefined
+  /**
+   * Sees every notification the peer sends, in order, before it is handled
+   * (including `notifications/progress` and `notifications/cancelled`). It
+   * runs on the reading fiber: keep it synchronous and quick.
+   */
+  readonly observeNotification?: ((message: JsonRpc.Notification) => void) | undefined
   /** Whether a JSON-RPC batch is accepted now (only the 2025-03-26 revision has them). */
   readonly acceptBatches?: (() => boolean) | undefined
   /** The default idle timeout of outgoing requests (60 s). */

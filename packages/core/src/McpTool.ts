@@ -18,7 +18,6 @@
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
@@ -119,6 +118,11 @@ export const make: {
     ? undefined
     : Schema.encodeEffect(options.output as Schema.Codec<unknown, unknown, never, any>)
   const tool = listing(name, options, toObjectJsonSchema(options.input), options.output && toObjectJsonSchema(options.output))
+  const structured = (value: unknown): Effect.Effect<McpSchema.CallToolResult, never, any> =>
+    Effect.map(Effect.orDie(encode!(value)), (encoded): McpSchema.CallToolResult => ({
+      content: [{ type: "text", text: JSON.stringify(encoded) }],
+      structuredContent: encoded as Record<string, unknown>
+    }))
   return {
     _tag: "McpTool",
     name,
@@ -127,17 +131,10 @@ export const make: {
       decode(args ?? {}, { errors: "all" }).pipe(
         Effect.matchEffect({
           onFailure: (error) => Effect.succeed(invalidArguments(name, error.issue)),
-          onSuccess: (input) =>
-            run(name, Effect.flatMap(options.handler(input, context), (value) =>
-              encode === undefined
-                ? Effect.succeed(toResult(value as Output))
-                : Effect.map(
-                  Effect.orDie(encode(value)),
-                  (structured): McpSchema.CallToolResult => ({
-                    content: [{ type: "text", text: JSON.stringify(structured) }],
-                    structuredContent: structured as Record<string, unknown>
-                  })
-                )))
+          onSuccess: (input) => {
+            const output = options.handler(input, context)
+            return run(name, encode === undefined ? Effect.map(output, toResult) : Effect.flatMap(output, structured))
+          }
         })
       )
   }
@@ -249,16 +246,13 @@ const run = <E, R>(
   name: string,
   effect: Effect.Effect<McpSchema.CallToolResult, E, R>
 ): Effect.Effect<McpSchema.CallToolResult, McpError.McpError, R> =>
-  Effect.exit(effect).pipe(
-    Effect.flatMap((exit) => {
-      if (Exit.isSuccess(exit)) return Effect.succeed(exit.value)
-      if (Cause.hasInterruptsOnly(exit.cause)) return Effect.failCause(exit.cause as Cause.Cause<never>)
-      const error = Cause.findErrorOption(exit.cause)
-      if (Option.isSome(error) && isUrlElicitationRequired(error.value)) return Effect.fail(error.value)
-      if (Option.isSome(error)) return Effect.succeed(errorResult(McpError.messageOf(error.value)))
-      return Effect.as(
-        Effect.logError(`tool ${name} died`, exit.cause),
-        errorResult(`Tool ${name} failed with an internal error`)
-      )
-    })
-  )
+  Effect.catchCause(effect, (cause) => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+    const error = Cause.findErrorOption(cause)
+    if (Option.isSome(error) && isUrlElicitationRequired(error.value)) return Effect.fail(error.value)
+    if (Option.isSome(error)) return Effect.succeed(errorResult(McpError.messageOf(error.value)))
+    return Effect.as(
+      Effect.logError(`tool ${name} died`, cause),
+      errorResult(`Tool ${name} failed with an internal error`)
+    )
+  })

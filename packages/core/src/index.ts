@@ -51,3 +51,18 @@ export * as McpTransport from "./McpTransport.ts"
 
 /** @since 0.1.0 */
 export * as UriTemplate from "./UriTemplate.ts"
+
+/** @since 0.1.0 */
+export * as McpSseServer from "./McpSseServer.ts"
+
+/** @since 0.1.0 */
+export * as McpWebSocket from "./McpWebSocket.ts"
+
+/** @since 0.1.0 */
+export * as McpHttpServer from "./McpHttpServer.ts"
+
+/** @since 0.1.0 */
+export * as McpHttpClient from "./McpHttpClient.ts"
+
+/** @since 0.1.0 */
+export * as McpSseClient from "./McpSseClient.ts"

@@ -460,6 +460,37 @@ describe("McpServer: logging", () => {
     }).pipe(Effect.provide(McpServer.layerLogger)))
 })
 
+describe("McpServer: logging bridge and request origin", () => {
+  it.effect("a handler's Effect.log line is sent on behalf of its request (RequestOrigin kept)", () =>
+    Effect.gen(function*() {
+      const Logs = McpTool.make("logs", {
+        input: Schema.Struct({}),
+        handler: () => Effect.as(Effect.logInfo("from the handler"), "ok")
+      })
+      const server = yield* McpServer.make({ name: "o", version: "1" })
+      yield* server.register(Logs)
+      const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair
+      const origins: Array<[string, unknown]> = []
+      const recording = McpTransport.McpTransport.of({
+        incoming: serverEnd.incoming,
+        send: (frame) =>
+          Effect.gen(function*() {
+            origins.push([(frame as { method?: string }).method ?? "response", yield* McpTransport.RequestOrigin])
+            return yield* serverEnd.send(frame)
+          })
+      })
+      yield* server.serve.pipe(Effect.provideService(McpTransport.McpTransport, recording))
+      const client = yield* McpClientSession.make({ clientInfo: { name: "c", version: "0" } }).pipe(
+        Effect.provideService(McpTransport.McpTransport, clientEnd)
+      )
+      yield* client.request(McpSchema.CallTool, { name: "logs", arguments: {} })
+      yield* settle
+      const call = origins.filter(([, origin]) => origin !== 0 && origin !== undefined)
+      assert.deepStrictEqual(call.map(([what]) => what), ["notifications/message", "response"])
+      assert.strictEqual(call[0]?.[1], call[1]?.[1])
+    }).pipe(Effect.provide(McpServer.layerLogger)))
+})
+
 // -----------------------------------------------------------------------------
 // request context: progress, sampling, elicitation, roots
 // -----------------------------------------------------------------------------

@@ -12,3 +12,15 @@ export * as NodeMcpRuntime from "./NodeMcpRuntime.ts"
 
 /** @since 0.1.0 */
 export * as NodeMcpStdio from "./NodeMcpStdio.ts"
+
+/** @since 0.1.0 */
+export * as NodeMcpSseServer from "./NodeMcpSseServer.ts"
+
+/** @since 0.1.0 */
+export * as NodeMcpWebSocket from "./NodeMcpWebSocket.ts"
+
+/** @since 0.1.0 */
+export * as NodeMcpHttpServer from "./NodeMcpHttpServer.ts"
+
+/** @since 0.1.0 */
+export * as NodeMcpHttpClient from "./NodeMcpHttpClient.ts"

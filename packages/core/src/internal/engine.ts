@@ -296,7 +296,10 @@ export const make = Effect.fnUntraced(function*(
       })
     })
 
+  const observeNotification = options.observeNotification
+
   const onNotification = (message: JsonRpc.Notification): Effect.Effect<void> => {
+    observeNotification?.(message)
     const method = message.method
     if (method === McpSchema.Cancelled.name) {
       const params = McpSchema.Cancelled.validateParams(message.params ?? {})

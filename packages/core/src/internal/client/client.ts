@@ -89,7 +89,6 @@ export const make = Effect.fnUntraced(function*(
   options: Options
 ): Effect.fn.Return<BaseClient, McpError.McpError, McpTransport | JsonSchemaValidator | Scope.Scope> {
   const validator = yield* JsonSchemaValidator
-  const transport = yield* McpTransport
   const scope = yield* Effect.scope
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES
   const capabilities = Handlers.capabilities(options)
@@ -104,8 +103,9 @@ export const make = Effect.fnUntraced(function*(
     handlers: Handlers.handlers(options, validator, currentRoots),
     initializeTimeout: options.initializeTimeout ?? options.requestTimeout,
     defaultTimeout: options.requestTimeout,
-    keepAlive: options.keepAlive
-  }).pipe(Effect.provideService(McpTransport, hub.wrap(transport)))
+    keepAlive: options.keepAlive,
+    observeNotification: hub.observe
+  })
 
   // ---------------------------------------------------------------------------
   // lists
@@ -117,23 +117,17 @@ export const make = Effect.fnUntraced(function*(
     for (const tool of tools) toolIndex.set(tool.name, tool)
   }
 
-  const listTools = Effect.fn("McpClient.listTools")(function*(params?: Cursor, requestOptions?: RequestOptions) {
+  const listTools = Effect.fnUntraced(function*(params?: Cursor, requestOptions?: RequestOptions) {
     const page = yield* session.request(McpSchema.ListTools, paginated(params, requestOptions), requestOptions)
     indexTools(page.tools)
     return page
   })
-  const listResources = Effect.fn("McpClient.listResources")(
-    (params?: Cursor, requestOptions?: RequestOptions) =>
+  const listResources = (params?: Cursor, requestOptions?: RequestOptions) =>
       session.request(McpSchema.ListResources, paginated(params, requestOptions), requestOptions)
-  )
-  const listResourceTemplates = Effect.fn("McpClient.listResourceTemplates")(
-    (params?: Cursor, requestOptions?: RequestOptions) =>
+  const listResourceTemplates = (params?: Cursor, requestOptions?: RequestOptions) =>
       session.request(McpSchema.ListResourceTemplates, paginated(params, requestOptions), requestOptions)
-  )
-  const listPrompts = Effect.fn("McpClient.listPrompts")(
-    (params?: Cursor, requestOptions?: RequestOptions) =>
+  const listPrompts = (params?: Cursor, requestOptions?: RequestOptions) =>
       session.request(McpSchema.ListPrompts, paginated(params, requestOptions), requestOptions)
-  )
 
   const stream = <R extends McpSchema.PaginatedResult, A>(
     method: string,
@@ -193,7 +187,7 @@ export const make = Effect.fnUntraced(function*(
       )
     })
 
-  const callTool = Effect.fn("McpClient.callTool")(function*(
+  const callTool = Effect.fnUntraced(function*(
     name: string,
     args?: Readonly<Record<string, unknown>>,
     requestOptions?: RequestOptions
@@ -211,14 +205,10 @@ export const make = Effect.fnUntraced(function*(
   // resources
   // ---------------------------------------------------------------------------
 
-  const subscribeResource = Effect.fn("McpClient.subscribeResource")(
-    (uri: string, requestOptions?: RequestOptions) =>
+  const subscribeResource = (uri: string, requestOptions?: RequestOptions) =>
       Effect.asVoid(session.request(McpSchema.Subscribe, withMeta({ uri }, requestOptions), requestOptions))
-  )
-  const unsubscribeResource = Effect.fn("McpClient.unsubscribeResource")(
-    (uri: string, requestOptions?: RequestOptions) =>
+  const unsubscribeResource = (uri: string, requestOptions?: RequestOptions) =>
       Effect.asVoid(session.request(McpSchema.Unsubscribe, withMeta({ uri }, requestOptions), requestOptions))
-  )
 
   // watchers per URI: the first subscribes on the server, the last unsubscribes
   const watchers = new Map<string, number>()
@@ -321,9 +311,8 @@ export const make = Effect.fnUntraced(function*(
     serverCapabilities: session.serverCapabilities,
     instructions: session.instructions,
     capabilities,
-    ping: Effect.fn("McpClient.ping")((requestOptions?: RequestOptions) =>
-      Effect.asVoid(session.request(McpSchema.Ping, withMeta({}, requestOptions), requestOptions))
-    ),
+    ping: (requestOptions?: RequestOptions) =>
+      Effect.asVoid(session.request(McpSchema.Ping, withMeta({}, requestOptions), requestOptions)),
     listTools,
     streamTools,
     tools,
@@ -334,33 +323,26 @@ export const make = Effect.fnUntraced(function*(
     listResourceTemplates,
     streamResourceTemplates,
     resourceTemplates,
-    readResource: Effect.fn("McpClient.readResource")((uri: string, requestOptions?: RequestOptions) =>
-      session.request(McpSchema.ReadResource, withMeta({ uri }, requestOptions), requestOptions)
-    ),
+    readResource: (uri: string, requestOptions?: RequestOptions) =>
+      session.request(McpSchema.ReadResource, withMeta({ uri }, requestOptions), requestOptions),
     subscribeResource,
     unsubscribeResource,
     watchResource,
     listPrompts,
     streamPrompts,
     prompts,
-    getPrompt: Effect.fn("McpClient.getPrompt")(
-      (name: string, args?: Readonly<Record<string, string>>, requestOptions?: RequestOptions) =>
+    getPrompt: (name: string, args?: Readonly<Record<string, string>>, requestOptions?: RequestOptions) =>
         session.request(
           McpSchema.GetPrompt,
           withMeta(args === undefined ? { name } : { name, arguments: args }, requestOptions),
           requestOptions
-        )
-    ),
-    complete: Effect.fn("McpClient.complete")(
-      (params: Omit<McpSchema.CompleteRequestParams, "_meta">, requestOptions?: RequestOptions) =>
-        session.request(McpSchema.Complete, withMeta(params, requestOptions), requestOptions)
-    ),
-    setLoggingLevel: Effect.fn("McpClient.setLoggingLevel")(
-      (level: McpSchema.LoggingLevel, requestOptions?: RequestOptions) =>
-        Effect.asVoid(session.request(McpSchema.SetLevel, withMeta({ level }, requestOptions), requestOptions))
-    ),
+        ),
+    complete: (params: Omit<McpSchema.CompleteRequestParams, "_meta">, requestOptions?: RequestOptions) =>
+        session.request(McpSchema.Complete, withMeta(params, requestOptions), requestOptions),
+    setLoggingLevel: (level: McpSchema.LoggingLevel, requestOptions?: RequestOptions) =>
+        Effect.asVoid(session.request(McpSchema.SetLevel, withMeta({ level }, requestOptions), requestOptions)),
     roots: Ref.get(currentRoots),
-    setRoots: Effect.fn("McpClient.setRoots")(function*(roots: ReadonlyArray<McpSchema.Root>) {
+    setRoots: Effect.fnUntraced(function*(roots: ReadonlyArray<McpSchema.Root>) {
       if (options.roots === undefined) {
         return yield* McpError.unsupported(McpSchema.RootsListChanged.name, "client roots")
       }

@@ -29,7 +29,6 @@ import * as JsonRpc from "../../JsonRpc.ts"
 import type { Notification, ServerNotificationMethod } from "../../McpClient.ts"
 import type * as McpMethod from "../../McpMethod.ts"
 import * as McpSchema from "../../McpSchema.ts"
-import { McpTransport } from "../../McpTransport.ts"
 
 /** The notifications a server may send, by method name. @internal */
 export const serverNotifications: ReadonlyMap<string, McpMethod.Notification> = new Map(
@@ -51,8 +50,8 @@ type Item = Notification | typeof End
 
 /** @internal */
 export interface Hub {
-  /** The transport with its incoming notifications copied to the hub. */
-  readonly wrap: (transport: McpTransport["Service"]) => McpTransport["Service"]
+  /** Copies a notification from the server to the hub (called by the session, in order). */
+  readonly observe: (message: JsonRpc.Notification) => void
   /** Drains the inbox with `handle` until the hub ends; returns when it has. */
   readonly run: (handle: (notification: Notification) => Effect.Effect<void>) => Effect.Effect<void>
   readonly publish: (notification: Notification) => Effect.Effect<void>
@@ -76,27 +75,16 @@ export const make = (capacity: number): Effect.Effect<Hub, never, Scope.Scope> =
       (pubsub) => PubSub.end(pubsub, End)
     )
 
-    const observe = (frame: unknown): Effect.Effect<void> => {
-      // batches are refused by the session (no revision it negotiates has them on this side)
-      if (Array.isArray(frame)) return Effect.void
-      const classified = JsonRpc.classify(frame)
-      if (classified._tag !== "Notification") return Effect.void
-      const declaration = serverNotifications.get(classified.message.method)
-      if (declaration === undefined) return Effect.void
-      const params = declaration.validateParams(classified.message.params ?? {})
-      if (Exit.isFailure(params)) {
-        return Effect.logWarning(`notification ${declaration.name} with invalid params not delivered to subscribers`)
-      }
-      Queue.offerUnsafe(inbox, { method: declaration.name, params: params.value } as Notification)
-      return Effect.void
+    const observe = (message: JsonRpc.Notification): void => {
+      const declaration = serverNotifications.get(message.method)
+      if (declaration === undefined) return
+      const params = declaration.validateParams(message.params ?? {})
+      // invalid params: the session's own handling logs it
+      if (Exit.isSuccess(params)) Queue.offerUnsafe(inbox, { method: declaration.name, params: params.value } as Notification)
     }
 
     return {
-      wrap: (transport) =>
-        McpTransport.of({
-          incoming: Stream.tap(transport.incoming, observe),
-          send: transport.send
-        }),
+      observe,
       run: (handle) =>
         Stream.fromQueue(inbox).pipe(
           Stream.runForEach(handle),

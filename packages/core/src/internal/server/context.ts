@@ -27,6 +27,8 @@ export const CurrentContext = Context.Reference<McpServer.Context | undefined>(
 /** What the server keeps per connection. @internal */
 export interface LiveSession {
   session: McpServerSession.ServerSession | undefined
+  /** The session part of every request context, built at the first request. */
+  shared: Omit<McpServer.NotificationContext, "kind" | "method"> | undefined
   /** The threshold set by `logging/setLevel` (none: everything is sent). */
   logLevel: McpSchema.LoggingLevel | undefined
   readonly subscriptions: Set<string>
@@ -115,5 +117,5 @@ export const requestContext = (
   meta: context.meta,
   progressToken: context.progressToken,
   reportProgress: (progress) => Effect.ignore(context.reportProgress(progress)),
-  ...sessionContext(live, session, context.clientParams, context.protocolVersion)
+  ...(live.shared ??= sessionContext(live, session, context.clientParams, context.protocolVersion))
 })

@@ -81,8 +81,15 @@ const enabled = <D>(map: ReadonlyMap<string, Entry<D>>): Array<D> => {
 // registered; the request's own services (middleware's, the current context)
 // win over them.
 const withServices = <D>(definition: D, services: Context.Context<never>): D => {
+  const keys = Array.from(services.mapUnsafe.keys())
+  // usually every captured service is already there: then the context is
+  // left as it is (a new context costs the fiber its context cache)
+  const complete = (current: Context.Context<any>) => {
+    for (const key of keys) if (!current.mapUnsafe.has(key)) return Context.merge(services, current)
+    return current
+  }
   const provide = <A, E>(effect: Effect.Effect<A, E, any>): Effect.Effect<A, E> =>
-    Effect.updateContext(effect, (current: Context.Context<any>) => Context.merge(services, current)) as Effect.Effect<A, E>
+    Effect.updateContext(effect, complete) as Effect.Effect<A, E>
   const provideEach = (complete: Readonly<Record<string, McpResource.Complete<any>>>) =>
     Object.fromEntries(
       Object.entries(complete).map(([name, f]) => [name, (value: string, ctx: { readonly arguments: Readonly<Record<string, string>> }) => provide(f(value, ctx))])
@@ -171,7 +178,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       ) =>
         McpServerSession.handler(method, (params, sessionContext) => {
           const context = requestContext(live, sessionContext, live.session!)
-          const run = middleware.reduceRight<Effect.Effect<unknown, McpError.McpError>>(
+          const run = middleware.length === 0 ? handle(params, context) : middleware.reduceRight<Effect.Effect<unknown, McpError.McpError>>(
             (next, wrap) => wrap(context, method.name, params, next),
             Effect.suspend(() => handle(params, context))
           )
@@ -190,14 +197,13 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         handler(McpSchema.ListTools, (params) =>
           Effect.map(list<McpTool.McpTool, McpSchema.Tool>("tools", params.cursor, (tool) => tool.tool), (page) =>
             withCursor({ tools: page.items }, page.nextCursor))),
-        handler(McpSchema.CallTool, (params, context) =>
-          Effect.flatMap(Ref.get(registry), (current) => {
-            const entry = current.tools.get(params.name)
-            if (entry === undefined || !entry.enabled) {
-              return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown tool: ${params.name}`))
-            }
-            return entry.definition.call(params.arguments, context)
-          })),
+        handler(McpSchema.CallTool, (params, context) => {
+          const entry = Ref.getUnsafe(registry).tools.get(params.name)
+          if (entry === undefined || !entry.enabled) {
+            return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown tool: ${params.name}`))
+          }
+          return entry.definition.call(params.arguments, context)
+        }),
         handler(McpSchema.ListResources, (params, context) =>
           Effect.gen(function*() {
             const current = yield* Ref.get(registry)
@@ -339,7 +345,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             : Effect.void, { discard: true }),
       serve: Effect.gen(function*() {
         const current = yield* Ref.get(registry)
-        const live: LiveSession = { session: undefined, logLevel: undefined, subscriptions: new Set() }
+        const live: LiveSession = { session: undefined, shared: undefined, logLevel: undefined, subscriptions: new Set() }
         const session = yield* McpServerSession.make({
           serverInfo,
           capabilities: capabilities(current),

@@ -1,0 +1,235 @@
+/**
+ * The Streamable HTTP server transport (MCP 2025-03-26 to 2025-11-25), on
+ * `effect/http`: a route you mount in your own `HttpRouter` at a path, serving
+ * the `McpServer` in context. Platform-free: `NodeMcpHttpServer` in
+ * `@effect-mcp/platform-node` wraps it in a standalone Node server.
+ *
+ * - `POST` carries a message (or, in 2025-03-26, a batch). A notification or
+ *   response gets `202`. Requests are answered as one JSON body, or as an SSE
+ *   stream: always with `responseMode: "sse"`, and in `"json"` mode as soon as
+ *   the handler sends something on the request's behalf before its response
+ *   (progress, logs, sampling or elicitation requests).
+ * - `initialize` mints an `Mcp-Session-Id` (a CSPRNG UUID). Later requests
+ *   without it get `400`, with an unknown or expired one `404`. `DELETE` ends
+ *   the session (`204`).
+ * - `GET` opens the session's stream for messages not sent on behalf of a
+ *   request (list changes, resource updates, requests from background fibers).
+ *   One at a time (`409` for a second).
+ * - Resumability (SEP-1699): SSE events carry ids kept in an {@link EventStore}
+ *   (in memory by default); each stream of a 2025-11-25 session starts with a
+ *   priming event (an id and empty data), and `GET` with `Last-Event-ID`
+ *   replays what the dropped connection missed, exactly once, then goes on
+ *   with the live stream. A handler can end its POST connection early with
+ *   {@link closeSseStream} (the client reconnects after `retry`).
+ * - `MCP-Protocol-Version` is checked (`400` for an unsupported one).
+ * - DNS-rebinding protection: `Host` and `Origin` are checked (`403`).
+ * - Idle sessions are closed after `idleTimeout`; beyond `maxSessions`,
+ *   `initialize` gets `503`.
+ * - `stateless: true`: no session ids, no GET stream; every POST is served by
+ *   a fresh session that lives as long as the request.
+ *
+ * Each MCP session is one `McpServer.serve` over a transport this module
+ * makes: POST bodies go to its `incoming`, and its `send` routes every frame
+ * by `McpTransport.RequestOrigin` (see `internal/http/server.ts`).
+ *
+ * **Gotchas**
+ *
+ * - Sessions run with the services the layer was built with, not those of
+ *   each HTTP request: per-request data (an authenticated user) does not
+ *   reach handlers through the HTTP context.
+ * - What is not sent on behalf of a request goes to the GET stream, and is
+ *   dropped while the client has never opened one (as the official SDK
+ *   does). A server-side keep-alive ping (`McpServer` `keepAlive`) goes there
+ *   too, so it fails for clients that never open a GET stream.
+ * - Behind `HttpRouter.serve` with `NodeHttpServer.layer`, closing waits for
+ *   open SSE connections up to the server's `gracefulShutdownTimeout`
+ *   (20 s by default); `NodeMcpHttpServer.layer` does not wait.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import type * as HttpRouter from "effect/http/HttpRouter"
+import * as InternalStore from "./internal/http/eventStore.ts"
+import * as InternalServer from "./internal/http/server.ts"
+import type * as JsonRpc from "./JsonRpc.ts"
+import type * as McpError from "./McpError.ts"
+import type * as McpServer from "./McpServer.ts"
+
+// -----------------------------------------------------------------------------
+// Event store
+// -----------------------------------------------------------------------------
+
+/**
+ * One stored SSE event.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StoredEvent {
+  readonly id: string
+  readonly message: JsonRpc.Message
+}
+
+/**
+ * Where SSE events are kept for resumption. Event ids are the store's own and
+ * must name their stream, so that `Last-Event-ID` alone finds it. Appends to
+ * one stream never overlap (one writer per stream at a time), so a store need
+ * not order them itself.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface EventStoreShape {
+  /** Stores a message (or, with `undefined`, a priming event) at the end of a stream; returns its event id. */
+  readonly append: (streamId: string, message: JsonRpc.Message | undefined) => Effect.Effect<string, McpError.McpError>
+  /**
+   * The stream an event id belongs to and the messages stored after it, in
+   * order (priming events left out). `None` when the id is unknown, or older
+   * than what is kept, so that replaying could miss events.
+   */
+  readonly replayAfter: (lastEventId: string) => Effect.Effect<
+    Option.Option<{ readonly streamId: string; readonly events: ReadonlyArray<StoredEvent> }>,
+    McpError.McpError
+  >
+  /** Forgets a stream (its session ended, or it is old). */
+  readonly remove: (streamId: string) => Effect.Effect<void>
+}
+
+/**
+ * The event store used for resumability. When one is in context,
+ * {@link layerRoute} uses it (unless its `eventStore` option says otherwise).
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class EventStore extends Context.Service<EventStore, EventStoreShape>()(
+  "@effect-mcp/core/McpHttpServer/EventStore"
+) {}
+
+/**
+ * Limits of the in-memory event store.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface EventStoreMemoryOptions {
+  /** Events kept per stream; older ones are dropped (and ids that old can no longer be resumed). Default 1000. */
+  readonly maxEventsPerStream?: number | undefined
+  /** Streams kept in all; the oldest are dropped first. Default 10 000. */
+  readonly maxStreams?: number | undefined
+}
+
+/**
+ * An event store in memory, bounded by {@link EventStoreMemoryOptions}.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeEventStoreMemory: (options?: EventStoreMemoryOptions) => Effect.Effect<EventStoreShape> = (options) =>
+  Effect.sync(() => InternalStore.makeMemory(options))
+
+/**
+ * The in-memory event store as a layer.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerEventStoreMemory = (options?: EventStoreMemoryOptions): Layer.Layer<EventStore> =>
+  Layer.effect(EventStore, makeEventStoreMemory(options))
+
+// -----------------------------------------------------------------------------
+// Route
+// -----------------------------------------------------------------------------
+
+/**
+ * How the route serves.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The MCP endpoint. Default `"/mcp"`. */
+  readonly path?: HttpRouter.PathInput | undefined
+  /**
+   * How requests are answered: `"json"` (default) sends one JSON body unless
+   * the handler sends notifications or requests before its response, which
+   * turns the answer into an SSE stream; `"sse"` always streams.
+   */
+  readonly responseMode?: "json" | "sse" | undefined
+  /** No sessions: each POST is served by a fresh session (no GET stream, no DELETE, no server→client requests). */
+  readonly stateless?: boolean | undefined
+  /**
+   * Accepted `Host` header values: a hostname (any port) or `host:port`, or
+   * `"any"`. Default: when the `HttpServer` in context is bound to a loopback
+   * address, `localhost`, `127.0.0.1` and `[::1]`; otherwise `"any"`.
+   */
+  readonly allowedHosts?: ReadonlyArray<string> | "any" | undefined
+  /**
+   * Accepted `Origin` header values: a full origin (`http://localhost:3000`)
+   * or a hostname (any scheme and port), or `"any"`. A request without
+   * `Origin` (not from a browser) is always accepted. Default: the loopback
+   * hostnames when bound to loopback; otherwise none (every browser origin
+   * gets `403`).
+   */
+  readonly allowedOrigins?: ReadonlyArray<string> | "any" | undefined
+  /**
+   * The event store behind resumability; `false` turns resumability off (no
+   * event ids, no priming events, no `Last-Event-ID`). Default: the
+   * `EventStore` in context, else a new in-memory store.
+   */
+  readonly eventStore?: EventStoreShape | false | undefined
+  /** The `retry` sent with priming events and before the server closes a connection early. Default none (1 s when closing early). */
+  readonly retry?: Duration.Input | undefined
+  /** A session with no request in flight and no open GET stream for this long is closed. Default 30 minutes. */
+  readonly idleTimeout?: Duration.Input | undefined
+  /** The most live sessions (in stateless mode: requests in progress); beyond it `initialize` gets `503`. Default 10 000. */
+  readonly maxSessions?: number | undefined
+  /** The largest accepted POST body (`413` beyond). Default 4 MiB. */
+  readonly maxBodyBytes?: number | undefined
+}
+
+/**
+ * The MCP endpoint as a route of the `HttpRouter` in context, serving the
+ * `McpServer` in context. Closing the layer closes every session.
+ *
+ * ```ts
+ * const Http = HttpRouter.serve(McpHttpServer.layerRoute({ path: "/mcp" })).pipe(
+ *   Layer.provide(Server),                 // McpServer.layer(...) + registrations
+ *   Layer.provide(NodeHttpServer.layer(createServer, { port: 3000, host: "127.0.0.1" }))
+ * )
+ * ```
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServer.McpServer | HttpRouter.HttpRouter> =>
+  Layer.effectDiscard(InternalServer.addRoute(options ?? {}, EventStore))
+
+// -----------------------------------------------------------------------------
+// Inside handlers
+// -----------------------------------------------------------------------------
+
+/**
+ * Ends the connection that carries the current request's SSE stream, without
+ * ending the stream (SEP-1699 polling): a `retry` is sent, the client
+ * reconnects with `GET` and `Last-Event-ID`, and gets what was sent meanwhile.
+ * Does nothing outside a request served over HTTP, in JSON mode while the
+ * answer is still a JSON body, or when resumability is off.
+ *
+ * @category accessors
+ * @since 0.1.0
+ */
+export const closeSseStream: Effect.Effect<void> = InternalServer.closeSseStream
+
+/**
+ * The `Mcp-Session-Id` of the session the current handler serves, if it is
+ * served over HTTP with sessions.
+ *
+ * @category accessors
+ * @since 0.1.0
+ */
+export const sessionId: Effect.Effect<Option.Option<string>> = InternalServer.currentSessionId

@@ -1,0 +1,78 @@
+/**
+ * A standalone Streamable HTTP MCP server on Node's `http` module: the
+ * `McpHttpServer` route served by its own `HttpServer`, on `127.0.0.1` and an
+ * ephemeral port unless told otherwise. The layer provides the `HttpServer`,
+ * so the bound address can be read from it ({@link url}).
+ *
+ * ```ts
+ * const Server = McpServer.register(weather).pipe(Layer.provideMerge(McpServer.layer({ name: "demo", version: "1.0.0" })))
+ * const main = Effect.gen(function*() {
+ *   yield* Console.error(`listening on ${yield* NodeMcpHttpServer.url()}`)
+ *   return yield* Effect.never
+ * }).pipe(Effect.provide(NodeMcpHttpServer.layer({ port: 3000 }).pipe(Layer.provide(Server))))
+ * NodeMcpRuntime.runMain(main)
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { McpHttpServer } from "@effect-mcp/core"
+import type { McpServer } from "@effect-mcp/core"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
+import type * as HttpServerError from "effect/http/HttpServerError"
+import * as Http from "node:http"
+
+/**
+ * Where and how to serve: the route's options plus the listening address.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options extends McpHttpServer.Options {
+  /** The port; `0` (the default) picks a free one. */
+  readonly port?: number | undefined
+  /** The address to bind. Default `"127.0.0.1"` (loopback, so Host and Origin are checked). */
+  readonly host?: string | undefined
+  /** Log every HTTP request with Effect's logger. Default `false`. */
+  readonly logRequests?: boolean | undefined
+}
+
+/**
+ * The server as a layer: listening once built, closed (every MCP session
+ * with it) when its scope closes.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (
+  options?: Options
+): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, McpServer.McpServer> =>
+  HttpRouter.serve(McpHttpServer.layerRoute(options), {
+    disableLogger: options?.logRequests !== true,
+    disableListenLog: true
+  }).pipe(
+    Layer.provideMerge(NodeHttpServer.layerServer(() => Http.createServer(), {
+      port: options?.port ?? 0,
+      host: options?.host ?? "127.0.0.1",
+      // SSE streams never end by themselves: rather than wait for them, closing
+      // interrupts the requests, then closes the sessions, then the server
+      disablePreemptiveShutdown: true
+    }))
+  )
+
+/**
+ * The URL of the MCP endpoint of the server in context, e.g.
+ * `http://127.0.0.1:41234/mcp`.
+ *
+ * @category accessors
+ * @since 0.1.0
+ */
+export const url: (path?: string) => Effect.Effect<string, never, HttpServer.HttpServer> = Effect.fn(
+  "NodeMcpHttpServer.url"
+)(function*(path: string = "/mcp") {
+  const server = yield* HttpServer.HttpServer
+  return HttpServer.formatAddress(server.address) + path
+})

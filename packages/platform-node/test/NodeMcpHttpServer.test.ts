@@ -1,0 +1,282 @@
+/**
+ * The standalone Node server on real sockets (127.0.0.1, ephemeral ports):
+ * the bound address, DNS-rebinding defaults, resumption after a dropped TCP
+ * connection, shutdown with open streams, and load.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { McpServer, McpTool } from "@effect-mcp/core"
+import { Effect, Exit, Layer, Queue, Schema, Scope } from "effect"
+import * as HttpServer from "effect/http/HttpServer"
+import * as Http from "node:http"
+import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
+
+// -----------------------------------------------------------------------------
+// fixtures
+// -----------------------------------------------------------------------------
+
+const Add = McpTool.make("add", {
+  input: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
+  output: Schema.Struct({ sum: Schema.Finite }),
+  handler: ({ a, b }) => Effect.succeed({ sum: a + b })
+})
+
+const makeSteps = (gate: Queue.Queue<void>) =>
+  McpTool.make("steps", {
+    input: Schema.Struct({ n: Schema.Int }),
+    handler: ({ n }, context) =>
+      Effect.gen(function*() {
+        for (let i = 1; i <= n; i++) {
+          yield* context.reportProgress({ progress: i, total: n })
+          yield* Queue.take(gate)
+        }
+        return `did ${n} steps`
+      })
+  })
+
+const serve = (options: NodeMcpHttpServer.Options = {}, scope?: Scope.Scope) =>
+  Effect.gen(function*() {
+    const gate = yield* Queue.unbounded<void>()
+    const server = yield* McpServer.make({ name: "node-http", version: "1.0.0" })
+    yield* server.register(Add)
+    yield* server.register(makeSteps(gate))
+    const build = Layer.build(
+      NodeMcpHttpServer.layer(options).pipe(Layer.provide(Layer.succeed(McpServer.McpServer, server)))
+    )
+    const context = yield* (scope === undefined ? build : Scope.provide(build, scope))
+    const url = yield* NodeMcpHttpServer.url().pipe(Effect.provideContext(context))
+    const address = (yield* HttpServer.HttpServer.pipe(Effect.provideContext(context))).address
+    return { server, gate, url, address }
+  })
+
+interface Reply {
+  readonly status: number
+  readonly headers: Http.IncomingHttpHeaders
+  readonly body: string
+}
+
+/** One request with full control over the headers (Host included). */
+const send = (
+  url: string,
+  options: { readonly method?: string; readonly headers?: Http.OutgoingHttpHeaders; readonly body?: unknown; readonly agent?: Http.Agent }
+) =>
+  Effect.callback<Reply>((resume) => {
+    const request = Http.request(url, {
+      method: options.method ?? "POST",
+      headers: options.headers,
+      ...(options.agent === undefined ? {} : { agent: options.agent })
+    }, (response) => {
+      let body = ""
+      response.setEncoding("utf8")
+      response.on("data", (chunk: string) => (body += chunk))
+      response.on("end", () => resume(Effect.succeed({ status: response.statusCode!, headers: response.headers, body })))
+    })
+    request.on("error", (error) => resume(Effect.die(error)))
+    request.end(options.body === undefined ? undefined : JSON.stringify(options.body))
+  })
+
+const headers = (session?: string): Http.OutgoingHttpHeaders => ({
+  accept: "application/json, text/event-stream",
+  "content-type": "application/json",
+  ...(session === undefined ? {} : { "mcp-session-id": session })
+})
+
+const initialize = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+}
+
+const open = (url: string, agent?: Http.Agent) =>
+  Effect.gen(function*() {
+    const reply = yield* send(url, { headers: headers(), body: initialize, ...(agent === undefined ? {} : { agent }) })
+    assert.strictEqual(reply.status, 200)
+    const session = reply.headers["mcp-session-id"] as string
+    const done = yield* send(url, {
+      headers: headers(session),
+      body: { jsonrpc: "2.0", method: "notifications/initialized" },
+      ...(agent === undefined ? {} : { agent })
+    })
+    assert.strictEqual(done.status, 202)
+    return session
+  })
+
+interface SseEvent {
+  readonly id: string | undefined
+  readonly data: string
+}
+
+/** An SSE response read event by event; `drop` destroys the TCP connection. */
+const openSse = (url: string, options: { readonly method: string; readonly headers: Http.OutgoingHttpHeaders; readonly body?: unknown }) =>
+  Effect.callback<{ readonly status: number; readonly next: Effect.Effect<SseEvent | undefined>; readonly drop: Effect.Effect<void> }>(
+    (resume) => {
+      const request = Http.request(url, { method: options.method, headers: options.headers, agent: false }, (response) => {
+        const events: Array<SseEvent | undefined> = []
+        const waiting: Array<(event: SseEvent | undefined) => void> = []
+        const push = (event: SseEvent | undefined) => {
+          const waiter = waiting.shift()
+          if (waiter !== undefined) waiter(event)
+          else events.push(event)
+        }
+        let buffer = ""
+        response.setEncoding("utf8")
+        response.on("data", (chunk: string) => {
+          buffer += chunk
+          let end = buffer.indexOf("\n\n")
+          while (end !== -1) {
+            const block = buffer.slice(0, end)
+            buffer = buffer.slice(end + 2)
+            let id: string | undefined
+            const data: Array<string> = []
+            for (const line of block.split("\n")) {
+              if (line.startsWith("id: ")) id = line.slice(4)
+              else if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5))
+            }
+            if (data.length > 0) push({ id, data: data.join("\n") })
+            end = buffer.indexOf("\n\n")
+          }
+        })
+        response.on("end", () => push(undefined))
+        response.on("close", () => push(undefined))
+        resume(Effect.succeed({
+          status: response.statusCode!,
+          next: Effect.callback<SseEvent | undefined>((resume) => {
+            if (events.length > 0) resume(Effect.succeed(events.shift()))
+            else waiting.push((event) => resume(Effect.succeed(event)))
+          }),
+          drop: Effect.sync(() => request.destroy())
+        }))
+      })
+      request.on("error", () => undefined)
+      request.end(options.body === undefined ? undefined : JSON.stringify(options.body))
+    }
+  )
+
+// -----------------------------------------------------------------------------
+// tests
+// -----------------------------------------------------------------------------
+
+describe("NodeMcpHttpServer", () => {
+  it.live("listens on 127.0.0.1 on an ephemeral port; url names the endpoint", () =>
+    Effect.gen(function*() {
+      const { address, url } = yield* serve()
+      assert.strictEqual(address._tag, "InetAddressV4")
+      if (address._tag !== "InetAddressV4") return
+      assert.isAbove(address.port, 0)
+      assert.strictEqual(url, `http://127.0.0.1:${address.port}/mcp`)
+      const session = yield* open(url)
+      const reply = yield* send(url, {
+        headers: headers(session),
+        body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add", arguments: { a: 1, b: 2 } } }
+      })
+      assert.deepStrictEqual(JSON.parse(reply.body).result.structuredContent, { sum: 3 })
+    }).pipe(Effect.scoped))
+
+  it.live("on loopback, Host and Origin must be loopback names (403 otherwise)", () =>
+    Effect.gen(function*() {
+      const { address, url } = yield* serve()
+      const port = address._tag === "InetAddressV4" ? address.port : 0
+      const post = (extra: Http.OutgoingHttpHeaders) => Effect.map(send(url, { headers: { ...headers(), ...extra }, body: initialize }), (r) => r.status)
+      assert.strictEqual(yield* post({ host: "evil.example.com" }), 403)
+      assert.strictEqual(yield* post({ host: `evil.example.com:${port}` }), 403)
+      assert.strictEqual(yield* post({ origin: "http://evil.example.com" }), 403)
+      assert.strictEqual(yield* post({ host: `localhost:${port}`, origin: `http://localhost:${port}` }), 200)
+      assert.strictEqual(yield* post({ host: `127.0.0.1:${port}`, origin: "http://127.0.0.1:5173" }), 200)
+      assert.strictEqual(yield* post({ host: `[::1]:${port}` }), 200)
+      const get = yield* send(url, { method: "GET", headers: { host: "evil.example.com", accept: "text/event-stream" } })
+      assert.strictEqual(get.status, 403)
+    }).pipe(Effect.scoped))
+
+  it.live("allow-lists are configurable", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve({ allowedHosts: ["mcp.internal"], allowedOrigins: ["https://app.example"] })
+      const post = (extra: Http.OutgoingHttpHeaders) => Effect.map(send(url, { headers: { ...headers(), ...extra }, body: initialize }), (r) => r.status)
+      assert.strictEqual(yield* post({ host: "localhost" }), 403)
+      assert.strictEqual(yield* post({ host: "mcp.internal:8080", origin: "https://app.example" }), 200)
+    }).pipe(Effect.scoped))
+
+  it.live("a dropped TCP connection: GET with Last-Event-ID delivers the missed events exactly once", () =>
+    Effect.gen(function*() {
+      const { gate, url } = yield* serve({ responseMode: "sse" })
+      const session = yield* open(url)
+      const first = yield* openSse(url, {
+        method: "POST",
+        headers: headers(session),
+        body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "steps", arguments: { n: 5 }, _meta: { progressToken: 1 } } }
+      })
+      assert.strictEqual(first.status, 200)
+      const priming = yield* first.next
+      assert.strictEqual(priming?.data, "")
+      const one = yield* first.next
+      assert.strictEqual(JSON.parse(one!.data).params.progress, 1)
+      yield* first.drop
+      // the server notices the close, the handler goes on meanwhile
+      yield* Effect.sleep("50 millis")
+      yield* Queue.offerAll(gate, [undefined, undefined])
+      yield* Effect.sleep("50 millis")
+      const second = yield* openSse(url, {
+        method: "GET",
+        headers: { accept: "text/event-stream", "mcp-session-id": session, "last-event-id": one!.id! }
+      })
+      assert.strictEqual(second.status, 200)
+      const seen: Array<unknown> = []
+      for (let i = 0; i < 2; i++) seen.push(JSON.parse((yield* second.next)!.data).params.progress)
+      yield* Queue.offerAll(gate, [undefined, undefined, undefined])
+      for (let i = 0; i < 20; i++) {
+        const event = yield* second.next
+        if (event === undefined) break
+        const message = JSON.parse(event.data)
+        seen.push(message.params?.progress ?? message.result.content[0].text)
+      }
+      assert.deepStrictEqual(seen, [2, 3, 4, 5, "did 5 steps"])
+    }).pipe(Effect.scoped))
+
+  it.live("closing the layer ends open streams and returns promptly", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const { server, url } = yield* serve({ responseMode: "sse" }, scope)
+      const session = yield* open(url)
+      const get = yield* openSse(url, { method: "GET", headers: { accept: "text/event-stream", "mcp-session-id": session } })
+      assert.strictEqual(get.status, 200)
+      const post = yield* openSse(url, {
+        method: "POST",
+        headers: headers(session),
+        body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "steps", arguments: { n: 1 } } }
+      })
+      yield* post.next
+      const started = Date.now()
+      yield* Scope.close(scope, Exit.void)
+      const elapsed = Date.now() - started
+      assert.isBelow(elapsed, 1000)
+      assert.strictEqual(yield* server.sessionCount, 0)
+      for (let i = 0; i < 5; i++) if ((yield* get.next) === undefined) break
+      assert.isUndefined(yield* post.next)
+      // the listening socket is closed too
+      const again = yield* Effect.exit(send(url, { headers: headers(), body: initialize }))
+      assert.isTrue(Exit.isFailure(again))
+    }))
+
+  it.live("100 sessions × 20 concurrent calls over real sockets: every answer reaches its own caller", () =>
+    Effect.gen(function*() {
+      const { server, url } = yield* serve()
+      const agent = new Http.Agent({ keepAlive: true, maxSockets: 64 })
+      yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
+      const sessions = yield* Effect.forEach(Array.from({ length: 100 }), () => open(url, agent), { concurrency: 16 })
+      const calls = sessions.flatMap((session, s) => Array.from({ length: 20 }, (_, i) => ({ session, s, i })))
+      const results = yield* Effect.forEach(calls, ({ i, s, session }) =>
+        Effect.map(
+          send(url, {
+            agent,
+            headers: headers(session),
+            body: { jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "add", arguments: { a: s, b: i * 1000 } } }
+          }),
+          (reply) => {
+            const body = JSON.parse(reply.body)
+            return reply.status === 200 && body.id === i && body.result.structuredContent.sum === s + i * 1000
+          }
+        ), { concurrency: "unbounded" })
+      assert.strictEqual(results.length, 2000)
+      assert.isTrue(results.every((ok) => ok))
+      assert.strictEqual(yield* server.sessionCount, 100)
+    }).pipe(Effect.scoped), 60_000)
+})

@@ -1,0 +1,271 @@
+#!/usr/bin/env node
+// Runs the official MCP conformance suite (@modelcontextprotocol/conformance, the
+// devDependency, via node_modules/.bin/conformance) against our server and our client:
+//
+//   npm run conformance [-- --only server|client] [--out DIR] [--json FILE] [--server-url URL]
+//
+// 1. server: starts scratchpad/conformance/server.ts on http://127.0.0.1:<ephemeral>/mcp and
+//    runs `conformance server --suite all` against it (or against --server-url, not started here);
+// 2. client: `conformance client --scenario X` for each scenario of scenarios.ts (initialize,
+//    tools_call, elicitation-sep1034-client-defaults, sse-retry), one at a time (sse-retry
+//    measures reconnection timing), with scratchpad/conformance/client.ts as the command.
+//
+// Everything binds 127.0.0.1: our server by its own option, the runner's mock servers through
+// loopback.cjs (preloaded into the runner). Needs Node >= 22 (the runner does); `npm run` uses
+// the node@22 devDependency.
+//
+// Output: the runner's own output, then one line per scenario and a closing
+// `N passed, N failed`, counting CHECKS (checks.json of every scenario): SUCCESS passes;
+// FAILURE fails; in client runs a WARNING fails too (the runner fails a client run on one).
+// A scenario with no pass/fail check at all counts as one failure (the runner reports such
+// a scenario as passed; server-sse-polling is one for the official SDK's server, which sends
+// no priming event to the scenario's 2025-03-26 requests, while ours passes its 3 checks). A
+// runner that exits non-zero or times out without a failing check counts one failure; so
+// does a listed server scenario that left no results. --json FILE writes the tally as
+// {passed, failed, warnings, scenarios: [...]}. Exit 0 iff nothing failed.
+import { spawn, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = dirname(fileURLToPath(import.meta.url))
+const root = join(here, "..", "..")
+const conformance = join(root, "node_modules", ".bin", "conformance")
+const loopback = join(here, "loopback.cjs")
+const node = process.execPath
+
+const CLIENT_SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]
+const SERVER_SUITE_TIMEOUT_MS = 300_000
+const CLIENT_SCENARIO_TIMEOUT_MS = 120_000
+const SERVER_START_TIMEOUT_MS = 30_000
+
+// ---------------------------------------------------------------------------
+// arguments
+// ---------------------------------------------------------------------------
+
+const argv = process.argv.slice(2)
+const option = (name) => {
+  const index = argv.indexOf(name)
+  return index >= 0 ? argv[index + 1] : undefined
+}
+const only = option("--only")
+const jsonFile = option("--json")
+const serverUrl = option("--server-url")
+const out = option("--out") ?? mkdtempSync(join(tmpdir(), "effect-mcp-conformance-"))
+mkdirSync(out, { recursive: true })
+
+const log = (line) => process.stdout.write(`${line}\n`)
+
+const finish = (tally) => {
+  if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(tally, null, 2))
+  log(`${tally.passed} passed, ${tally.failed} failed`)
+  process.exit(tally.failed === 0 ? 0 : 1)
+}
+
+const major = Number(process.versions.node.split(".")[0])
+if (major < 22 || !existsSync(conformance)) {
+  log(major < 22
+    ? `conformance: the runner needs Node >= 22, this is ${process.version} (use npm run conformance)`
+    : `conformance: ${conformance} is missing (npm ci)`)
+  finish({ passed: 0, failed: 1, warnings: 0, scenarios: [] })
+}
+
+// ---------------------------------------------------------------------------
+// processes
+// ---------------------------------------------------------------------------
+
+/** Runs a command to its end, output passed through, killed (whole group) after `timeoutMs`. */
+const runBounded = (args, timeoutMs) =>
+  new Promise((resolve) => {
+    const child = spawn(node, args, { cwd: root, stdio: ["ignore", "inherit", "inherit"], detached: true })
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup(child, "SIGKILL")
+    }, timeoutMs)
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code: code ?? 1, signal, timedOut })
+    })
+  })
+
+const killGroup = (child, signal) => {
+  try {
+    process.kill(-child.pid, signal)
+  } catch {
+    // already gone
+  }
+}
+
+const runner = (args, timeoutMs) => runBounded(["--require", loopback, conformance, ...args], timeoutMs)
+
+/** Starts our HTTP server on an ephemeral port; resolves with its URL and process. */
+const startServer = () =>
+  new Promise((resolve, reject) => {
+    const child = spawn(
+      node,
+      ["--conditions=development", join(here, "server.ts"), "--port", "0", "--host", "127.0.0.1"],
+      { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true }
+    )
+    let seen = ""
+    const timer = setTimeout(() => {
+      killGroup(child, "SIGKILL")
+      reject(new Error(`the server did not report its URL within ${SERVER_START_TIMEOUT_MS} ms:\n${seen}`))
+    }, SERVER_START_TIMEOUT_MS)
+    const onData = (chunk) => {
+      const text = chunk.toString()
+      process.stderr.write(text.replace(/^/gm, "[server] "))
+      if (seen.length < 100_000) seen += text
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen)
+      if (match !== null) {
+        clearTimeout(timer)
+        resolve({ url: match[1], child })
+      }
+    }
+    child.stdout.on("data", onData)
+    child.stderr.on("data", onData)
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer)
+      reject(new Error(`the server exited (${signal ?? code}) before listening:\n${seen}`))
+    })
+  })
+
+const stopServer = (child) =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const timer = setTimeout(() => killGroup(child, "SIGKILL"), 5_000)
+    child.once("exit", () => {
+      clearTimeout(timer)
+      resolve()
+    })
+    killGroup(child, "SIGTERM")
+  })
+
+// ---------------------------------------------------------------------------
+// counting
+// ---------------------------------------------------------------------------
+
+/** Every checks.json under `dir`, by scenario name (the runner's dir name minus its timestamp). */
+const readScenarios = (dir, prefix) => {
+  const found = []
+  const walk = (current) => {
+    if (!existsSync(current)) return
+    for (const entry of readdirSync(current)) {
+      const path = join(current, entry)
+      if (statSync(path).isDirectory()) walk(path)
+      else if (entry === "checks.json") {
+        const name = relative(dir, current)
+          .replace(/-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/, "")
+          .replace(prefix, "")
+        found.push({ name, checks: JSON.parse(readFileSync(path, "utf8")) })
+      }
+    }
+  }
+  walk(dir)
+  return found
+}
+
+const tallyScenario = (mode, name, checks) => {
+  const count = (status) => checks.filter((check) => check.status === status).length
+  const passed = count("SUCCESS")
+  const failures = checks.filter((check) => check.status === "FAILURE" || (mode === "client" && check.status === "WARNING"))
+  const warnings = count("WARNING")
+  const empty = passed + count("FAILURE") === 0
+  const notes = failures.map((check) => `${check.id}: ${check.errorMessage ?? check.details?.message ?? check.description}`)
+  let failed = failures.length
+  if (empty) {
+    failed += 1
+    notes.push("no pass/fail check at all (counted as a failure)")
+  }
+  return { mode, scenario: name, passed, failed, warnings, empty, notes }
+}
+
+const tally = { passed: 0, failed: 0, warnings: 0, scenarios: [] }
+const add = (row) => {
+  tally.scenarios.push(row)
+  tally.passed += row.passed
+  tally.failed += row.failed
+  tally.warnings += row.warnings
+}
+
+/** One failure that no check recorded (the runner failed, a scenario left nothing). */
+const problem = (mode, scenario, note) => add({ mode, scenario, passed: 0, failed: 1, warnings: 0, empty: true, notes: [note] })
+
+const runnerProblem = (result) =>
+  result.timedOut ? "the runner timed out" : result.code !== 0 ? `the runner exited ${result.signal ?? result.code}` : undefined
+
+// ---------------------------------------------------------------------------
+// server suite
+// ---------------------------------------------------------------------------
+
+const serverScenarioNames = () => {
+  const listed = spawnSync(node, [conformance, "list", "--server"], { cwd: root, encoding: "utf8", timeout: 60_000 })
+  return [...(listed.stdout ?? "").matchAll(/^\s+- (\S+)/gm)].map((match) => match[1])
+}
+
+const serverSuite = async () => {
+  log("=== conformance: server, --suite all ===")
+  let server
+  let url = serverUrl
+  if (url === undefined) {
+    try {
+      server = await startServer()
+      url = server.url
+    } catch (error) {
+      log(String(error.message ?? error))
+      return problem("server", "(server start)", "our server did not start")
+    }
+  }
+  const dir = join(out, "server")
+  try {
+    const result = await runner(["server", "--url", url, "--suite", "all", "-o", dir], SERVER_SUITE_TIMEOUT_MS)
+    const found = readScenarios(dir, /^server-/)
+    const rows = found.map(({ name, checks }) => tallyScenario("server", name, checks))
+    for (const row of rows) add(row)
+    for (const name of serverScenarioNames()) {
+      if (!found.some((scenario) => scenario.name === name)) problem("server", name, "no results (scenario did not run)")
+    }
+    const failure = runnerProblem(result)
+    if (failure !== undefined && !rows.some((row) => row.failed > 0)) problem("server", "(runner)", failure)
+  } finally {
+    if (server !== undefined) await stopServer(server.child)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// client scenarios
+// ---------------------------------------------------------------------------
+
+const clientScenarios = async () => {
+  // the runner splits this on spaces and runs it with a shell, the server URL appended
+  const command = `${node} --conditions=development ${join(here, "client.ts")}`
+  for (const scenario of CLIENT_SCENARIOS) {
+    log(`=== conformance: client, ${scenario} ===`)
+    const dir = join(out, "client", scenario)
+    const result = await runner(
+      ["client", "--command", command, "--scenario", scenario, "--timeout", "30000", "-o", dir],
+      CLIENT_SCENARIO_TIMEOUT_MS
+    )
+    const found = readScenarios(dir, /^$/)
+    const rows = found.map(({ checks }) => tallyScenario("client", scenario, checks))
+    if (rows.length === 0) rows.push(tallyScenario("client", scenario, []))
+    for (const row of rows) add(row)
+    const failure = runnerProblem(result)
+    if (failure !== undefined && !rows.some((row) => row.failed > 0)) problem("client", scenario, failure)
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+if (only === undefined || only === "server") await serverSuite()
+if (only === undefined || only === "client") await clientScenarios()
+
+log(`=== conformance summary (results in ${out}) ===`)
+for (const row of tally.scenarios) {
+  const mark = row.failed > 0 ? "✗" : "✓"
+  const warnings = row.warnings > 0 ? `, ${row.warnings} warnings` : ""
+  log(`${mark} ${row.mode} ${row.scenario}: ${row.passed} passed, ${row.failed} failed${warnings}`)
+  for (const note of row.notes) log(`    - ${note.slice(0, 300)}`)
+}
+finish(tally)
