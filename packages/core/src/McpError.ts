@@ -26,6 +26,8 @@ import * as JsonRpc from "./JsonRpc.ts"
 export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
   description: Schema.String,
   exitCode: Schema.optionalKey(Schema.Int),
+  /** The signal that ended a child process (e.g. `SIGKILL`). */
+  signal: Schema.optionalKey(Schema.String),
   stderr: Schema.optionalKey(Schema.String),
   cause: Schema.optionalKey(Schema.Defect())
 }) {
@@ -203,6 +205,7 @@ export const isMcpError = (u: unknown): u is McpError => Predicate.hasProperty(u
  */
 export const transport = (description: string, extra?: {
   readonly exitCode?: number
+  readonly signal?: string
   readonly stderr?: string
   readonly cause?: unknown
 }): McpError => new McpError({ reason: new TransportError({ description, ...extra }) })

@@ -140,6 +140,7 @@ describe("NodeMcpStdio.makeClient", () => {
       const reason = transportError(error)
       assert.include(reason.description, "SIGKILL")
       assert.isUndefined(reason.exitCode)
+      assert.strictEqual(reason.signal, "SIGKILL")
       assert.include(reason.stderr ?? "", "sleeping")
       assert.deepStrictEqual(yield* transport.exitStatus, { code: null, signal: "SIGKILL" })
       // the session is over: later calls fail at once

@@ -154,8 +154,9 @@ export const makeClient = Effect.fnUntraced(function*(
       : `the server process (pid ${pid}) exited with code ${status.code}`
     const stderr = piped ? tail.text() : undefined
     const last = stderr === undefined ? undefined : lastLine(stderr)
-    const extra: { exitCode?: number; stderr?: string } = {}
+    const extra: { exitCode?: number; signal?: string; stderr?: string } = {}
     if (status !== undefined && status.code !== null) extra.exitCode = status.code
+    if (status !== undefined && status.signal !== null) extra.signal = status.signal
     if (stderr !== undefined) extra.stderr = stderr
     return McpError.transport(last === undefined ? base : `${base}: ${last}`, extra)
   }
