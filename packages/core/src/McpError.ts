@@ -148,6 +148,87 @@ export class HandshakeError extends Schema.TaggedError<HandshakeError>()("Handsh
 }
 
 /**
+ * A server of an `McpGroup` cannot take the call: it is down (its process
+ * exited, its connection dropped), still connecting, or went away while the
+ * call was running. `cause` is the error that took it down, when known.
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export class ServerUnavailableError extends Schema.TaggedError<ServerUnavailableError>()("ServerUnavailableError", {
+  server: Schema.String,
+  description: Schema.String,
+  cause: Schema.optionalKey(Schema.Defect())
+}) {
+  override get message(): string {
+    return `server "${this.server}" is unavailable: ${this.description}`
+  }
+}
+
+/**
+ * Two servers of an `McpGroup` offer a component (tool, prompt, resource,
+ * resource template) under the same group name, or a server name is already
+ * taken (`kind` `"server"`). `servers` names the server that had it first,
+ * then the one refused.
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export class NameCollisionError extends Schema.TaggedError<NameCollisionError>()("NameCollisionError", {
+  kind: Schema.String,
+  name: Schema.String,
+  servers: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    if (this.kind === "server") return `a server named "${this.name}" is already in the group`
+    const [first, second] = this.servers
+    return first === second
+      ? `server "${first}" offers two ${this.kind}s named "${this.name}" once named by the group's nameHook`
+      : `${this.kind} "${this.name}" of server "${second}" collides with the one of server "${first}"; ` +
+        `give the group a nameHook to namespace names`
+  }
+}
+
+/**
+ * An `McpGroup` has no server of that name, or none of its servers offers the
+ * tool, prompt or resource asked for.
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export class NotFoundError extends Schema.TaggedError<NotFoundError>()("NotFoundError", {
+  kind: Schema.String,
+  name: Schema.String
+}) {
+  override get message(): string {
+    return this.kind === "server"
+      ? `no server named "${this.name}" in the group`
+      : `no server of the group offers the ${this.kind} "${this.name}"`
+  }
+}
+
+/**
+ * A configuration file (`mcp.json`) is not valid: `source` is the file (or
+ * whatever the text came from), `server` the entry and `field` the path inside
+ * it, when the problem is that precise.
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
+  source: Schema.String,
+  server: Schema.optionalKey(Schema.String),
+  field: Schema.optionalKey(Schema.String),
+  description: Schema.String
+}) {
+  override get message(): string {
+    const server = this.server === undefined ? "" : `: server "${this.server}"`
+    const field = this.field === undefined ? "" : `: ${this.field}`
+    return `${this.source}${server}${field}: ${this.description}`
+  }
+}
+
+/**
  * Every reason.
  *
  * @category reasons
@@ -161,7 +242,11 @@ export const Reason = Schema.Union([
   TimeoutError,
   ClosedError,
   UnsupportedError,
-  HandshakeError
+  HandshakeError,
+  ServerUnavailableError,
+  NameCollisionError,
+  NotFoundError,
+  ConfigError
 ])
 
 /**
@@ -260,6 +345,46 @@ export const unsupported = (method: string, capability: string): McpError =>
  */
 export const handshake = (description: string): McpError =>
   new McpError({ reason: new HandshakeError({ description }) })
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const serverUnavailable = (server: string, description: string, cause?: unknown): McpError =>
+  new McpError({
+    reason: new ServerUnavailableError(cause === undefined ? { server, description } : { server, description, cause })
+  })
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const nameCollision = (kind: string, name: string, servers: ReadonlyArray<string>): McpError =>
+  new McpError({ reason: new NameCollisionError({ kind, name, servers }) })
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const notFound = (kind: string, name: string): McpError =>
+  new McpError({ reason: new NotFoundError({ kind, name }) })
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const config = (source: string, description: string, where?: {
+  readonly server?: string | undefined
+  readonly field?: string | undefined
+}): McpError =>
+  new McpError({
+    reason: new ConfigError({
+      source,
+      description,
+      ...(where?.server === undefined ? {} : { server: where.server }),
+      ...(where?.field === undefined ? {} : { field: where.field })
+    })
+  })
 
 /**
  * `-32601 Method not found`.

@@ -66,3 +66,9 @@ export * as McpHttpClient from "./McpHttpClient.ts"
 
 /** @since 0.1.0 */
 export * as McpSseClient from "./McpSseClient.ts"
+
+/** @since 0.1.0 */
+export * as McpGroup from "./McpGroup.ts"
+
+/** @since 0.1.0 */
+export * as McpConfig from "./McpConfig.ts"

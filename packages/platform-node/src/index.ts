@@ -24,3 +24,6 @@ export * as NodeMcpHttpServer from "./NodeMcpHttpServer.ts"
 
 /** @since 0.1.0 */
 export * as NodeMcpHttpClient from "./NodeMcpHttpClient.ts"
+
+/** @since 0.1.0 */
+export * as NodeMcpGroup from "./NodeMcpGroup.ts"

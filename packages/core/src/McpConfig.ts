@@ -1,0 +1,282 @@
+/**
+ * The configuration file of MCP hosts (`mcp.json`, `claude_desktop_config.json`,
+ * `.cursor/mcp.json`, ...), as Schemas, and its decoding into
+ * `McpGroup.ServerParams`:
+ *
+ * ```json
+ * {
+ *   "mcpServers": {
+ *     "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."], "env": { "DEBUG": "1" } },
+ *     "search": { "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer ..." } },
+ *     "legacy": { "url": "https://example.com/sse", "transport": "sse" },
+ *     "socket": { "url": "ws://127.0.0.1:9000/mcp" }
+ *   }
+ * }
+ * ```
+ *
+ * - An entry with `command` is a stdio server (`args`, `env`, `cwd`); one with
+ *   `url` a remote server (`headers`). The transport of a remote server is
+ *   `transport` (or `type`, as some hosts write it): `"streamable-http"` (or
+ *   `"http"`), `"sse"`, `"websocket"` (or `"ws"`); without one, `ws://` and
+ *   `wss://` URLs are WebSocket and the others Streamable HTTP (whose client
+ *   falls back to HTTP+SSE by itself).
+ * - Entries with `"disabled": true` are left out. Other fields hosts add
+ *   (`autoApprove`, `timeout`, ...) are ignored.
+ * - A bad file fails with a `ConfigError` naming the source, the server and
+ *   the field: `mcp.json: server "files": args[1]: Expected string, got 3`.
+ *
+ * Reading a file is the platform's business (`NodeMcpGroup.loadConfig`).
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as McpError from "./McpError.ts"
+import type * as McpGroup from "./McpGroup.ts"
+
+// -----------------------------------------------------------------------------
+// Schemas
+// -----------------------------------------------------------------------------
+
+const StringRecord = Schema.Record(Schema.String, Schema.String)
+
+/**
+ * The names a remote server's transport goes by.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Transport = Schema.Literals(["streamable-http", "http", "sse", "websocket", "ws"])
+
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
+export type Transport = typeof Transport.Type
+
+/**
+ * A stdio server: the command to spawn.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const StdioServer = Schema.Struct({
+  command: Schema.String.check(Schema.isNonEmpty({ expected: "a non-empty command" })),
+  args: Schema.optionalKey(Schema.Array(Schema.String)),
+  env: Schema.optionalKey(StringRecord),
+  cwd: Schema.optionalKey(Schema.String),
+  type: Schema.optionalKey(Schema.Literal("stdio")),
+  transport: Schema.optionalKey(Schema.Literal("stdio"))
+})
+
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
+export type StdioServer = typeof StdioServer.Type
+
+const isUrl = Schema.makeFilter<string>(
+  (url) => URL.canParse(url),
+  { expected: "an absolute URL" }
+)
+
+/**
+ * A remote server: its URL, headers and transport.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const RemoteServer = Schema.Struct({
+  url: Schema.String.check(isUrl),
+  headers: Schema.optionalKey(StringRecord),
+  transport: Schema.optionalKey(Transport),
+  type: Schema.optionalKey(Transport)
+})
+
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
+export type RemoteServer = typeof RemoteServer.Type
+
+/**
+ * The file: `mcpServers`, by name. Each entry is checked by {@link decode}
+ * (as a {@link StdioServer} or a {@link RemoteServer}), so that an error names
+ * its server.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ConfigFile = Schema.Struct({
+  mcpServers: Schema.Record(Schema.String, Schema.Unknown)
+})
+
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
+export type ConfigFile = typeof ConfigFile.Type
+
+// -----------------------------------------------------------------------------
+// Decoding
+// -----------------------------------------------------------------------------
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string | undefined => {
+  let text = ""
+  for (const segment of path) {
+    const key = typeof segment === "object" ? segment.key : segment
+    if (typeof key === "number") text += `[${key}]`
+    else if (typeof key === "string" && /^[A-Za-z_$][\w$-]*$/.test(key)) text += text === "" ? key : `.${key}`
+    else text += `[${JSON.stringify(String(key))}]`
+  }
+  return text === "" ? undefined : text
+}
+
+const decodeWith = <S extends Schema.Codec<any, unknown>>(
+  schema: S,
+  value: unknown,
+  source: string,
+  server: string | undefined,
+  prefix: ReadonlyArray<PropertyKey> = []
+): Result.Result<S["Type"], McpError.McpError> => {
+  const decoded = Schema.decodeUnknownResult(schema as Schema.Codec<S["Type"], unknown>)(value, { reportInput: true })
+  if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
+  const issues = formatter(decoded.failure.issue).issues
+  const first = issues[0]
+  return Result.fail(McpError.config(source, first?.message ?? decoded.failure.message, {
+    server,
+    field: formatPath([...prefix, ...(first?.path ?? [])])
+  }))
+}
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const describe = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value
+
+const remoteParams = (
+  entry: RemoteServer,
+  source: string,
+  server: string
+): Result.Result<McpGroup.ServerParams, McpError.McpError> => {
+  if (entry.transport !== undefined && entry.type !== undefined && entry.transport !== entry.type) {
+    return Result.fail(
+      McpError.config(source, `"transport" says ${entry.transport} and "type" says ${entry.type}`, { server, field: "type" })
+    )
+  }
+  const protocol = new URL(entry.url).protocol
+  const isWs = protocol === "ws:" || protocol === "wss:"
+  const isHttp = protocol === "http:" || protocol === "https:"
+  const given = entry.transport ?? entry.type
+  const transport = given === undefined ? (isWs ? "websocket" : "streamable-http") : given
+  const headers = entry.headers === undefined ? {} : { headers: entry.headers }
+  const field = entry.transport !== undefined ? "transport" : "type"
+  switch (transport) {
+    case "websocket":
+    case "ws":
+      if (!isWs) {
+        return Result.fail(McpError.config(source, `a WebSocket URL starts with ws:// or wss://, got ${protocol}//`, { server, field: "url" }))
+      }
+      return Result.succeed({ _tag: "WebSocket", url: entry.url, ...headers })
+    case "sse":
+    case "streamable-http":
+    case "http":
+      if (!isHttp) {
+        return Result.fail(
+          McpError.config(
+            source,
+            `an HTTP URL starts with http:// or https://, got ${protocol}//${given === undefined ? "" : ` (${field}: ${given})`}`,
+            { server, field: "url" }
+          )
+        )
+      }
+      return Result.succeed({ _tag: transport === "sse" ? "Sse" : "StreamableHttp", url: entry.url, ...headers })
+  }
+}
+
+const serverParams = (
+  name: string,
+  value: unknown,
+  source: string
+): Result.Result<McpGroup.ServerParams | undefined, McpError.McpError> => {
+  if (!isRecord(value)) {
+    return Result.fail(McpError.config(source, `expected an object, got ${describe(value)}`, { server: name }))
+  }
+  if (value.disabled === true) return Result.succeed(undefined)
+  const hasCommand = "command" in value
+  const hasUrl = "url" in value
+  if (hasCommand && hasUrl) {
+    return Result.fail(
+      McpError.config(source, `has both "command" (stdio) and "url" (remote); keep one`, { server: name })
+    )
+  }
+  if (hasCommand) {
+    return Result.map(decodeWith(StdioServer, value, source, name), (entry): McpGroup.ServerParams => ({
+      _tag: "Stdio",
+      command: entry.command,
+      ...(entry.args === undefined ? {} : { args: entry.args }),
+      ...(entry.env === undefined ? {} : { env: entry.env }),
+      ...(entry.cwd === undefined ? {} : { cwd: entry.cwd })
+    }))
+  }
+  if (hasUrl) {
+    const entry = decodeWith(RemoteServer, value, source, name)
+    return Result.isFailure(entry) ? Result.fail(entry.failure) : remoteParams(entry.success, source, name)
+  }
+  return Result.fail(
+    McpError.config(source, `needs a "command" (a stdio server) or a "url" (a remote server)`, { server: name })
+  )
+}
+
+/**
+ * Decodes a parsed configuration file into server parameters, by name, in
+ * the file's order. `source` names the file in errors.
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decode: (
+  json: unknown,
+  source: string
+) => Effect.Effect<Record<string, McpGroup.ServerParams>, McpError.McpError> = Effect.fn("McpConfig.decode")(
+  function*(json: unknown, source: string) {
+    if (!isRecord(json)) {
+      return yield* McpError.config(source, `expected a JSON object with "mcpServers", got ${describe(json)}`)
+    }
+    if (!("mcpServers" in json)) {
+      return yield* McpError.config(source, `expected a JSON object with "mcpServers"`, { field: "mcpServers" })
+    }
+    const file = yield* Effect.fromResult(decodeWith(ConfigFile, json, source, undefined))
+    const servers: Record<string, McpGroup.ServerParams> = {}
+    for (const [name, value] of Object.entries(file.mcpServers)) {
+      const params = yield* Effect.fromResult(serverParams(name, value, source))
+      if (params !== undefined) servers[name] = params
+    }
+    return servers
+  }
+)
+
+/**
+ * Parses the text of a configuration file (JSON) and decodes it
+ * ({@link decode}).
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const parse: (
+  text: string,
+  source: string
+) => Effect.Effect<Record<string, McpGroup.ServerParams>, McpError.McpError> = Effect.fn("McpConfig.parse")(
+  function*(text: string, source: string) {
+    const json = Result.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: (cause) => McpError.config(source, `not valid JSON: ${McpError.messageOf(cause)}`)
+    })
+    return yield* decode(yield* Effect.fromResult(json), source)
+  }
+)
