@@ -1,7 +1,7 @@
 /**
  * Summarizes a V8 `.cpuprofile` (from `node --cpu-prof`): self time by
  * function, by file (package) and the inclusive time of functions in
- * @effect-mcp/core's own sources.
+ * effect-mcp's own sources (packages/NAME/src).
  *
  * Usage:
  *   node --conditions=development --expose-gc --cpu-prof --cpu-prof-dir=/tmp/prof \
@@ -56,7 +56,7 @@ const bucketOf = (frame: CallFrame): string => {
     return "(native / V8 builtins)"
   }
   if (url.startsWith("node:")) return "node core"
-  if (url.startsWith("packages/core/src/")) return url
+  if (url.startsWith("packages/")) return url
   if (url.startsWith("effect/")) return `effect/${url.split("/").slice(-1)[0]}`
   const segments = url.split("/")
   return segments[0]!.startsWith("@") ? `${segments[0]}/${segments[1]}` : segments[0]!
@@ -98,7 +98,7 @@ for (const file of files) {
     for (let cursor: number | undefined = id; cursor !== undefined; cursor = parent.get(cursor)) {
       const f = byId.get(cursor)!.callFrame
       const url = shortUrl(f.url)
-      if (!url.startsWith("packages/core/src/")) continue
+      if (!url.startsWith("packages/")) continue
       const name = `${f.functionName || "(anonymous)"}  ${url}:${f.lineNumber + 1}`
       if (seen.has(name)) continue
       seen.add(name)
@@ -115,5 +115,5 @@ for (const file of files) {
   console.log(`${file}: ${(total / 1e6).toFixed(2)} s sampled, ${(busy / 1e6).toFixed(2)} s busy (percentages are of busy time)`)
   print("self time by area", byBucket, 30)
   print(`top ${top} functions by self time`, byFunction, top)
-  print("inclusive time of @effect-mcp/core functions", inclusiveOurs, 30)
+  print("inclusive time of effect-mcp functions (packages/*/src)", inclusiveOurs, 40)
 }

@@ -1,77 +1,97 @@
 /**
- * The main demo: an MCP server and client in one process over the in-memory
- * transport. The server answers `tools/list` and `tools/call` with two raw
- * handlers (echo and add); the client initializes, pings, calls both tools and
- * prints what it got.
+ * The main demo: one McpGroup over three servers of three kinds.
+ *
+ * - `example`: the example server (scratchpad/example-server.ts), spawned as a
+ *   child process and spoken to over stdio;
+ * - `calculator`: a Streamable HTTP server started in this process on
+ *   127.0.0.1 (an ephemeral port);
+ * - `memory`: an McpServer served in this process over an in-memory link.
+ *
+ * It prints the aggregated tools with their servers, calls one tool on each,
+ * disconnects `example` (its process ends) and shows the views shrink, then
+ * exits 0 with nothing left running.
+ *
+ *   npm run demo
  */
-import { McpClientSession, McpError, McpSchema, McpServerSession, McpTransport } from "@effect-mcp/core"
-import { NodeMcpRuntime } from "@effect-mcp/platform-node"
-import { Console, Effect, Layer } from "effect"
+import { McpGroup, type McpSchema, McpServer, McpTool } from "@effect-mcp/core"
+import { NodeMcpGroup, NodeMcpHttpServer, NodeMcpRuntime } from "@effect-mcp/platform-node"
+import { Console, Effect, Fiber, Layer, Schema, Stream } from "effect"
+import { fileURLToPath } from "node:url"
 
-const tools: ReadonlyArray<McpSchema.Tool> = [
-  {
-    name: "echo",
-    description: "Returns its text",
-    inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }
-  },
-  {
-    name: "add",
-    description: "Adds two numbers",
-    inputSchema: {
-      type: "object",
-      properties: { a: { type: "number" }, b: { type: "number" } },
-      required: ["a", "b"]
-    }
-  }
-]
-
-const text = (value: string): McpSchema.CallToolResult => ({ content: [{ type: "text", text: value }] })
-
-const callTool = (params: McpSchema.CallToolRequestParams) => {
-  const args = params.arguments ?? {}
-  switch (params.name) {
-    case "echo":
-      return Effect.succeed(text(String(args.text)))
-    case "add":
-      return typeof args.a === "number" && typeof args.b === "number"
-        ? Effect.succeed({ ...text(String(args.a + args.b)), structuredContent: { sum: args.a + args.b } })
-        : Effect.fail(McpError.invalidParams("tools/call", "add needs numbers a and b"))
-    default:
-      return Effect.fail(McpError.protocol(-32602, `Unknown tool: ${params.name}`))
-  }
-}
-
-const Server = McpServerSession.layer({
-  serverInfo: { name: "demo-server", version: "0.1.0" },
-  capabilities: { tools: {} },
-  instructions: "Try echo and add.",
-  handlers: [
-    McpServerSession.handler(McpSchema.ListTools, () => Effect.succeed({ tools })),
-    McpServerSession.handler(McpSchema.CallTool, callTool)
-  ]
+// the Streamable HTTP server: one tool with structured output
+const add = McpTool.make("add", {
+  description: "Adds two numbers",
+  input: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
+  output: Schema.Struct({ sum: Schema.Finite }),
+  handler: ({ a, b }) => Effect.succeed({ sum: a + b })
 })
 
-const Client = McpClientSession.layer({ clientInfo: { name: "demo-client", version: "0.1.0" } })
+const Calculator = NodeMcpHttpServer.layer({ port: 0 }).pipe(
+  Layer.provide(McpServer.register(add).pipe(Layer.provideMerge(McpServer.layer({ name: "calculator", version: "1.0.0" }))))
+)
+
+// the in-memory server: one tool
+const echo = McpTool.make("echo", {
+  description: "Returns its text",
+  input: Schema.Struct({ text: Schema.String }),
+  handler: ({ text }) => Effect.succeed(text)
+})
+
+const Memory = McpServer.register(echo).pipe(Layer.provideMerge(McpServer.layer({ name: "memory", version: "1.0.0" })))
+
+const exampleServer = fileURLToPath(new URL("./example-server.ts", import.meta.url))
+
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
+
+const counts = (views: McpGroup.Views) =>
+  [
+    plural(views.tools.length, "tool"),
+    plural(views.resources.length, "resource"),
+    plural(views.resourceTemplates.length, "template"),
+    plural(views.prompts.length, "prompt")
+  ].join(", ")
+
+const texts = (result: McpSchema.CallToolResult) =>
+  result.content.flatMap((block) => block.type === "text" ? [block.text] : []).join(" ")
 
 const program = Effect.gen(function*() {
-  const client = yield* McpClientSession.McpClientSession
-  yield* Console.log(`connected to ${client.serverInfo.name} ${client.serverInfo.version}`)
-  yield* Console.log(`negotiated protocol version: ${client.protocolVersion}`)
-  yield* client.ping()
-  yield* Console.log("ping: ok")
-  const listed = yield* client.request(McpSchema.ListTools, {})
-  yield* Console.log(`tools: ${listed.tools.map((tool) => tool.name).join(", ")}`)
-  const echo = yield* client.request(McpSchema.CallTool, { name: "echo", arguments: { text: "hello, MCP" } })
-  yield* Console.log(`echo -> ${JSON.stringify(echo.content)}`)
-  const add = yield* client.request(McpSchema.CallTool, { name: "add", arguments: { a: 2, b: 40 } })
-  yield* Console.log(`add -> ${JSON.stringify(add.structuredContent)}`)
+  const group = yield* McpGroup.McpGroup
+
+  for (const { name, params, serverInfo, status } of yield* group.servers) {
+    yield* Console.log(`server ${name}: ${params._tag}, ${serverInfo?.name} ${serverInfo?.version}, ${status}`)
+  }
+  yield* Console.log("tools:")
+  for (const { name, server, tool } of yield* group.tools) {
+    yield* Console.log(`  ${name.padEnd(10)} ${server.padEnd(11)} ${tool.description ?? ""}`)
+  }
+
+  // one tool on each server, routed by name
+  const forecast = yield* group.callTool("weather", { city: "Lisbon" })
+  yield* Console.log(`example/weather -> ${JSON.stringify(forecast.structuredContent)}`)
+  const sum = yield* group.callTool("add", { a: 2, b: 40 })
+  yield* Console.log(`calculator/add -> ${JSON.stringify(sum.structuredContent)}`)
+  const echoed = yield* group.callTool("echo", { text: "hello from memory" })
+  yield* Console.log(`memory/echo -> ${texts(echoed)}`)
+
+  // the views now and after the disconnect, as the `changes` stream sees them
+  const seen = yield* group.changes.pipe(Stream.take(2), Stream.runCollect, Effect.forkScoped({ startImmediately: true }))
+  yield* group.disconnect("example")
+  const [before, after] = yield* Fiber.join(seen)
+  yield* Console.log(`disconnected example: ${counts(before!)} -> ${counts(after!)}`)
+  yield* Console.log(`servers now: ${(yield* group.servers).map(({ name }) => name).join(", ")}`)
+  yield* Console.log(`tools now: ${(yield* group.tools).map(({ name, server }) => `${name} (${server})`).join(", ")}`)
 })
 
 const main = Effect.gen(function*() {
-  const link = yield* McpTransport.makeInMemoryLink
-  // the server runs in the background for as long as the program's scope
-  yield* Layer.build(Server.pipe(Layer.provide(link.server)))
-  yield* program.pipe(Effect.provide(Client.pipe(Layer.provide(link.client))))
-}).pipe(Effect.scoped)
+  const url = yield* NodeMcpHttpServer.url()
+  const Group = NodeMcpGroup.layer({
+    servers: {
+      example: McpGroup.stdio(process.execPath, ["--conditions=development", exampleServer]),
+      calculator: McpGroup.http(url),
+      memory: McpGroup.inMemory(Memory)
+    }
+  })
+  yield* program.pipe(Effect.provide(Group))
+}).pipe(Effect.scoped, Effect.provide(Calculator))
 
 NodeMcpRuntime.runMain(main)

@@ -248,7 +248,13 @@ export const makeClient = Effect.fnUntraced(function*(
           return
         }
         stdin.write(McpTransport.encodeLine(frame), (error) => {
-          resume(error === null || error === undefined ? Effect.void : Effect.fail(writeError(error)))
+          // a write that fails (EPIPE) usually means the child is exiting:
+          // give it the grace period, so the error carries its exit status
+          resume(
+            error === null || error === undefined ? Effect.void : Effect.raceFirst(Deferred.await(exited), Effect.sleep(exitGrace)).pipe(
+              Effect.andThen(Effect.suspend(() => Effect.fail(writeError(error))))
+            )
+          )
         })
       }),
     exitStatus: Effect.sync(() => status),

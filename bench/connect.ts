@@ -1,0 +1,209 @@
+/**
+ * Connect N stdio servers concurrently from one client (PERF-BASELINE.md,
+ * "D1"): the time from the start until all N sessions are initialized,
+ * effect-mcp against the official TypeScript SDK, each against its own server
+ * script (`servers/stdio-ours.ts`, `servers/stdio-official.mjs`).
+ *
+ * - "ours": N × (`NodeMcpStdio.makeClient` + `McpClientSession.make`) under
+ *   `Effect.forEach` with unbounded concurrency, in one scope;
+ * - "official": `Promise.all` of N × `client.connect(new StdioClientTransport(…))`;
+ * - "floor": hand-written JSON-RPC on both sides (`floor.ts`,
+ *   `servers/stdio-floor.mjs`): Node's own start-up plus a handshake.
+ *
+ * Once all are initialized, each child's RSS is read from /proc; then all
+ * sessions are closed (ours: the scope; official: `Promise.all` of
+ * `client.close()`), the close time is taken, and every child must be gone.
+ *
+ * Usage:
+ *   npm run bench:connect
+ *   node --conditions=development --expose-gc bench/connect.ts --servers 10 --rounds 1
+ *
+ * Options (each also as an environment variable):
+ *   --servers N   (BENCH_CONNECT_SERVERS, default 50)
+ *   --rounds R    (BENCH_ROUNDS, default 3)
+ *   --only LIST   subset of ours,official,floor (BENCH_CONNECT_ONLY)
+ *   --timeout S   hard limit of the whole run (BENCH_CONNECT_TIMEOUT, default 300)
+ */
+import { McpClientSession, McpTransport } from "@effect-mcp/core"
+import { NodeMcpStdio } from "@effect-mcp/platform-node"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { Effect } from "effect"
+import { floorStdio } from "./floor.ts"
+import {
+  assertAllGone,
+  clientInfo,
+  gc,
+  hardTimeout,
+  NODE,
+  OURS_DIST,
+  option,
+  positiveInt,
+  processRss,
+  selection,
+  SERVER_FLAGS,
+  track,
+  TS_FLAGS,
+  waitGone
+} from "./harness.ts"
+import { median } from "./stats.ts"
+
+const ALL = ["ours", "official", "floor"] as const
+type Impl = (typeof ALL)[number]
+
+const SERVERS = positiveInt(option("servers", "BENCH_CONNECT_SERVERS"), 50, "servers")
+const ROUNDS = positiveInt(option("rounds", "BENCH_ROUNDS"), 3, "rounds")
+const TIMEOUT_S = positiveInt(option("timeout", "BENCH_CONNECT_TIMEOUT"), 300, "timeout")
+const IMPLS = selection(ALL, option("only", "BENCH_CONNECT_ONLY"))
+
+hardTimeout(TIMEOUT_S, "bench/connect")
+
+interface ConnectSample {
+  /** ms from the start until all N sessions are initialized */
+  readonly connect: number
+  /** ms from the start of closing until every child is gone */
+  readonly close: number
+  /** mean RSS of one child, bytes */
+  readonly childRss: number
+  /** this process's heap growth per connection, bytes (after gc) */
+  readonly heapPerConnection: number
+}
+
+const sumRss = (pids: ReadonlyArray<number>): number => pids.reduce((sum, pid) => sum + processRss(pid), 0)
+
+const heapNow = (): number => {
+  if (gc !== undefined) gc()
+  return process.memoryUsage().heapUsed
+}
+
+const runOurs = async (): Promise<ConnectSample> => {
+  const pids: Array<number> = []
+  const heap0 = heapNow()
+  let connect = 0
+  let childRss = 0
+  let heapPerConnection = 0
+  const closing = await Effect.gen(function*() {
+    const t0 = performance.now()
+    yield* Effect.forEach(Array.from({ length: SERVERS }), () =>
+      Effect.gen(function*() {
+        const transport = yield* NodeMcpStdio.makeClient({
+          command: NODE,
+          args: [...TS_FLAGS, ...SERVER_FLAGS, "bench/servers/stdio-ours.ts"],
+          stderr: "forward"
+        })
+        pids.push(transport.pid)
+        track(transport.pid)
+        return yield* McpClientSession.make({ clientInfo }).pipe(
+          Effect.provideService(McpTransport.McpTransport, transport)
+        )
+      }), { concurrency: "unbounded" })
+    connect = performance.now() - t0
+    childRss = sumRss(pids) / pids.length
+    heapPerConnection = (heapNow() - heap0) / SERVERS
+    return performance.now()
+  }).pipe(Effect.scoped, Effect.runPromise)
+  const alive = await waitGone(pids, 10_000)
+  if (alive.length > 0) throw new Error(`ours: ${alive.length} server(s) still alive after close`)
+  return { connect, close: performance.now() - closing, childRss, heapPerConnection }
+}
+
+const runOfficial = async (): Promise<ConnectSample> => {
+  const heap0 = heapNow()
+  const t0 = performance.now()
+  const clients = await Promise.all(
+    Array.from({ length: SERVERS }, async () => {
+      const transport = new StdioClientTransport({
+        command: NODE,
+        args: [...SERVER_FLAGS, "bench/servers/stdio-official.mjs"],
+        stderr: "inherit"
+      })
+      const client = new Client(clientInfo)
+      await client.connect(transport)
+      track(transport.pid ?? undefined)
+      return { client, pid: transport.pid! }
+    })
+  )
+  const connect = performance.now() - t0
+  const pids = clients.map((c) => c.pid)
+  const childRss = sumRss(pids) / pids.length
+  const heapPerConnection = (heapNow() - heap0) / SERVERS
+  const closing = performance.now()
+  await Promise.all(clients.map((c) => c.client.close()))
+  const alive = await waitGone(pids, 10_000)
+  if (alive.length > 0) throw new Error(`official: ${alive.length} server(s) still alive after close`)
+  return { connect, close: performance.now() - closing, childRss, heapPerConnection }
+}
+
+/** The hand-written client and server (`floor.ts`, `servers/stdio-floor.mjs`): Node start-up plus a handshake. */
+const runFloor = async (): Promise<ConnectSample> => {
+  const heap0 = heapNow()
+  const t0 = performance.now()
+  const clients = await Promise.all(
+    Array.from({ length: SERVERS }, () => floorStdio([...SERVER_FLAGS, "bench/servers/stdio-floor.mjs"]))
+  )
+  const connect = performance.now() - t0
+  const pids = clients.map((c) => c.pid)
+  const childRss = sumRss(pids) / pids.length
+  const heapPerConnection = (heapNow() - heap0) / SERVERS
+  const closing = performance.now()
+  await Promise.all(clients.map((c) => c.close()))
+  const alive = await waitGone(pids, 10_000)
+  if (alive.length > 0) throw new Error(`floor: ${alive.length} server(s) still alive after close`)
+  return { connect, close: performance.now() - closing, childRss, heapPerConnection }
+}
+
+const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`
+
+const main = async (): Promise<void> => {
+  console.log(
+    `connect ${SERVERS} stdio servers concurrently × ${ROUNDS} rounds, ${IMPLS.join(" vs ")}; node ${process.version}; ` +
+      `our servers from ${OURS_DIST ? "dist/ (BENCH_OURS_DIST=1)" : "src/ (--conditions=development)"}`
+  )
+  const started = performance.now()
+  const samples = new Map<Impl, Array<ConnectSample>>(IMPLS.map((impl) => [impl, []]))
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? IMPLS : [...IMPLS].reverse()
+    for (const impl of order) {
+      const sample = impl === "ours" ? await runOurs() : impl === "official" ? await runOfficial() : await runFloor()
+      samples.get(impl)!.push(sample)
+      console.log(
+        `  round ${round + 1}/${ROUNDS} ${impl.padEnd(8)} connect ${Math.round(sample.connect)} ms, ` +
+          `close ${Math.round(sample.close)} ms, ${mb(sample.childRss)}/child, ` +
+          `client heap ${(sample.heapPerConnection / 1024).toFixed(0)} KB/connection`
+      )
+    }
+  }
+  console.log()
+  console.log(`### Connect ${SERVERS} stdio servers concurrently`)
+  console.log()
+  console.log("| impl | connect (all initialized) | close (all gone) | RSS / child | client heap / connection | n |")
+  console.log("|---|---:|---:|---:|---:|---:|")
+  for (const impl of IMPLS) {
+    const list = samples.get(impl)!
+    const med = (f: (s: ConnectSample) => number) => median(list.map(f))
+    console.log(
+      `| ${impl} | ${Math.round(med((s) => s.connect))} ms | ${Math.round(med((s) => s.close))} ms | ` +
+        `${mb(med((s) => s.childRss))} | ${(med((s) => s.heapPerConnection) / 1024).toFixed(0)} KB | ${list.length} |`
+    )
+  }
+  const ours = samples.get("ours")
+  const official = samples.get("official")
+  if (ours !== undefined && official !== undefined) {
+    const speedup = median(official.map((s, i) => s.connect / ours[i]!.connect))
+    console.log()
+    console.log(`official / ours connect time (median of rounds): **${speedup.toFixed(2)}×** (above 1: ours is faster)`)
+  }
+  console.log()
+  await assertAllGone()
+  console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)
+}
+
+main().then(
+  () => {
+    process.exitCode = 0
+  },
+  (error: unknown) => {
+    console.error(error)
+    process.exit(1)
+  }
+)

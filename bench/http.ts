@@ -1,0 +1,303 @@
+/**
+ * Streamable HTTP `tools/call` echo benchmark (JSON responses): this process
+ * is the client, the server is a child process on 127.0.0.1 and an ephemeral
+ * port. effect-mcp against the official TypeScript SDK in the same run, the
+ * cross rows, and the server's memory per idle session.
+ *
+ * - "ours": `NodeMcpHttpClient.layer({ url })` under `McpClient.callTool`,
+ *   against `servers/http-ours.ts` (`NodeMcpHttpServer.layer({ port: 0,
+ *   responseMode: "json" })` serving `McpServer` + `McpTool` echo);
+ * - "official": `StreamableHTTPClientTransport` + `Client.callTool` against
+ *   `servers/http-official.mjs` (stateful `StreamableHTTPServerTransport`
+ *   with `enableJsonResponse: true` on bare node:http, one `McpServer` per
+ *   session, as in PERF-BASELINE.md);
+ * - "ours>official", "official>ours": the cross rows;
+ * - "floor": a plain `node:http` keep-alive client against a bare
+ *   `node:http` server with a minimal session map (`floor.ts`,
+ *   `servers/http-floor.mjs`), the OS and Node's share of a round trip.
+ *
+ * Throughput method as in `stdio.ts` (PERF-BASELINE.md, "C"), with 5,000
+ * calls per measurement and a fresh server per measurement. Both clients open
+ * their session's GET stream after the handshake, as they do by default.
+ *
+ * Sessions (PERF-BASELINE.md, "D2"): a fresh server per sample; 20 warm-up
+ * sessions; the server's RSS and heap after forced GCs; then 1,000 sessions
+ * initialized (`initialize` + `notifications/initialized`, no GET stream) by a
+ * plain node:http keep-alive client, 8 at a time, and left idle; RSS and heap
+ * again. Reported per session, with the rate of session creation.
+ *
+ * Usage:
+ *   npm run bench:http
+ *   node --conditions=development --expose-gc --no-warnings bench/http.ts --calls 1000 --rounds 1
+ *
+ * Options (each also as an environment variable):
+ *   --calls N           measured calls per measurement (BENCH_HTTP_CALLS, default 5000)
+ *   --sessions N        idle sessions of the memory measurement (BENCH_HTTP_SESSIONS, default 1000)
+ *   --rounds R          (BENCH_ROUNDS, default 3)
+ *   --concurrency 1,64  (BENCH_CONCURRENCY, default 1,64)
+ *   --only LIST         subset of ours,official,ours>official,official>ours,floor (BENCH_HTTP_ONLY)
+ *   --no-sessions       skip the memory measurement
+ *   --timeout S         hard limit of the whole run (BENCH_HTTP_TIMEOUT, default 300)
+ *
+ * Start it with `--no-warnings`: the official client's warnings (if any) are
+ * then counted in the "warnings" column instead of printed.
+ */
+import { McpClient } from "@effect-mcp/core"
+import { NodeJsonSchemaValidator, NodeMcpHttpClient } from "@effect-mcp/platform-node"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Context, Effect, Layer } from "effect"
+import * as Http from "node:http"
+import {
+  assertAllGone,
+  checkEcho,
+  clientInfo,
+  flag,
+  gc,
+  hardTimeout,
+  intList,
+  type LineChild,
+  measureEffect,
+  measurePromise,
+  option,
+  OURS_DIST,
+  positiveInt,
+  runRounds,
+  type Sample,
+  selection,
+  SERVER_FLAGS,
+  spawnLineChild,
+  TEXT,
+  TS_FLAGS
+} from "./harness.ts"
+import { floorHttp, openSession } from "./floor.ts"
+import { median } from "./stats.ts"
+
+const ALL = ["ours", "official", "ours>official", "official>ours", "floor"] as const
+type Impl = (typeof ALL)[number]
+
+const CALLS = positiveInt(option("calls", "BENCH_HTTP_CALLS"), 5_000, "calls")
+const SESSIONS = positiveInt(option("sessions", "BENCH_HTTP_SESSIONS"), 1_000, "sessions")
+const ROUNDS = positiveInt(option("rounds", "BENCH_ROUNDS"), 3, "rounds")
+const TIMEOUT_S = positiveInt(option("timeout", "BENCH_HTTP_TIMEOUT"), 300, "timeout")
+const CONCURRENCY = intList(option("concurrency", "BENCH_CONCURRENCY") ?? "1,64", "concurrency")
+const IMPLS = selection(ALL, option("only", "BENCH_HTTP_ONLY"))
+const WARMUP = Math.min(2000, Math.max(200, Math.floor(CALLS / 10)))
+
+hardTimeout(TIMEOUT_S, "bench/http")
+
+type Side = "ours" | "official" | "floor"
+const serverSide = (impl: Impl): Side =>
+  impl === "floor" ? "floor" : impl === "ours" || impl === "official>ours" ? "ours" : "official"
+const clientSide = (impl: Impl): Side =>
+  impl === "floor" ? "floor" : impl === "ours" || impl === "ours>official" ? "ours" : "official"
+
+const serverArgs: Record<Side, ReadonlyArray<string>> = {
+  ours: [...TS_FLAGS, ...SERVER_FLAGS, "--expose-gc", "bench/servers/http-ours.ts"],
+  official: [...SERVER_FLAGS, "--expose-gc", "bench/servers/http-official.mjs"],
+  floor: [...SERVER_FLAGS, "--expose-gc", "bench/servers/http-floor.mjs"]
+}
+
+/** Starts a server child and reads its URL. */
+const startServer = async (side: Side): Promise<{ readonly server: LineChild; readonly url: string }> => {
+  const server = spawnLineChild(serverArgs[side])
+  try {
+    const { url } = JSON.parse(await server.nextLine()) as { url: string }
+    return { server, url }
+  } catch (error) {
+    await server.stop()
+    throw error
+  }
+}
+
+const withServer = async <A>(side: Side, f: (url: string, pid: number) => Promise<A>): Promise<A> => {
+  const { server, url } = await startServer(side)
+  try {
+    return await f(url, server.pid)
+  } finally {
+    await server.stop()
+  }
+}
+
+// -----------------------------------------------------------------------------
+// Throughput
+// -----------------------------------------------------------------------------
+
+const oursClient = (url: string, pid: number, concurrency: number): Promise<Sample> =>
+  Effect.gen(function*() {
+    const context = yield* Layer.build(
+      McpClient.layer({ clientInfo }).pipe(
+        Layer.provide([NodeMcpHttpClient.layer({ url }), NodeJsonSchemaValidator.layer])
+      )
+    )
+    const client = Context.get(context, McpClient.McpClient)
+    const call = Effect.map(client.callTool("echo", { text: TEXT }), (result) => checkEcho(result.content))
+    return yield* measureEffect(call, { concurrency, calls: CALLS, warmup: WARMUP, serverPid: pid })
+  }).pipe(Effect.scoped, Effect.runPromise)
+
+const officialClient = async (url: string, pid: number, concurrency: number): Promise<Sample> => {
+  const transport = new StreamableHTTPClientTransport(new URL(url))
+  const client = new Client(clientInfo)
+  await client.connect(transport)
+  try {
+    const call = async (): Promise<void> => {
+      const result = await client.callTool({ name: "echo", arguments: { text: TEXT } })
+      checkEcho(result.content as ReadonlyArray<unknown> | undefined)
+    }
+    return await measurePromise(call, { concurrency, calls: CALLS, warmup: WARMUP, serverPid: pid })
+  } finally {
+    // DELETE the session, then close
+    await transport.terminateSession().catch(() => undefined)
+    await client.close()
+  }
+}
+
+const floorClient = async (url: string, pid: number, concurrency: number): Promise<Sample> => {
+  const client = await floorHttp(url)
+  try {
+    return await measurePromise(client.call, { concurrency, calls: CALLS, warmup: WARMUP, serverPid: pid })
+  } finally {
+    await client.close()
+  }
+}
+
+const clients = { ours: oursClient, official: officialClient, floor: floorClient } as const
+
+const run = (impl: Impl, concurrency: number): Promise<Sample> =>
+  withServer(serverSide(impl), (url, pid) => clients[clientSide(impl)](url, pid, concurrency))
+
+// -----------------------------------------------------------------------------
+// Idle sessions
+// -----------------------------------------------------------------------------
+
+const openSessions = async (agent: Http.Agent, url: URL, count: number, parallel: number): Promise<void> => {
+  let issued = 0
+  const worker = async (): Promise<void> => {
+    while (issued < count) {
+      issued++
+      await openSession(agent, url)
+    }
+  }
+  await Promise.all(Array.from({ length: parallel }, worker))
+}
+
+interface Memory {
+  readonly rss: number
+  readonly heapUsed: number
+}
+
+interface SessionSample {
+  readonly rssBefore: number
+  readonly rssAfter: number
+  readonly rssPerSession: number
+  readonly heapPerSession: number
+  readonly rate: number
+}
+
+// the server's control channel: `mem` on stdin, one JSON line back
+const memoryOf = async (server: LineChild): Promise<Memory> => {
+  server.child.stdin!.write("mem\n")
+  return JSON.parse(await server.nextLine()) as Memory
+}
+
+const sessionsOn = async (server: LineChild, url: URL, agent: Http.Agent): Promise<SessionSample> => {
+  await openSessions(agent, url, 20, 4)
+  const before = await memoryOf(server)
+  const t0 = performance.now()
+  await openSessions(agent, url, SESSIONS, 8)
+  const seconds = (performance.now() - t0) / 1000
+  const after = await memoryOf(server)
+  return {
+    rssBefore: before.rss,
+    rssAfter: after.rss,
+    rssPerSession: (after.rss - before.rss) / SESSIONS,
+    heapPerSession: (after.heapUsed - before.heapUsed) / SESSIONS,
+    rate: SESSIONS / seconds
+  }
+}
+
+/** A fresh server per sample. */
+const sessionSample = async (side: Side): Promise<SessionSample> => {
+  const { server, url } = await startServer(side)
+  const agent = new Http.Agent({ keepAlive: true, maxSockets: 8 })
+  try {
+    return await sessionsOn(server, new URL(url), agent)
+  } finally {
+    agent.destroy()
+    await server.stop()
+  }
+}
+
+const runSessions = async (): Promise<void> => {
+  const sides = [...new Set(IMPLS.map(serverSide))]
+  const samples = new Map<Side, Array<SessionSample>>(sides.map((side) => [side, []]))
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? sides : [...sides].reverse()
+    for (const side of order) {
+      const sample = await sessionSample(side)
+      samples.get(side)!.push(sample)
+      console.log(
+        `  sessions round ${round + 1}/${ROUNDS} ${side.padEnd(8)} RSS ${mb(sample.rssBefore)} → ${mb(sample.rssAfter)}, ` +
+          `${kb(sample.rssPerSession)}/session (heap ${kb(sample.heapPerSession)}), ${Math.round(sample.rate)} sessions/s`
+      )
+    }
+  }
+  console.log()
+  console.log(`### Streamable HTTP server memory with ${SESSIONS} idle initialized sessions`)
+  console.log()
+  console.log("| server | RSS before | RSS after | RSS / session | heap / session | sessions/s | n |")
+  console.log("|---|---:|---:|---:|---:|---:|---:|")
+  for (const side of sides) {
+    const list = samples.get(side)!
+    const med = (f: (s: SessionSample) => number) => median(list.map(f))
+    console.log(
+      `| ${side} | ${mb(med((s) => s.rssBefore))} | ${mb(med((s) => s.rssAfter))} | ${kb(med((s) => s.rssPerSession))} | ` +
+        `${kb(med((s) => s.heapPerSession))} | ${Math.round(med((s) => s.rate))} | ${list.length} |`
+    )
+  }
+  const ours = samples.get("ours")
+  const official = samples.get("official")
+  if (ours !== undefined && official !== undefined) {
+    const ratio = median(official.map((s, i) => s.rssPerSession / ours[i]!.rssPerSession))
+    console.log()
+    console.log(`official / ours RSS per session (median of rounds): **${ratio.toFixed(2)}×**`)
+  }
+  console.log()
+}
+
+const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`
+
+// -----------------------------------------------------------------------------
+
+const main = async (): Promise<void> => {
+  console.log(
+    `Streamable HTTP (JSON responses) tools/call echo: ${CALLS} calls (+${WARMUP} warm-up) × ${ROUNDS} rounds, ` +
+      `concurrency ${CONCURRENCY.join(",")}, ${IMPLS.join(" vs ")}; node ${process.version}, ` +
+      `gc ${gc === undefined ? "not exposed" : "forced before each measurement"}; our servers from ` +
+      (OURS_DIST ? "dist/ (BENCH_OURS_DIST=1)" : "src/ (--conditions=development)")
+  )
+  const started = performance.now()
+  await runRounds({
+    title: `Streamable HTTP, JSON responses, ${CALLS} calls (CPU = client process + server process, µs/call)`,
+    impls: IMPLS,
+    baseline: "official",
+    floor: "floor",
+    concurrency: CONCURRENCY,
+    rounds: ROUNDS,
+    run
+  })
+  if (!flag("no-sessions")) await runSessions()
+  await assertAllGone()
+  console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)
+}
+
+main().then(
+  () => {
+    process.exitCode = 0
+  },
+  (error: unknown) => {
+    console.error(error)
+    process.exit(1)
+  }
+)

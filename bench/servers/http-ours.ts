@@ -1,0 +1,32 @@
+/**
+ * The effect-mcp Streamable HTTP server of the benchmarks:
+ * `NodeMcpHttpServer.layer({ port: 0, responseMode: "json" })` on 127.0.0.1
+ * serving an `McpServer` with one `echo` tool (Schema input). Prints
+ * `{"url":…}` on stdout once listening, answers `mem` on stdin (see
+ * `control.mjs`) and exits when stdin ends.
+ *
+ *   node --conditions=development --expose-gc bench/servers/http-ours.ts
+ */
+import { McpServer, McpTool } from "@effect-mcp/core"
+import { NodeMcpHttpServer, NodeMcpRuntime } from "@effect-mcp/platform-node"
+import { Effect, Layer, Schema } from "effect"
+import { control } from "./control.mjs"
+
+const echo = McpTool.make("echo", {
+  input: Schema.Struct({ text: Schema.String }),
+  handler: ({ text }) => Effect.succeed(text)
+})
+
+const Http = NodeMcpHttpServer.layer({ port: 0, responseMode: "json" }).pipe(
+  Layer.provide(
+    McpServer.register(echo).pipe(Layer.provideMerge(McpServer.layer({ name: "bench-server", version: "0.0.0" })))
+  )
+)
+
+NodeMcpRuntime.runMain(
+  Effect.gen(function*() {
+    const url = yield* NodeMcpHttpServer.url()
+    yield* Effect.sync(() => control(url))
+    return yield* Effect.never
+  }).pipe(Effect.provide(Http))
+)

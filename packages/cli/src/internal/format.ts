@@ -1,0 +1,161 @@
+/**
+ * What the CLI prints: pure functions from results to text.
+ *
+ * @internal
+ */
+import type { McpGroup, McpSchema } from "@effect-mcp/core"
+
+/** @internal */
+export interface ServerRow {
+  readonly server: string
+  readonly transport: string
+  readonly status: string
+  readonly serverInfo: McpSchema.Implementation
+  readonly protocolVersion: string
+  readonly tools: number
+  readonly resources: number
+  readonly resourceTemplates: number
+  readonly prompts: number
+}
+
+/** Machine output: indented JSON. @internal */
+export const json = (value: unknown): string => JSON.stringify(value, null, 2)
+
+const firstLine = (text: string | undefined): string => (text ?? "").trim().split(/\r?\n/)[0] ?? ""
+
+/**
+ * Aligned columns, two spaces apart; the last column is not padded.
+ *
+ * @internal
+ */
+export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const all = [header, ...rows]
+  const widths = header.map((_, column) => Math.max(...all.map((row) => (row[column] ?? "").length)))
+  return all
+    .map((row) => row.map((cell, column) => column === row.length - 1 ? cell : cell.padEnd(widths[column]!)).join("  "))
+    .map((line) => line.trimEnd())
+    .join("\n")
+}
+
+/** @internal */
+export const servers = (rows: ReadonlyArray<ServerRow>): string =>
+  rows.length === 0
+    ? "(no servers)"
+    : table(
+      ["SERVER", "TRANSPORT", "STATUS", "IMPLEMENTATION", "PROTOCOL", "TOOLS", "RESOURCES", "TEMPLATES", "PROMPTS"],
+      rows.map((row) => [
+        row.server,
+        row.transport,
+        row.status,
+        `${row.serverInfo.name} ${row.serverInfo.version}`,
+        row.protocolVersion,
+        String(row.tools),
+        String(row.resources),
+        String(row.resourceTemplates),
+        String(row.prompts)
+      ])
+    )
+
+/** @internal */
+export const tools = (entries: ReadonlyArray<McpGroup.ToolEntry>): string =>
+  entries.length === 0
+    ? "(no tools)"
+    : table(
+      ["TOOL", "SERVER", "DESCRIPTION"],
+      entries.map(({ name, server, tool }) => [name, server, firstLine(tool.description ?? tool.title)])
+    )
+
+/** @internal */
+export const resources = (entries: ReadonlyArray<McpGroup.ResourceEntry>): string =>
+  entries.length === 0
+    ? "(no resources)"
+    : table(
+      ["URI", "NAME", "SERVER", "DESCRIPTION"],
+      entries.map(({ name, resource, server }) => [
+        name,
+        resource.name,
+        server,
+        firstLine(resource.description ?? resource.title ?? resource.mimeType)
+      ])
+    )
+
+/** @internal */
+export const templates = (entries: ReadonlyArray<McpGroup.ResourceTemplateEntry>): string =>
+  entries.length === 0
+    ? "(no resource templates)"
+    : table(
+      ["URI TEMPLATE", "NAME", "SERVER", "DESCRIPTION"],
+      entries.map(({ name, server, template }) => [
+        name,
+        template.name,
+        server,
+        firstLine(template.description ?? template.title ?? template.mimeType)
+      ])
+    )
+
+const promptArguments = (prompt: McpSchema.Prompt): string =>
+  (prompt.arguments ?? []).map((argument) => argument.required === true ? argument.name : `${argument.name}?`).join(
+    ", "
+  )
+
+/** @internal */
+export const prompts = (entries: ReadonlyArray<McpGroup.PromptEntry>): string =>
+  entries.length === 0
+    ? "(no prompts)"
+    : table(
+      ["PROMPT", "SERVER", "ARGUMENTS", "DESCRIPTION"],
+      entries.map(({ name, prompt, server }) => [
+        name,
+        server,
+        promptArguments(prompt),
+        firstLine(prompt.description ?? prompt.title)
+      ])
+    )
+
+const base64Bytes = (data: string): number => {
+  const clean = data.replace(/\s/g, "")
+  const padding = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0
+  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding)
+}
+
+/** One resource's contents: the text itself, or a line describing the blob. @internal */
+export const resourceContents = (contents: McpSchema.ResourceContents): string =>
+  "text" in contents
+    ? contents.text
+    : `[blob ${contents.uri}${contents.mimeType === undefined ? "" : ` ${contents.mimeType}`}, ${
+      base64Bytes(contents.blob)
+    } bytes]`
+
+/** One content block as text. @internal */
+export const contentBlock = (block: McpSchema.ContentBlock): string => {
+  switch (block.type) {
+    case "text":
+      return block.text
+    case "image":
+    case "audio":
+      return `[${block.type} ${block.mimeType}, ${base64Bytes(block.data)} bytes]`
+    case "resource_link":
+      return `[resource link ${block.uri}${block.name === "" ? "" : ` (${block.name})`}]`
+    case "resource":
+      return resourceContents(block.resource)
+  }
+}
+
+/**
+ * A tool result: its content blocks, one after the other, or its structured
+ * content as JSON when it has no content.
+ *
+ * @internal
+ */
+export const callToolResult = (result: McpSchema.CallToolResult): string =>
+  result.content.length === 0 && result.structuredContent !== undefined
+    ? json(result.structuredContent)
+    : result.content.map(contentBlock).join("\n")
+
+/** @internal */
+export const readResourceResult = (result: McpSchema.ReadResourceResult): string =>
+  result.contents.map(resourceContents).join("\n")
+
+/** @internal */
+export const getPromptResult = (result: McpSchema.GetPromptResult): string =>
+  result.messages.map((message) => `${message.role}: ${contentBlock(message.content)}`).join("\n")
