@@ -12,6 +12,7 @@
  *
  * @internal
  */
+import type * as McpHttpClient from "../../McpHttpClient.ts"
 import type * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -35,18 +36,7 @@ import * as Common from "./clientCommon.ts"
 import * as Legacy from "./sseClient.ts"
 
 /** @internal */
-export interface Options {
-  readonly url: string | URL
-  readonly headers?: Common.HeadersOption | undefined
-  readonly reconnect?: Schedule.Schedule<unknown, unknown> | undefined
-  readonly maxReinitializations?: number | undefined
-  readonly listen?: boolean | undefined
-  readonly listenTimeout?: Duration.Input | undefined
-  readonly fallbackToSse?: boolean | undefined
-  readonly endpointTimeout?: Duration.Input | undefined
-  readonly terminateTimeout?: Duration.Input | undefined
-  readonly maxEventSize?: number | undefined
-}
+export type Options = McpHttpClient.Options
 
 /** @internal */
 export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Schedule.exponential("1 second", 2).pipe(
