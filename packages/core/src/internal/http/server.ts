@@ -20,6 +20,7 @@
  *
  * @internal
  */
+import * as Guard from "./guard.ts"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -102,7 +103,6 @@ const SESSION_ID = "mcp-session-id"
 const PROTOCOL_VERSION = "mcp-protocol-version"
 const LAST_EVENT_ID = "last-event-id"
 const FINISHED_KEPT = 4
-const LOOPBACK_NAMES: ReadonlyArray<string> = ["localhost", "127.0.0.1", "[::1]"]
 const STATELESS_INIT_ID = "effect-mcp/stateless-initialize"
 
 // -----------------------------------------------------------------------------
@@ -140,32 +140,6 @@ const jsonBody = (exchange: Exchange) => {
 // -----------------------------------------------------------------------------
 // Header checks
 // -----------------------------------------------------------------------------
-
-const hostnameOf = (host: string): string => {
-  if (host.startsWith("[")) {
-    const close = host.indexOf("]")
-    return close === -1 ? host : host.slice(0, close + 1)
-  }
-  const colon = host.indexOf(":")
-  return colon === -1 ? host : host.slice(0, colon)
-}
-
-const makeGuard = (options: McpHttpServer.Options, loopback: boolean) => {
-  const hosts = options.allowedHosts ?? (loopback ? LOOPBACK_NAMES : "any")
-  const origins = options.allowedOrigins ?? (loopback ? LOOPBACK_NAMES : [])
-  return (headers: Readonly<Record<string, string | undefined>>): string | undefined => {
-    const host = headers["host"]
-    // a browser always sends Host; a request without it is not a rebinding attack
-    if (hosts !== "any" && host !== undefined && !hosts.includes(host) && !hosts.includes(hostnameOf(host))) {
-      return `Forbidden: Host ${host} is not allowed`
-    }
-    const origin = headers["origin"]
-    if (origin === undefined || origins === "any" || origins.includes(origin)) return undefined
-    const url = Result.try(() => new URL(origin))
-    if (Result.isSuccess(url) && origins.includes(url.success.hostname)) return undefined
-    return `Forbidden: Origin ${origin} is not allowed`
-  }
-}
 
 const mediaTypes = (header: string | undefined): Array<string> =>
   header === undefined ? [] : header.split(",").map((part) => part.split(";")[0]!.trim().toLowerCase())
@@ -207,7 +181,8 @@ export const addRoute = Effect.fnUntraced(function*(
     ? undefined
     : options.eventStore ?? Option.getOrUndefined(yield* Effect.serviceOption(storeTag)) ?? MemoryStore.makeMemory()
   const httpServer = yield* Effect.serviceOption(HttpServer.HttpServer)
-  const guard = makeGuard(options, Option.isSome(httpServer) && isLoopback(httpServer.value.address))
+  const loopback = Option.isSome(httpServer) && isLoopback(httpServer.value.address)
+  const guard = (headers: Readonly<Record<string, string | undefined>>) => Guard.check((name) => headers[name], options, loopback)
 
   const sessions = new Map<string, Session>()
   const now = () => clock.currentTimeMillisUnsafe()

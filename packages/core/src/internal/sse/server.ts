@@ -21,7 +21,7 @@ import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpError from "../../McpError.ts"
 import type { Server } from "../../McpServer.ts"
 import { McpTransport } from "../../McpTransport.ts"
-import * as Guard from "./guard.ts"
+import * as Guard from "../http/guard.ts"
 
 /** @internal */
 export interface Options extends Guard.GuardOptions {

@@ -1,7 +1,7 @@
 /**
- * DNS-rebinding protection for the legacy SSE server and the WebSocket
- * handshake: checks a request's `Host` and `Origin` headers, with the same
- * rules as the Streamable HTTP server (`McpHttpServer`).
+ * DNS-rebinding protection for every server transport on HTTP (Streamable
+ * HTTP, legacy SSE, the WebSocket handshake): checks a request's `Host` and
+ * `Origin` headers.
  *
  * - `allowedHosts`: a hostname (any port) or `host:port`, or `"any"`. Default:
  *   on a loopback bind `localhost`, `127.0.0.1` and `[::1]`; otherwise
