@@ -16,7 +16,8 @@
  * @since 0.1.0
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { McpError, McpGroup } from "@effect-mcp/core"
+import * as McpError from "@effect-mcp/core/McpError"
+import * as McpGroup from "@effect-mcp/core/McpGroup"
 import { NodeMcpGroup } from "@effect-mcp/platform-node"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"

@@ -98,6 +98,13 @@ const formatter = SchemaIssue.makeFormatterDefault()
  * @since 0.1.0
  */
 export const validator = <S extends Schema.Top>(schema: S): Validate<S["Type"]> => {
+  // built at first use: the protocol declares dozens of methods, and most
+  // programs use a few of them
+  let run: Validate<S["Type"]> | undefined
+  return (input) => (run ??= compile(schema))(input)
+}
+
+const compile = <S extends Schema.Top>(schema: S): Validate<S["Type"]> => {
   SchemaJITCompiler.enable(SchemaAST.toType(schema.ast))
   const is = Schema.is(schema)
   const explain = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"]>, { errors: "all" })

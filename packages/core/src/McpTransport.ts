@@ -36,6 +36,9 @@ import { ndjsonDecoder } from "./internal/ndjson.ts"
  * - `blockingSend` is `true` for transports whose `send` may wait for the
  *   peer (an HTTP POST awaiting its response): the session then races each
  *   request's send against its reply, so timeouts and closing still apply.
+ * - `routesByOrigin` is `true` for transports that read {@link RequestOrigin}
+ *   (Streamable HTTP's server side): only then does the session set it, since
+ *   it costs a context change per request.
  *
  * @category services
  * @since 0.1.0
@@ -44,6 +47,7 @@ export class McpTransport extends Context.Service<McpTransport, {
   readonly incoming: Stream.Stream<unknown, McpError.McpError>
   readonly send: (frame: JsonRpc.Frame) => Effect.Effect<void, McpError.McpError>
   readonly blockingSend?: boolean | undefined
+  readonly routesByOrigin?: boolean | undefined
 }>()("@effect-mcp/core/McpTransport") {}
 
 /**

@@ -477,7 +477,8 @@ describe("McpServer: logging bridge and request origin", () => {
           Effect.gen(function*() {
             origins.push([(frame as { method?: string }).method ?? "response", yield* McpTransport.RequestOrigin])
             return yield* serverEnd.send(frame)
-          })
+          }),
+        routesByOrigin: true
       })
       yield* server.serve.pipe(Effect.provideService(McpTransport.McpTransport, recording))
       const client = yield* McpClientSession.make({ clientInfo: { name: "c", version: "0" } }).pipe(

@@ -403,7 +403,8 @@ describe("McpSession: request origin", () => {
           Effect.gen(function*() {
             origins.push([(frame as { method?: string }).method ?? "response", yield* McpTransport.RequestOrigin])
             return yield* mine.send(frame)
-          })
+          }),
+        routesByOrigin: true
       })
       yield* McpSession.make({
         role: "server",

@@ -22,8 +22,10 @@
  * @since 0.1.0
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import { McpConfig, McpError, McpGroup } from "@effect-mcp/core"
-import type { McpTransport } from "@effect-mcp/core"
+import * as McpConfig from "@effect-mcp/core/McpConfig"
+import * as McpError from "@effect-mcp/core/McpError"
+import * as McpGroup from "@effect-mcp/core/McpGroup"
+import type * as McpTransport from "@effect-mcp/core/McpTransport"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"

@@ -14,8 +14,10 @@
  * @since 0.1.0
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { McpHttpClient, McpSseClient } from "@effect-mcp/core"
-import type { McpError, McpTransport } from "@effect-mcp/core"
+import * as McpHttpClient from "@effect-mcp/core/McpHttpClient"
+import * as McpSseClient from "@effect-mcp/core/McpSseClient"
+import type * as McpError from "@effect-mcp/core/McpError"
+import type * as McpTransport from "@effect-mcp/core/McpTransport"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 

@@ -16,8 +16,8 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { McpHttpServer } from "@effect-mcp/core"
-import type { McpServer } from "@effect-mcp/core"
+import * as McpHttpServer from "@effect-mcp/core/McpHttpServer"
+import type * as McpServer from "@effect-mcp/core/McpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"

@@ -8,7 +8,9 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { McpError, type McpServer, McpSseServer } from "@effect-mcp/core"
+import * as McpError from "@effect-mcp/core/McpError"
+import type * as McpServer from "@effect-mcp/core/McpServer"
+import * as McpSseServer from "@effect-mcp/core/McpSseServer"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServer from "effect/http/HttpServer"

@@ -34,7 +34,9 @@
  * @since 0.1.0
  */
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
-import { McpError, McpServer, McpTransport } from "@effect-mcp/core"
+import * as McpError from "@effect-mcp/core/McpError"
+import * as McpServer from "@effect-mcp/core/McpServer"
+import * as McpTransport from "@effect-mcp/core/McpTransport"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -65,13 +67,53 @@ export const make = Effect.gen(function*() {
   })
 })
 
+// This process's stdout, written directly: on Linux a pipe write is
+// synchronous, so a frame costs one write call and no fiber hop; a full
+// buffer waits for `drain`, and closing waits (briefly) for what is buffered.
+const makeProcess = Effect.gen(function*() {
+  const stdio = yield* Stdio.Stdio
+  const stdout = process.stdout
+  yield* Effect.acquireRelease(
+    Effect.sync(() => {
+      // a client that went away makes writes fail with EPIPE: the session ends with stdin
+      const ignore = () => {}
+      stdout.on("error", ignore)
+      return ignore
+    }),
+    (ignore) =>
+      Effect.callback<void>((resume) => {
+        if (stdout.writableLength === 0 || stdout.destroyed) return resume(Effect.void)
+        stdout.once("drain", () => resume(Effect.void))
+      }).pipe(
+        Effect.timeoutOrElse({ duration: "1 second", orElse: () => Effect.void }),
+        Effect.ensuring(Effect.sync(() => stdout.off("error", ignore)))
+      )
+  )
+  return McpTransport.McpTransport.of({
+    incoming: stdio.stdin.pipe(
+      Stream.mapError((cause) => McpError.transport("stdin failed", { cause })),
+      McpTransport.decodeNdjson()
+    ),
+    send: (frame) =>
+      Effect.callback<void, McpError.McpError>((resume) => {
+        if (stdout.destroyed || stdout.writableEnded) return resume(Effect.fail(McpError.closed("stdout closed")))
+        if (stdout.write(McpTransport.encodeLine(frame))) return resume(Effect.void)
+        const onDrain = () => resume(Effect.void)
+        stdout.once("drain", onDrain)
+        return Effect.sync(() => {
+          stdout.off("drain", onDrain)
+        })
+      })
+  })
+})
+
 /**
  * The process's stdin/stdout transport.
  *
  * @category layers
  * @since 0.1.0
  */
-export const layer: Layer.Layer<McpTransport.McpTransport> = Layer.effect(McpTransport.McpTransport, make).pipe(
+export const layer: Layer.Layer<McpTransport.McpTransport> = Layer.effect(McpTransport.McpTransport, makeProcess).pipe(
   Layer.provide(NodeStdio.layer)
 )
 

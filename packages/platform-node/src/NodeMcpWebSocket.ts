@@ -7,7 +7,10 @@
  */
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
 import * as NodeWS from "@effect/platform-node/NodeWS"
-import { McpError, type McpServer, McpTransport, McpWebSocket } from "@effect-mcp/core"
+import * as McpError from "@effect-mcp/core/McpError"
+import type * as McpServer from "@effect-mcp/core/McpServer"
+import * as McpTransport from "@effect-mcp/core/McpTransport"
+import * as McpWebSocket from "@effect-mcp/core/McpWebSocket"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NetAddress from "effect/net/NetAddress"

@@ -3,7 +3,8 @@
  *
  * @internal
  */
-import type { McpGroup, McpSchema } from "@effect-mcp/core"
+import type * as McpGroup from "@effect-mcp/core/McpGroup"
+import type * as McpSchema from "@effect-mcp/core/McpSchema"
 
 /** @internal */
 export interface ServerRow {

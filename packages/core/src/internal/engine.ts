@@ -89,6 +89,7 @@ export const make = Effect.fnUntraced(function*(
 
   const send = (frame: JsonRpc.Frame) => transport.send(frame)
   const blockingSend = transport.blockingSend === true
+  const routesByOrigin = transport.routesByOrigin === true
 
   // ---------------------------------------------------------------------------
   // outgoing
@@ -256,10 +257,11 @@ export const make = Effect.fnUntraced(function*(
     if (running.has(message.id)) {
       return reply(message.id, JsonRpc.ErrorCode.InvalidRequest, `Duplicate request id ${message.id}`)
     }
-    const handle = Effect.flatMap(Effect.exit(handler.handle(params.value, requestContext(message))), (exit) => {
+    const answered = Effect.flatMap(Effect.exit(handler.handle(params.value, requestContext(message))), (exit) => {
       running.delete(message.id)
       return respond(message, exit)
-    }).pipe(Effect.provideService(RequestOrigin, message.id))
+    })
+    const handle = routesByOrigin ? Effect.provideService(answered, RequestOrigin, message.id) : answered
     // a child of the reading fiber: interrupted with it when the session ends
     return Effect.map(Effect.forkChild(handle, { startImmediately: true }), (fiber) => {
       if (fiber.pollUnsafe() === undefined) running.set(message.id, fiber)

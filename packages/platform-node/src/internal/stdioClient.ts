@@ -10,7 +10,8 @@
  *
  * @internal
  */
-import { McpError, McpTransport } from "@effect-mcp/core"
+import * as McpError from "@effect-mcp/core/McpError"
+import * as McpTransport from "@effect-mcp/core/McpTransport"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -234,6 +235,7 @@ export const makeClient = Effect.fnUntraced(function*(
     Effect.forkScoped({ startImmediately: true })
   )
 
+  let writeFailure: unknown = undefined
   const writeError = (cause: unknown) =>
     leaderExited() ? exitError() : McpError.transport("could not write to the server's stdin", { cause })
 
@@ -243,18 +245,28 @@ export const makeClient = Effect.fnUntraced(function*(
     send: (frame) =>
       Effect.callback<void, McpError.McpError>((resume) => {
         const stdin = child.stdin
+        if (writeFailure !== undefined) {
+          // the child may still be exiting: give it the grace period, so the error carries its exit status
+          return resume(Effect.raceFirst(Deferred.await(exited), Effect.sleep(exitGrace)).pipe(
+            Effect.andThen(Effect.suspend(() => Effect.fail(writeError(writeFailure))))
+          ))
+        }
         if (closing || stdin === null || !stdin.writable) {
           resume(Effect.fail(leaderExited() && !closing ? exitError() : McpError.closed("transport closed")))
           return
         }
-        stdin.write(McpTransport.encodeLine(frame), (error) => {
-          // a write that fails (EPIPE) usually means the child is exiting:
-          // give it the grace period, so the error carries its exit status
-          resume(
-            error === null || error === undefined ? Effect.void : Effect.raceFirst(Deferred.await(exited), Effect.sleep(exitGrace)).pipe(
-              Effect.andThen(Effect.suspend(() => Effect.fail(writeError(error))))
-            )
-          )
+        // resume as soon as the frame is buffered (waiting for each write's
+        // callback costs a round through the event loop per call); a full
+        // buffer waits for `drain`. A write that fails afterwards means the
+        // child is going away: `incoming` then fails with its exit status.
+        const buffered = stdin.write(McpTransport.encodeLine(frame), (error) => {
+          if (error !== null && error !== undefined) writeFailure = error
+        })
+        if (buffered) return resume(Effect.void)
+        const onDrain = () => resume(Effect.void)
+        stdin.once("drain", onDrain)
+        return Effect.sync(() => {
+          stdin.off("drain", onDrain)
         })
       }),
     exitStatus: Effect.sync(() => status),

@@ -237,7 +237,8 @@ export const addRoute = Effect.fnUntraced(function*(
       sessions.set(session.key, session)
       const transport = McpTransport.of({
         incoming: Stream.fromQueue(session.inbox),
-        send: (frame) => send(session, frame)
+        send: (frame) => send(session, frame),
+        routesByOrigin: true
       })
       const served = yield* server.serve.pipe(
         Effect.provideService(McpTransport, transport),
@@ -251,7 +252,9 @@ export const addRoute = Effect.fnUntraced(function*(
         Effect.forkIn(scope)
       )
       return session
-    }).pipe(Effect.provideContext(context))
+      // the layer's services, in place of (not merged into) the request's: a
+      // session must not keep the initialize request's objects alive
+    }).pipe(Effect.updateContext(() => context))
 
   const touch = (session: Session) => {
     session.lastActivity = now()
