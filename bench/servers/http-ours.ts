@@ -7,9 +7,13 @@
  *
  *   node --conditions=development --expose-gc bench/servers/http-ours.ts
  */
-import { McpServer, McpTool } from "@effect-mcp/core"
-import { NodeMcpHttpServer, NodeMcpRuntime } from "@effect-mcp/platform-node"
-import { Effect, Layer, Schema } from "effect"
+import * as McpServer from "@effect-mcp/core/McpServer"
+import * as McpTool from "@effect-mcp/core/McpTool"
+import * as NodeMcpHttpServer from "@effect-mcp/platform-node/NodeMcpHttpServer"
+import * as NodeMcpRuntime from "@effect-mcp/platform-node/NodeMcpRuntime"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { control } from "./control.mjs"
 
 const echo = McpTool.make("echo", {

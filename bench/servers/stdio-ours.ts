@@ -5,9 +5,14 @@
  *
  *   node --conditions=development bench/servers/stdio-ours.ts
  */
-import { McpServer, McpTool } from "@effect-mcp/core"
-import { NodeMcpStdio } from "@effect-mcp/platform-node"
-import { Effect, Layer, Schema } from "effect"
+// imported by path, as a stdio server should be: the barrels load every
+// transport (HTTP, WebSocket, undici, ws), which doubles the start-up time
+import * as McpServer from "@effect-mcp/core/McpServer"
+import * as McpTool from "@effect-mcp/core/McpTool"
+import * as NodeMcpStdio from "@effect-mcp/platform-node/NodeMcpStdio"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 
 const echo = McpTool.make("echo", {
   input: Schema.Struct({ text: Schema.String }),
