@@ -100,6 +100,8 @@ export interface Options {
   readonly terminateTimeout?: Duration.Input | undefined
   /** The largest accepted SSE event, in characters. Default 10 MiB. */
   readonly maxEventSize?: number | undefined
+  /** Trace the transport's HTTP requests (a span each). Default `false`. */
+  readonly tracing?: boolean | undefined
 }
 
 /**

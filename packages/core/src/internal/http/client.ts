@@ -15,11 +15,13 @@
 import type * as McpHttpClient from "../../McpHttpClient.ts"
 import type * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import { constTrue } from "effect/Function"
 import * as FiberSet from "effect/FiberSet"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
@@ -65,6 +67,10 @@ interface Outcome {
   readonly events: number
 }
 
+const untraced = Context.make(HttpClient.TracerDisabledWhen, constTrue).pipe(
+  Context.add(HttpClient.TracerPropagationEnabled, false)
+)
+
 /** @internal */
 export const make = Effect.fnUntraced(function*(
   options: Options
@@ -105,8 +111,12 @@ export const make = Effect.fnUntraced(function*(
   // requests
   // ---------------------------------------------------------------------------
 
-  const execute = (request: HttpClientRequest.HttpClientRequest) =>
-    http.execute(request).pipe(Effect.mapError(Common.requestError))
+  // the transport's own POSTs and GETs are not traced unless asked: a span per
+  // message costs more than the message on loopback
+  const execute = (request: HttpClientRequest.HttpClientRequest) => {
+    const sent = http.execute(request).pipe(Effect.mapError(Common.requestError))
+    return options.tracing === true ? sent : Effect.provideContext(sent, untraced)
+  }
 
   const post = (frame: JsonRpc.Frame, session: string | undefined, withVersion: boolean) =>
     Effect.flatMap(Common.resolveHeaders(options.headers), (custom) =>
