@@ -276,8 +276,8 @@ const endProbe = (probe: Probe, serverPid: number, latencies: Float64Array): Sam
 
 const now = Effect.sync(() => performance.now())
 
-/** `total` calls over `concurrency` Effect workers; each takes the next slot until none are left. */
-const effectPhase = <E>(
+/** `total` calls over `concurrency` Effect workers; each takes the next slot until none are left (so the loop is bounded by `total`). */
+export const effectPhase = <E>(
   call: Effect.Effect<void, E>,
   concurrency: number,
   total: number,
@@ -312,7 +312,7 @@ export const measureEffect = <E>(
     return endProbe(probe, options.serverPid, latencies)
   })
 
-const promisePhase = async (
+export const promisePhase = async (
   call: () => Promise<void>,
   concurrency: number,
   total: number,

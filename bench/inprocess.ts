@@ -61,6 +61,19 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Context, Effect, Layer, Schema, type Scope } from "effect"
 import { z } from "zod"
+import {
+  checkEcho,
+  clientInfo,
+  effectPhase,
+  gc,
+  intList,
+  option,
+  positiveInt,
+  promisePhase,
+  selection,
+  TEXT,
+  warmupFor
+} from "./harness.ts"
 import { formatMicros, median, percentile, type Stats } from "./stats.ts"
 
 // -----------------------------------------------------------------------------
@@ -69,54 +82,18 @@ import { formatMicros, median, percentile, type Stats } from "./stats.ts"
 
 const ALL_IMPLS = ["ours", "ours-api", "ours-client", "official"] as const
 type Impl = (typeof ALL_IMPLS)[number]
-const isImpl = (name: string): name is Impl => (ALL_IMPLS as ReadonlyArray<string>).includes(name)
-
-const argv = process.argv.slice(2)
-const option = (name: string, env: string): string | undefined => {
-  const index = argv.indexOf(`--${name}`)
-  if (index >= 0) return argv[index + 1]
-  const prefixed = argv.find((arg) => arg.startsWith(`--${name}=`))
-  if (prefixed !== undefined) return prefixed.slice(name.length + 3)
-  return process.env[env]
-}
-const positiveInt = (value: string | undefined, fallback: number, name: string): number => {
-  if (value === undefined) return fallback
-  const parsed = Number(value)
-  if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive integer, got ${value}`)
-  return parsed
-}
-
 const CALLS = positiveInt(option("calls", "BENCH_CALLS"), 20_000, "calls")
 const ROUNDS = positiveInt(option("rounds", "BENCH_ROUNDS"), 3, "rounds")
 const TIMEOUT_S = positiveInt(option("timeout", "BENCH_TIMEOUT"), 600, "timeout")
-const CONCURRENCY = (option("concurrency", "BENCH_CONCURRENCY") ?? "1,64")
-  .split(",")
-  .map((value) => positiveInt(value.trim(), 1, "concurrency"))
-const only = option("only", "BENCH_ONLY")
-const IMPLS: ReadonlyArray<Impl> = only === undefined
-  ? ALL_IMPLS
-  : only.split(",").map((name) => {
-    const trimmed = name.trim()
-    if (!isImpl(trimmed)) throw new Error(`--only takes a list of ${ALL_IMPLS.join(", ")}; got ${only}`)
-    return trimmed
-  }).filter((impl, i, list) => list.indexOf(impl) === i)
-const WARMUP = Math.min(2000, Math.max(200, Math.floor(CALLS / 10)))
-
-const TEXT = "The quick brown fox jumps over the lazy dog"
-const gc = (globalThis as { gc?: () => void }).gc
+const CONCURRENCY = intList(option("concurrency", "BENCH_CONCURRENCY") ?? "1,64", "concurrency")
+const IMPLS: ReadonlyArray<Impl> = selection(ALL_IMPLS, option("only", "BENCH_ONLY"))
+const WARMUP = warmupFor(CALLS)
 
 // a hard limit on the whole run, whatever happens
 setTimeout(() => {
   console.error(`bench: timed out after ${TIMEOUT_S} s`)
   process.exit(1)
 }, TIMEOUT_S * 1000).unref()
-
-const checkEcho = (content: ReadonlyArray<unknown> | undefined): void => {
-  const first = content?.[0] as { readonly type?: unknown; readonly text?: unknown } | undefined
-  if (first?.type !== "text" || first.text !== TEXT) {
-    throw new Error(`unexpected echo result: ${JSON.stringify(content)}`)
-  }
-}
 
 const summarize = (latencies: Float64Array, wallMs: number, cpu: NodeJS.CpuUsage): Stats => {
   const n = latencies.length
@@ -149,23 +126,8 @@ const runEffect = <E1, E2>(
   Effect.gen(function*() {
     const call = yield* setup(yield* McpTransport.makeInMemoryLink)
 
-    // `total` calls over `concurrency` workers; each worker takes the next slot
-    // until none are left, so the loop is bounded by `total`
-    const phase = (total: number, latencies: Float64Array | undefined) => {
-      let issued = 0
-      const worker = Effect.gen(function*() {
-        while (issued < total) {
-          const slot = issued++
-          const start = yield* now
-          yield* call
-          if (latencies !== undefined) latencies[slot] = (yield* now) - start
-        }
-      })
-      return Effect.forEach(Array.from({ length: concurrency }, () => worker), (w) => w, {
-        concurrency,
-        discard: true
-      })
-    }
+    const phase = (total: number, latencies: Float64Array | undefined) =>
+      effectPhase(call, concurrency, total, latencies)
 
     yield* phase(warmup, undefined)
     if (gc !== undefined) gc()
@@ -177,7 +139,6 @@ const runEffect = <E1, E2>(
     return summarize(latencies, wall, process.cpuUsage(cpu0))
   }).pipe(Effect.scoped, Effect.runPromise)
 
-const clientInfo = { name: "bench-client", version: "0.0.0" }
 const serverInfo = { name: "bench-server", version: "0.0.0" }
 
 // the raw client of "ours" and "ours-api": `McpClientSession.request`
@@ -259,7 +220,7 @@ const runOfficial = async (concurrency: number, calls: number, warmup: number): 
     { inputSchema: { text: z.string() } },
     async ({ text }) => ({ content: [{ type: "text", text }] })
   )
-  const client = new Client({ name: "bench-client", version: "0.0.0" })
+  const client = new Client(clientInfo)
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
   await server.connect(serverTransport)
   await client.connect(clientTransport)
@@ -268,18 +229,8 @@ const runOfficial = async (concurrency: number, calls: number, warmup: number): 
       const result = await client.callTool({ name: "echo", arguments: { text: TEXT } })
       checkEcho(result.content as ReadonlyArray<unknown> | undefined)
     }
-    const phase = async (total: number, latencies: Float64Array | undefined): Promise<void> => {
-      let issued = 0
-      const worker = async (): Promise<void> => {
-        while (issued < total) {
-          const slot = issued++
-          const start = performance.now()
-          await call()
-          if (latencies !== undefined) latencies[slot] = performance.now() - start
-        }
-      }
-      await Promise.all(Array.from({ length: concurrency }, worker))
-    }
+    const phase = (total: number, latencies: Float64Array | undefined) =>
+      promisePhase(call, concurrency, total, latencies)
 
     await phase(warmup, undefined)
     if (gc !== undefined) gc()
