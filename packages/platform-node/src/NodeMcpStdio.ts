@@ -98,10 +98,19 @@ const makeProcess = Effect.gen(function*() {
       Effect.callback<void, McpError.McpError>((resume) => {
         if (stdout.destroyed || stdout.writableEnded) return resume(Effect.fail(McpError.closed("stdout closed")))
         if (stdout.write(McpTransport.encodeLine(frame))) return resume(Effect.void)
-        const onDrain = () => resume(Effect.void)
+        // a full buffer waits for `drain`; a pipe that breaks meanwhile never drains
+        const settle = (effect: Effect.Effect<void, McpError.McpError>) => () => {
+          stdout.off("drain", onDrain)
+          stdout.off("close", onClose)
+          resume(effect)
+        }
+        const onDrain = settle(Effect.void)
+        const onClose = settle(Effect.fail(McpError.closed("stdout closed")))
         stdout.once("drain", onDrain)
+        stdout.once("close", onClose)
         return Effect.sync(() => {
           stdout.off("drain", onDrain)
+          stdout.off("close", onClose)
         })
       })
   })

@@ -124,6 +124,30 @@ describe("NodeMcpStdio.runServer", () => {
 })
 
 describe("NodeMcpStdio.makeClient", () => {
+  it.live("servers that exit at once fail their handshakes promptly, however the write races the exit", () =>
+    Effect.gen(function*() {
+      // many at a time: the exit lands before, during or after the initialize write
+      const exits = yield* Effect.forEach(
+        Array.from({ length: 12 }, (_, i) => i),
+        () =>
+          Effect.scoped(
+            McpClient.make({ clientInfo }).pipe(
+              Effect.provide(Layer.merge(
+                NodeMcpStdio.layerClient({ command: process.execPath, args: ["-e", "process.exit(7)"], stderr: "capture" }),
+                NodeJsonSchemaValidator.layer
+              )),
+              Effect.timeout("15 seconds"),
+              Effect.flip
+            )
+          ),
+        { concurrency: "unbounded" }
+      )
+      for (const error of exits) {
+        assert.strictEqual(error._tag, "McpError")
+        if (error._tag === "McpError") assert.strictEqual(error.reason._tag, "TransportError")
+      }
+    }), 60_000)
+
   it.live("kill -9 of the server mid-call fails the pending call within 1 s, with the signal", () =>
     Effect.gen(function*() {
       const sleeping = yield* Deferred.make<void>()

@@ -263,10 +263,20 @@ export const makeClient = Effect.fnUntraced(function*(
           if (error !== null && error !== undefined) writeFailure = error
         })
         if (buffered) return resume(Effect.void)
-        const onDrain = () => resume(Effect.void)
+        // a full buffer waits for `drain`; a pipe that breaks meanwhile never
+        // drains, so its `close` ends the wait too
+        const settle = (effect: Effect.Effect<void, McpError.McpError>) => () => {
+          stdin.off("drain", onDrain)
+          stdin.off("close", onClose)
+          resume(effect)
+        }
+        const onDrain = settle(Effect.void)
+        const onClose = settle(Effect.suspend(() => Effect.fail(writeError(writeFailure ?? new Error("stdin closed")))))
         stdin.once("drain", onDrain)
+        stdin.once("close", onClose)
         return Effect.sync(() => {
           stdin.off("drain", onDrain)
+          stdin.off("close", onClose)
         })
       }),
     exitStatus: Effect.sync(() => status),
