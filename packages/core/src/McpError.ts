@@ -229,6 +229,37 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
 }
 
 /**
+ * Authorization failed: the server refused the credentials (`401`, `403`)
+ * and no new ones could be obtained, or an OAuth step (discovery,
+ * registration, the user's authorization, the token endpoint) failed or was
+ * refused for safety (a protected resource metadata `resource` that is not
+ * the server, an authorization server without PKCE S256, a `state` or `iss`
+ * mismatch). `status` is the HTTP status that led here, when one did.
+ *
+ * @category reasons
+ * @since 0.1.0
+ */
+export class AuthError extends Schema.TaggedError<AuthError>()("AuthError", {
+  kind: Schema.Literals([
+    "Unauthorized",
+    "InsufficientScope",
+    "Discovery",
+    "Registration",
+    "Authorization",
+    "Token",
+    "Refused",
+    "Storage"
+  ]),
+  description: Schema.String,
+  status: Schema.optionalKey(Schema.Int),
+  cause: Schema.optionalKey(Schema.Defect())
+}) {
+  override get message(): string {
+    return this.description
+  }
+}
+
+/**
  * Every reason.
  *
  * @category reasons
@@ -246,7 +277,8 @@ export const Reason = Schema.Union([
   ServerUnavailableError,
   NameCollisionError,
   NotFoundError,
-  ConfigError
+  ConfigError,
+  AuthError
 ])
 
 /**
@@ -383,6 +415,23 @@ export const config = (source: string, description: string, where?: {
       description,
       ...(where?.server === undefined ? {} : { server: where.server }),
       ...(where?.field === undefined ? {} : { field: where.field })
+    })
+  })
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const auth = (kind: AuthError["kind"], description: string, extra?: {
+  readonly status?: number | undefined
+  readonly cause?: unknown
+}): McpError =>
+  new McpError({
+    reason: new AuthError({
+      kind,
+      description,
+      ...(extra?.status === undefined ? {} : { status: extra.status }),
+      ...(extra?.cause === undefined ? {} : { cause: extra.cause })
     })
   })
 

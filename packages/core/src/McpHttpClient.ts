@@ -46,6 +46,7 @@ import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Internal from "./internal/http/client.ts"
 import * as Common from "./internal/http/clientCommon.ts"
+import type * as McpAuth from "./McpAuth.ts"
 import type * as McpError from "./McpError.ts"
 import { McpTransport } from "./McpTransport.ts"
 
@@ -74,6 +75,14 @@ export interface Options {
   /** The MCP endpoint. */
   readonly url: string | URL
   readonly headers?: Headers | undefined
+  /**
+   * Authorization: the `Authorization` header of every request, and what to
+   * do when the server refuses one (`401`, `403 insufficient_scope`). An
+   * OAuth client (`NodeMcpOAuth.make` in platform-node) or
+   * `McpAuth.bearer(token)`. It takes precedence over an `authorization`
+   * in `headers`.
+   */
+  readonly auth?: McpAuth.ClientAuth | undefined
   /**
    * The delays between attempts to resume an SSE stream when the server gave
    * no `retry`, and how many attempts in a row may bring nothing before the

@@ -26,6 +26,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Common from "./internal/http/clientCommon.ts"
 import * as Legacy from "./internal/http/sseClient.ts"
+import type * as McpAuth from "./McpAuth.ts"
 import * as McpError from "./McpError.ts"
 import type * as McpHttpClient from "./McpHttpClient.ts"
 import { McpTransport } from "./McpTransport.ts"
@@ -40,6 +41,14 @@ export interface Options {
   /** The URL of the SSE stream (often `…/sse`). */
   readonly url: string | URL
   readonly headers?: McpHttpClient.Headers | undefined
+  /**
+   * Authorization: the `Authorization` header of every request, and what to
+   * do when the server refuses one (`401`, `403 insufficient_scope`). An
+   * OAuth client (`NodeMcpOAuth.make` in platform-node) or
+   * `McpAuth.bearer(token)`. It takes precedence over an `authorization`
+   * in `headers`.
+   */
+  readonly auth?: McpAuth.ClientAuth | undefined
   /** How long to wait for the `endpoint` event. Default 30 s. */
   readonly endpointTimeout?: Duration.Input | undefined
   /** The largest accepted SSE event, in characters. Default 10 MiB. */

@@ -11,6 +11,9 @@ export * as JsonRpc from "./JsonRpc.ts"
 export * as JsonSchemaValidator from "./JsonSchemaValidator.ts"
 
 /** @since 0.1.0 */
+export * as McpAuth from "./McpAuth.ts"
+
+/** @since 0.1.0 */
 export * as McpClient from "./McpClient.ts"
 
 /** @since 0.1.0 */

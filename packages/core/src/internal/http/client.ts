@@ -113,10 +113,10 @@ export const make = Effect.fnUntraced(function*(
 
   // the transport's own POSTs and GETs are not traced unless asked: a span per
   // message costs more than the message on loopback
-  const execute = (request: HttpClientRequest.HttpClientRequest) => {
+  const execute = Common.authorized((request) => {
     const sent = http.execute(request).pipe(Effect.mapError(Common.requestError))
     return options.tracing === true ? sent : Effect.provideContext(sent, untraced)
-  }
+  }, options.auth)
 
   const post = (frame: JsonRpc.Frame, session: string | undefined, withVersion: boolean) =>
     Effect.flatMap(Common.resolveHeaders(options.headers), (custom) =>
@@ -441,7 +441,7 @@ export const make = Effect.fnUntraced(function*(
       }
       yield* Effect.logDebug(`${url} refused the initialize POST (HTTP ${response.status}); trying the HTTP+SSE transport`)
       const connection = yield* Legacy.connect(
-        { url, headers: options.headers, endpointTimeout: options.endpointTimeout, maxEventSize: options.maxEventSize },
+        { url, headers: options.headers, auth: options.auth, endpointTimeout: options.endpointTimeout, maxEventSize: options.maxEventSize },
         {
           offer,
           end: Effect.asVoid(Queue.end(incoming)),

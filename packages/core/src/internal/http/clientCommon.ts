@@ -14,6 +14,7 @@ import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
+import * as McpAuth from "../../McpAuth.ts"
 import * as McpError from "../../McpError.ts"
 
 // -----------------------------------------------------------------------------
@@ -110,6 +111,43 @@ export const postFrame = (
   withHeaders(HttpClientRequest.post(url), custom, own).pipe(
     HttpClientRequest.bodyText(JSON.stringify(frame), "application/json")
   )
+
+/** How a transport executes one request. */
+export type Execute = (
+  request: HttpClientRequest.HttpClientRequest
+) => Effect.Effect<HttpClientResponse.HttpClientResponse, McpError.McpError>
+
+/**
+ * Executes requests with the `Authorization` header of `auth`. A refusal that
+ * `auth` may answer (`401`, `403 insufficient_scope`) is passed to its
+ * `challenge`, and the request is sent again with the new credentials, at
+ * most `maxAttempts` times; the last refusal then fails as an `AuthError`.
+ * Without `auth`, requests go out as they are.
+ */
+export const authorized = (execute: Execute, auth: McpAuth.ClientAuth | undefined): Execute => {
+  if (auth === undefined) return execute
+  const maxAttempts = auth.maxAttempts ?? 3
+  const attempt = (
+    request: HttpClientRequest.HttpClientRequest,
+    retries: number
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, McpError.McpError> =>
+    Effect.flatMap(auth.authorization(request.url), (authorization) => {
+      const sent = authorization === undefined ? request : HttpClientRequest.setHeader(request, "authorization", authorization)
+      return Effect.flatMap(execute(sent), (response) => {
+        if (response.status !== 401 && response.status !== 403) return Effect.succeed(response)
+        const bearer = McpAuth.bearerChallenge(response.headers["www-authenticate"])
+        if (!McpAuth.isChallenge(response.status, bearer)) return Effect.succeed(response)
+        const challenge: McpAuth.Challenge = { status: response.status, url: request.url, authorization, bearer }
+        return Effect.andThen(
+          discard(response),
+          retries >= maxAttempts
+            ? Effect.fail(McpAuth.unauthorizedError(challenge))
+            : Effect.andThen(auth.challenge(challenge), attempt(request, retries + 1))
+        )
+      })
+    })
+  return (request) => attempt(request, 0)
+}
 
 // -----------------------------------------------------------------------------
 // Responses

@@ -19,6 +19,7 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import type * as JsonRpc from "../../JsonRpc.ts"
+import type * as McpAuth from "../../McpAuth.ts"
 import * as McpError from "../../McpError.ts"
 import * as Common from "./clientCommon.ts"
 
@@ -26,6 +27,7 @@ import * as Common from "./clientCommon.ts"
 export interface Options {
   readonly url: string
   readonly headers?: Common.HeadersOption | undefined
+  readonly auth?: McpAuth.ClientAuth | undefined
   /** How long to wait for the `endpoint` event. Default 30 s. */
   readonly endpointTimeout?: Duration.Input | undefined
   readonly maxEventSize?: number | undefined
@@ -63,11 +65,15 @@ export const connect = Effect.fnUntraced(function*(
   fork: (effect: Effect.Effect<void>) => Effect.Effect<Fiber.Fiber<void>>
 ): Effect.fn.Return<Connection, McpError.McpError, HttpClient.HttpClient> {
   const http = yield* HttpClient.HttpClient
+  const execute = Common.authorized(
+    (request) => Effect.mapError(http.execute(request), Common.requestError),
+    options.auth
+  )
   const base = options.url
   const custom = yield* Common.resolveHeaders(options.headers)
-  const response = yield* http.execute(
+  const response = yield* execute(
     Common.withHeaders(HttpClientRequest.get(base), custom, { accept: "text/event-stream" })
-  ).pipe(Effect.mapError(Common.requestError))
+  )
   if (response.status < 200 || response.status >= 300) {
     return yield* Effect.flatMap(Common.statusError(response, "opening the SSE stream"), Effect.fail)
   }
@@ -152,9 +158,9 @@ export const connect = Effect.fnUntraced(function*(
     Effect.gen(function*() {
       if (Common.isInitialize(frame)) initializeId = frame.id
       const headers = yield* Common.resolveHeaders(options.headers)
-      const answer = yield* http.execute(Common.postFrame(url, frame, headers, {
+      const answer = yield* execute(Common.postFrame(url, frame, headers, {
         "mcp-protocol-version": protocolVersion
-      })).pipe(Effect.mapError(Common.requestError))
+      }))
       if (answer.status >= 200 && answer.status < 300) return yield* Common.discard(answer)
       return yield* Effect.flatMap(Common.statusError(answer), Effect.fail)
     })
