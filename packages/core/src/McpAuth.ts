@@ -58,6 +58,23 @@ export const CurrentAuth = Context.Reference<AuthInfo | undefined>("@effect-mcp/
   defaultValue: () => undefined
 })
 
+/**
+ * The canonical form of an MCP server URL (RFC 8707 §2, as the MCP
+ * authorization spec uses it): the `resource` parameter of OAuth requests,
+ * what a protected resource metadata `resource` must equal, and the key
+ * under which tokens are stored. Scheme and host lower case, no fragment,
+ * no trailing slash after a bare host.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const canonicalResource = (url: string | URL): string => {
+  const parsed = new URL(url)
+  parsed.hash = ""
+  const href = parsed.href
+  return parsed.pathname === "/" && parsed.search === "" ? href.slice(0, -1) : href
+}
+
 // -----------------------------------------------------------------------------
 // Client side: challenges
 // -----------------------------------------------------------------------------
