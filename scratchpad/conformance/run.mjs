@@ -6,16 +6,20 @@
 //
 // 1. server: starts scratchpad/conformance/server.ts on http://127.0.0.1:<ephemeral>/mcp and
 //    runs `conformance server --suite all` against it (or against --server-url, not started here);
-// 2. client: `conformance client --scenario X` for each scenario of scenarios.ts (initialize,
-//    tools_call, elicitation-sep1034-client-defaults, sse-retry), one at a time (sse-retry
-//    measures reconnection timing), with scratchpad/conformance/client.ts as the command.
+// 2. client: the client `--suite all` (26 scenarios in 0.1.16, every `auth/*` one included;
+//    the list comes from `conformance list --client`), with scratchpad/conformance/client.ts
+//    (our McpClient + NodeMcpHttpClient + NodeMcpOAuth) as the command: every scenario but
+//    sse-retry as `conformance client --scenario X`, CLIENT_CONCURRENCY at a time, then
+//    sse-retry alone (its check measures the reconnection delay: 450–700 ms, load-sensitive).
 //
 // Everything binds 127.0.0.1: our server by its own option, the runner's mock servers through
 // loopback.cjs (preloaded into the runner). Needs Node >= 22 (the runner does); `npm run` uses
 // the node@22 devDependency.
 //
-// Output: the runner's own output, then one line per scenario and a closing
-// `N passed, N failed`, counting CHECKS (checks.json of every scenario): SUCCESS passes;
+// Output: the runner's own output for the server suite; for the client scenarios one line
+// each as they end (the runner's output is kept in <out>/client/<scenario>/runner.log, the
+// client's stdout/stderr next to its checks.json); then one line per scenario, a subtotal per
+// side, and a closing `N passed, N failed`, counting CHECKS (checks.json of every scenario): SUCCESS passes;
 // FAILURE fails; in client runs a WARNING fails too (the runner fails a client run on one).
 // A scenario with no pass/fail check at all counts as one failure (the runner reports such
 // a scenario as passed; server-sse-polling is one for the official SDK's server, which sends
@@ -24,7 +28,17 @@
 // does a listed server scenario that left no results. --json FILE writes the tally as
 // {passed, failed, warnings, scenarios: [...]}. Exit 0 iff nothing failed.
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -35,7 +49,9 @@ const conformance = join(root, "node_modules", ".bin", "conformance")
 const loopback = join(here, "loopback.cjs")
 const node = process.execPath
 
-const CLIENT_SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]
+/** Run alone, after the others: its check times the client's reconnection. */
+const TIMING_SCENARIO = "sse-retry"
+const CLIENT_CONCURRENCY = 4
 const SERVER_SUITE_TIMEOUT_MS = 300_000
 const CLIENT_SCENARIO_TIMEOUT_MS = 120_000
 const SERVER_START_TIMEOUT_MS = 30_000
@@ -75,10 +91,15 @@ if (major < 22 || !existsSync(conformance)) {
 // processes
 // ---------------------------------------------------------------------------
 
-/** Runs a command to its end, output passed through, killed (whole group) after `timeoutMs`. */
-const runBounded = (args, timeoutMs) =>
+/**
+ * Runs a command to its end, killed (whole group) after `timeoutMs`. Its output is passed
+ * through, or written to the file `logFile` (the client scenarios run several at a time).
+ */
+const runBounded = (args, timeoutMs, logFile) =>
   new Promise((resolve) => {
-    const child = spawn(node, args, { cwd: root, stdio: ["ignore", "inherit", "inherit"], detached: true })
+    const output = logFile === undefined ? "inherit" : openSync(logFile, "w")
+    const child = spawn(node, args, { cwd: root, stdio: ["ignore", output, output], detached: true })
+    if (typeof output === "number") closeSync(output)
     let timedOut = false
     const timer = setTimeout(() => {
       timedOut = true
@@ -98,7 +119,7 @@ const killGroup = (child, signal) => {
   }
 }
 
-const runner = (args, timeoutMs) => runBounded(["--require", loopback, conformance, ...args], timeoutMs)
+const runner = (args, timeoutMs, logFile) => runBounded(["--require", loopback, conformance, ...args], timeoutMs, logFile)
 
 /** Starts our HTTP server on an ephemeral port; resolves with its URL and process. */
 const startServer = () =>
@@ -237,22 +258,56 @@ const serverSuite = async () => {
 // client scenarios
 // ---------------------------------------------------------------------------
 
-const clientScenarios = async () => {
+const clientScenarioNames = () => {
+  const listed = spawnSync(node, [conformance, "list", "--client"], { cwd: root, encoding: "utf8", timeout: 60_000 })
+  return [...(listed.stdout ?? "").matchAll(/^\s+- (\S+)/gm)].map((match) => match[1])
+}
+
+const clientScenario = async (scenario) => {
   // the runner splits this on spaces and runs it with a shell, the server URL appended
   const command = `${node} --conditions=development ${join(here, "client.ts")}`
-  for (const scenario of CLIENT_SCENARIOS) {
-    log(`=== conformance: client, ${scenario} ===`)
-    const dir = join(out, "client", scenario)
-    const result = await runner(
-      ["client", "--command", command, "--scenario", scenario, "--timeout", "30000", "-o", dir],
-      CLIENT_SCENARIO_TIMEOUT_MS
-    )
-    const found = readScenarios(dir, /^$/)
-    const rows = found.map(({ checks }) => tallyScenario("client", scenario, checks))
-    if (rows.length === 0) rows.push(tallyScenario("client", scenario, []))
-    for (const row of rows) add(row)
-    const failure = runnerProblem(result)
-    if (failure !== undefined && !rows.some((row) => row.failed > 0)) problem("client", scenario, failure)
+  const dir = join(out, "client", scenario.replace(/\//g, "_"))
+  mkdirSync(dir, { recursive: true })
+  const logFile = join(dir, "runner.log")
+  const started = performance.now()
+  const result = await runner(
+    ["client", "--command", command, "--scenario", scenario, "--timeout", "30000", "-o", dir],
+    CLIENT_SCENARIO_TIMEOUT_MS,
+    logFile
+  )
+  const seconds = ((performance.now() - started) / 1000).toFixed(1)
+  const runnerLog = readFileSync(logFile, "utf8")
+  const verdict = /Passed: .*$/m.exec(runnerLog)?.[0] ?? "no result line"
+  log(`  ${scenario}: ${verdict} (${seconds} s; runner output in ${logFile})`)
+  const found = readScenarios(dir, /^$/)
+  const rows = found.map(({ checks }) => tallyScenario("client", scenario, checks))
+  if (rows.length === 0) rows.push(tallyScenario("client", scenario, []))
+  const failure = runnerProblem(result)
+  if (failure !== undefined && !rows.some((row) => row.failed > 0)) {
+    rows.push({ mode: "client", scenario, passed: 0, failed: 1, warnings: 0, empty: true, notes: [failure] })
+  }
+  return rows
+}
+
+const clientScenarios = async () => {
+  const names = clientScenarioNames()
+  if (names.length === 0) return problem("client", "(list)", "`conformance list --client` listed no scenario")
+  const others = names.filter((name) => name !== TIMING_SCENARIO)
+  log(`=== conformance: client, --suite all (${names.length} scenarios; ${TIMING_SCENARIO} alone at the end) ===`)
+  // bounded pool: CLIENT_CONCURRENCY workers take the next scenario; rows are added in list order
+  const results = new Map()
+  let next = 0
+  const worker = async () => {
+    while (next < others.length) {
+      const scenario = others[next++]
+      results.set(scenario, await clientScenario(scenario))
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(CLIENT_CONCURRENCY, others.length) }, worker))
+  for (const name of others) for (const row of results.get(name) ?? []) add(row)
+  if (names.includes(TIMING_SCENARIO)) {
+    log(`=== conformance: client, ${TIMING_SCENARIO} (alone) ===`)
+    for (const row of await clientScenario(TIMING_SCENARIO)) add(row)
   }
 }
 
@@ -267,5 +322,11 @@ for (const row of tally.scenarios) {
   const warnings = row.warnings > 0 ? `, ${row.warnings} warnings` : ""
   log(`${mark} ${row.mode} ${row.scenario}: ${row.passed} passed, ${row.failed} failed${warnings}`)
   for (const note of row.notes) log(`    - ${note.slice(0, 300)}`)
+}
+for (const mode of ["server", "client"]) {
+  const rows = tally.scenarios.filter((row) => row.mode === mode)
+  if (rows.length === 0) continue
+  const sum = (key) => rows.reduce((total, row) => total + row[key], 0)
+  log(`${mode}: ${rows.length} scenarios, ${sum("passed")} passed, ${sum("failed")} failed`)
 }
 finish(tally)

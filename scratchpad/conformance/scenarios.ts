@@ -61,6 +61,41 @@ export const scenarios: Readonly<Record<string, Effect.Effect<void, McpError.Mcp
   "sse-retry": Effect.asVoid(callTool("test_reconnection", {}))
 }
 
+/** A dummy argument for each property of a tool's input schema. */
+const dummyArguments = (schema: { readonly properties?: Readonly<Record<string, unknown>> } | undefined) =>
+  Object.fromEntries(
+    Object.entries(schema?.properties ?? {}).map(([name, property]) => {
+      const declared = (property as { readonly type?: unknown }).type
+      const type = Array.isArray(declared) ? declared[0] : declared
+      return [
+        name,
+        type === "number" || type === "integer"
+          ? 1
+          : type === "boolean"
+          ? true
+          : type === "array"
+          ? []
+          : type === "object"
+          ? {}
+          : "x"
+      ]
+    })
+  )
+
+/**
+ * What every `auth/*` scenario asks: use the protected server (list its
+ * tools, call each). The mock lets `initialize` through and challenges the
+ * rest; the OAuth client (client.ts) answers the challenges.
+ */
+export const useProtectedServer: Effect.Effect<void, McpError.McpError, McpClient.McpClient> = Effect.gen(function*() {
+  const client = yield* McpClient.McpClient
+  const tools = yield* client.tools.get
+  yield* Effect.logInfo(`tools: ${tools.map((tool) => tool.name).join(", ") || "(none)"}`)
+  for (const tool of tools) {
+    yield* callTool(tool.name, dummyArguments(tool.inputSchema as never))
+  }
+})
+
 /** The scenario names this client runs in `npm run conformance`. */
 export const scenarioNames: ReadonlyArray<string> = Object.keys(scenarios)
 
@@ -71,7 +106,7 @@ export const run = <E>(
   name: string,
   transport: Layer.Layer<McpTransport.McpTransport, E>
 ): Effect.Effect<void, McpError.McpError | E | Error> => {
-  const scenario = scenarios[name]
+  const scenario = name.startsWith("auth/") ? useProtectedServer : scenarios[name]
   if (scenario === undefined) {
     return Effect.fail(new Error(`unknown scenario ${JSON.stringify(name)}; this client runs: ${scenarioNames.join(", ")}`))
   }

@@ -7,18 +7,36 @@
  * effect-mcp call weather --args '{"city":"Lisbon"}'
  * effect-mcp read notes://readme --server example
  * effect-mcp prompt explain --args '{"topic":"MCP"}' --json
+ * effect-mcp login search                        # sign in to an OAuth-protected server
+ * effect-mcp logout search                       # forget its OAuth tokens
  * ```
  *
  * stdout carries only the command's output (`--json` makes it JSON); logs,
  * errors and the progress bar go to stderr. The exit code says what happened:
  * see {@link ExitCode}.
  *
+ * **OAuth.** A Streamable HTTP or HTTP+SSE server that refuses a request
+ * (`401`) is signed in to with OAuth 2.1 on first use: the authorization URL
+ * is printed on stderr and opened in the browser (`xdg-open`, `open`, or the
+ * command in `EFFECT_MCP_BROWSER`, run with the URL as its last argument or
+ * in place of a `%s` word), the browser comes back to a listener on
+ * `127.0.0.1`, and the tokens are kept in the auth file (`--auth-file`, or
+ * `EFFECT_MCP_AUTH_FILE`, default `$XDG_CONFIG_HOME/effect-mcp/auth.json` or
+ * `~/.config/effect-mcp/auth.json`, mode 0600). Later runs reuse them and
+ * refresh them silently; `login <server>` signs in ahead of time, `logout
+ * <server>` forgets them. A server's `oauth`
+ * entry in the config can name a pre-registered client (`clientId`,
+ * `clientSecret`), the `scope`, a `clientMetadataUrl` and a fixed
+ * `callbackPort`; `"oauth": false` or a static `Authorization` header turns
+ * it off.
+ *
  * @since 0.1.0
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as McpAuth from "@effect-mcp/core/McpAuth"
 import * as McpError from "@effect-mcp/core/McpError"
 import * as McpGroup from "@effect-mcp/core/McpGroup"
-import { NodeMcpGroup } from "@effect-mcp/platform-node"
+import { NodeMcpAuthorizer, NodeMcpAuthStore, NodeMcpGroup } from "@effect-mcp/platform-node"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -50,6 +68,7 @@ import * as Progress from "./internal/progress.ts"
  * | 2 | `Usage` | bad flags or arguments, `--args` that is not a JSON object, an unknown `--server`, tool, prompt or resource |
  * | 3 | `Connection` | the config file is missing or invalid, a server could not be started, reached or initialized, or its connection was lost |
  * | 4 | `Request` | a server answered the request with a JSON-RPC error, or it timed out |
+ * | 5 | `Auth` | authorization failed: the OAuth sign-in could not complete (refused, timed out, no usable authorization server), the auth file is unreadable, or a server refused the credentials it got |
  *
  * Interrupted (SIGINT, SIGTERM), it closes every server and exits 130.
  *
@@ -61,7 +80,8 @@ export const ExitCode = {
   ToolError: 1,
   Usage: 2,
   Connection: 3,
-  Request: 4
+  Request: 4,
+  Auth: 5
 } as const
 
 /**
@@ -81,7 +101,7 @@ export type FailureKind = Exclude<keyof typeof ExitCode, "Ok">
  * @since 0.1.0
  */
 export class CliFailure extends Schema.TaggedError<CliFailure>()("CliFailure", {
-  kind: Schema.Literals(["ToolError", "Usage", "Connection", "Request"]),
+  kind: Schema.Literals(["ToolError", "Usage", "Connection", "Request", "Auth"]),
   description: Schema.String
 }) {
   override get message(): string {
@@ -117,8 +137,32 @@ const describeMcpError = (error: McpError.McpError): string => {
     : `${message}\n  the end of its stderr:\n${tail.map((line) => `    ${line}`).join("\n")}`
 }
 
-/** Connecting (config, spawn, handshake): everything is a connection failure. */
+/** The `AuthError` an error is or was caused by (a server made unavailable by one), if any. */
+const authErrorOf = (error: McpError.McpError): McpError.AuthError | undefined => {
+  let current: unknown = error
+  for (let depth = 0; depth < 4 && McpError.isMcpError(current); depth++) {
+    const reason: McpError.Reason = current.reason
+    if (reason._tag === "AuthError") return reason
+    current = "cause" in reason ? reason.cause : undefined
+  }
+  return undefined
+}
+
+const authFailure = (error: McpError.AuthError, server?: string): CliFailure => {
+  const where = server === undefined || error.description.includes(server) ? "" : `server "${server}": `
+  const hint = error.kind === "Storage" ? "" : " (effect-mcp logout <server> forgets its tokens)"
+  return new CliFailure({
+    kind: "Auth",
+    description: `${where}authorization failed (${error.kind}): ${error.description}${
+      error.kind === "Unauthorized" || error.kind === "InsufficientScope" ? hint : ""
+    }`
+  })
+}
+
+/** Connecting (config, spawn, handshake): everything is a connection failure, but authorization. */
 const connectionFailure = (error: McpError.McpError, server?: string): CliFailure => {
+  const auth = authErrorOf(error)
+  if (auth !== undefined) return authFailure(auth, server)
   const hint = error.reason._tag === "NameCollisionError" && error.reason.kind !== "server"
     ? " (--qualify names them <server>_<name>)"
     : ""
@@ -133,6 +177,8 @@ const RESOURCE_NOT_FOUND = -32002
  * offers a usage error, an answered error (or a timeout) a request failure.
  */
 const requestFailure = (error: McpError.McpError): CliFailure => {
+  const auth = authErrorOf(error)
+  if (auth !== undefined) return authFailure(auth)
   switch (error.reason._tag) {
     case "TransportError":
     case "ClosedError":
@@ -244,6 +290,13 @@ const root = Command.make("effect-mcp").pipe(
     json: Flag.Boolean("json").pipe(
       Flag.withDescription("Print JSON on stdout"),
       Flag.withDefault(false)
+    ),
+    authFile: Flag.String("auth-file").pipe(
+      Flag.withMetavar("FILE"),
+      Flag.withDescription(
+        "Where OAuth tokens are kept (default: $EFFECT_MCP_AUTH_FILE, else $XDG_CONFIG_HOME/effect-mcp/auth.json or ~/.config/effect-mcp/auth.json)"
+      ),
+      Flag.optional
     )
   }),
   Command.withDescription("A command-line MCP client over the servers of an mcp.json config")
@@ -256,14 +309,35 @@ interface Connected {
   readonly json: boolean
   /** The servers' names, in the config's order. */
   readonly order: ReadonlyArray<string>
+  /** Where OAuth tokens are kept. */
+  readonly store: McpAuth.McpAuthStore["Service"]
 }
 
-const connect = Effect.gen(function*() {
+/** The auth file: `--auth-file`, else `EFFECT_MCP_AUTH_FILE`, else the store's default. */
+const authFile = (flag: Option.Option<string>): string | undefined => {
+  if (Option.isSome(flag)) return flag.value
+  const env = process.env.EFFECT_MCP_AUTH_FILE
+  return env === undefined || env === "" ? undefined : env
+}
+
+/** How the CLI signs in: the auth file, the browser (`EFFECT_MCP_BROWSER` or the platform's). */
+const authOptions = (): NodeMcpGroup.AuthOptions => {
+  const browser = process.env.EFFECT_MCP_BROWSER
+  return {
+    clientMetadata: { clientName: "effect-mcp", softwareId: "effect-mcp-cli", softwareVersion: version },
+    loopback: browser === undefined || browser.trim() === "" ? {} : { open: NodeMcpAuthorizer.openWith(browser) }
+  }
+}
+
+/** Connects to the config's servers: `only`, else `--server`, else all. */
+const connectTo = (only: string | undefined) => Effect.gen(function*() {
   const options = yield* root
   const all = yield* NodeMcpGroup.loadConfig(options.config).pipe(Effect.mapError((error) => connectionFailure(error)))
+  const store = yield* NodeMcpAuthStore.make({ path: authFile(options.authFile) })
   let servers = all
-  if (Option.isSome(options.server)) {
-    const name = options.server.value
+  const selected = only !== undefined ? Option.some(only) : options.server
+  if (Option.isSome(selected)) {
+    const name = selected.value
     const params = all[name]
     if (params === undefined) {
       return yield* unknownName("server", name, Object.keys(all))
@@ -274,7 +348,10 @@ const connect = Effect.gen(function*() {
   // for the error that reports their death, unless --verbose
   const context = yield* Layer.build(NodeMcpGroup.layer({
     reconnect: false,
-    connector: { stderr: options.verbose ? "forward" : "capture" },
+    connector: {
+      stderr: options.verbose ? "forward" : "capture",
+      auth: { ...authOptions(), store }
+    },
     ...(options.qualify ? { nameHook: qualify } : {})
   })).pipe(Effect.mapError((error) => connectionFailure(error)))
   const group = Context.get(context, McpGroup.McpGroup)
@@ -284,8 +361,10 @@ const connect = Effect.gen(function*() {
     ([name, params]) => group.connect(name, params).pipe(Effect.mapError((error) => connectionFailure(error, name))),
     { concurrency: "unbounded", discard: true }
   )
-  return { group, json: options.json, order: Object.keys(servers) } satisfies Connected
+  return { group, json: options.json, order: Object.keys(servers), store } satisfies Connected
 })
+
+const connect = connectTo(undefined)
 
 const withGroup = <A>(
   use: (connected: Connected) => Effect.Effect<A, CliFailure>
@@ -474,15 +553,71 @@ const serversCommand = Command.make("servers", {}, () =>
     })
   )).pipe(Command.withDescription("Connect to every server and show what each is"))
 
+/** The config's HTTP server `server` and its canonical URL (the key of its tokens). */
+const httpServer = (server: string) =>
+  Effect.gen(function*() {
+    const options = yield* root
+    const all = yield* NodeMcpGroup.loadConfig(options.config).pipe(Effect.mapError((error) => connectionFailure(error)))
+    const params = all[server]
+    if (params === undefined) return yield* unknownName("server", server, Object.keys(all))
+    if (params._tag !== "StreamableHttp" && params._tag !== "Sse") {
+      return yield* usage(`server "${server}" is not an HTTP server: it has no OAuth tokens`)
+    }
+    return { params, resource: McpAuth.canonicalResource(params.url), json: options.json, authFile: authFile(options.authFile) }
+  })
+
+const serverArgument = Argument.String("server").pipe(Argument.withDescription("The server's name in the config"))
+
+const login = Command.make("login", { server: serverArgument }, ({ server }) =>
+  Effect.gen(function*() {
+    const { json, resource } = yield* httpServer(server)
+    const signedIn = yield* Effect.scoped(Effect.flatMap(connectTo(server), ({ store }) =>
+      store.getTokens(resource).pipe(
+        Effect.map((tokens) => tokens !== undefined),
+        Effect.mapError((error) => connectionFailure(error, server))
+      )))
+    yield* Console.log(
+      json
+        ? Format.json({ server, resource, signedIn })
+        : signedIn
+        ? `signed in to ${server} (${resource})`
+        : `${server} (${resource}) did not ask for authorization`
+    )
+  })).pipe(
+    Command.withDescription("Connect to an HTTP server, signing in with OAuth unless a stored token still works"),
+    Command.withExamples([{ command: "effect-mcp login search", description: "Sign in to the server named search" }])
+  )
+
+const logout = Command.make("logout", { server: serverArgument }, ({ server }) =>
+  Effect.gen(function*() {
+    const { authFile, json, resource } = yield* httpServer(server)
+    const store = yield* NodeMcpAuthStore.make({ path: authFile })
+    const signedIn = yield* store.getTokens(resource).pipe(
+      Effect.map((tokens) => tokens !== undefined),
+      Effect.andThen((had) => Effect.as(store.clearTokens(resource), had)),
+      Effect.mapError((error) => connectionFailure(error, server))
+    )
+    yield* Console.log(
+      json
+        ? Format.json({ server, resource, signedOut: signedIn })
+        : signedIn
+        ? `signed out of ${server} (${resource})`
+        : `${server} (${resource}) had no tokens`
+    )
+  })).pipe(
+    Command.withDescription("Forget the OAuth tokens of a server (the next connection signs in again)"),
+    Command.withExamples([{ command: "effect-mcp logout search", description: "Sign out of the server named search" }])
+  )
+
 /**
  * The `effect-mcp` command tree (`servers`, `list tools|resources|templates|prompts`,
- * `call`, `read`, `prompt`), for embedding or testing with
+ * `call`, `read`, `prompt`, `login`, `logout`), for embedding or testing with
  * `Command.runWith`.
  *
  * @category commands
  * @since 0.1.0
  */
-export const command = root.pipe(Command.withSubcommands([serversCommand, list, call, read, prompt]))
+export const command = root.pipe(Command.withSubcommands([serversCommand, list, call, read, prompt, login, logout]))
 
 // -----------------------------------------------------------------------------
 // Running

@@ -15,7 +15,9 @@
  * ```
  *
  * - An entry with `command` is a stdio server (`args`, `env`, `cwd`); one with
- *   `url` a remote server (`headers`). The transport of a remote server is
+ *   `url` a remote server (`headers`, and for HTTP `oauth`: `clientId`,
+ *   `clientSecret`, `scope`, `clientMetadataUrl`, `callbackPort`, or `false`
+ *   to never sign in; see `McpGroup.OAuthParams`). The transport of a remote server is
  *   `transport` (or `type`, as some hosts write it): `"streamable-http"` (or
  *   `"http"`), `"sse"`, `"websocket"` (or `"ws"`); without one, `ws://` and
  *   `wss://` URLs are WebSocket and the others Streamable HTTP (whose client
@@ -83,7 +85,33 @@ const isUrl = Schema.makeFilter<string>(
 )
 
 /**
- * A remote server: its URL, headers and transport.
+ * The OAuth settings of an HTTP server (`"oauth"`; see
+ * `McpGroup.OAuthParams`), or `false` to never sign in.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const OAuth = Schema.Union([
+  Schema.Literal(false),
+  Schema.Struct({
+    clientId: Schema.optionalKey(Schema.String),
+    clientSecret: Schema.optionalKey(Schema.String),
+    scope: Schema.optionalKey(Schema.String),
+    clientMetadataUrl: Schema.optionalKey(Schema.String.check(isUrl)),
+    callbackPort: Schema.optionalKey(
+      Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 }, { expected: "a port (0-65535)" }))
+    )
+  })
+])
+
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
+export type OAuth = typeof OAuth.Type
+
+/**
+ * A remote server: its URL, headers, transport and OAuth settings.
  *
  * @category schemas
  * @since 0.1.0
@@ -92,7 +120,8 @@ export const RemoteServer = Schema.Struct({
   url: Schema.String.check(isUrl),
   headers: Schema.optionalKey(StringRecord),
   transport: Schema.optionalKey(Transport),
-  type: Schema.optionalKey(Transport)
+  type: Schema.optionalKey(Transport),
+  oauth: Schema.optionalKey(OAuth)
 })
 
 /**
@@ -182,6 +211,9 @@ const remoteParams = (
       if (!isWs) {
         return Result.fail(McpError.config(source, `a WebSocket URL starts with ws:// or wss://, got ${protocol}//`, { server, field: "url" }))
       }
+      if (entry.oauth !== undefined && entry.oauth !== false) {
+        return Result.fail(McpError.config(source, "OAuth is for HTTP servers, not WebSocket ones", { server, field: "oauth" }))
+      }
       return Result.succeed({ _tag: "WebSocket", url: entry.url, ...headers })
     case "sse":
     case "streamable-http":
@@ -195,7 +227,12 @@ const remoteParams = (
           )
         )
       }
-      return Result.succeed({ _tag: transport === "sse" ? "Sse" : "StreamableHttp", url: entry.url, ...headers })
+      return Result.succeed({
+        _tag: transport === "sse" ? "Sse" : "StreamableHttp",
+        url: entry.url,
+        ...headers,
+        ...(entry.oauth === undefined ? {} : { oauth: entry.oauth })
+      })
   }
 }
 

@@ -95,6 +95,29 @@ export interface StreamableHttpParams {
   readonly _tag: "StreamableHttp"
   readonly url: string
   readonly headers?: Readonly<Record<string, string>> | undefined
+  /** OAuth settings for a protected server (`false`: never sign in). See {@link OAuthParams}. */
+  readonly oauth?: OAuthParams | false | undefined
+}
+
+/**
+ * How a connector that supports OAuth (`NodeMcpGroup` with `auth`) signs in
+ * to a protected HTTP server: all optional, the defaults are discovery and
+ * dynamic registration (or a Client ID Metadata Document).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface OAuthParams {
+  /** A pre-registered client id (no dynamic registration). */
+  readonly clientId?: string | undefined
+  /** Its secret, for a confidential pre-registered client. */
+  readonly clientSecret?: string | undefined
+  /** The scopes to ask for (space separated), instead of what the server advertises. */
+  readonly scope?: string | undefined
+  /** The URL of a Client ID Metadata Document, used as the client id where the authorization server supports it. */
+  readonly clientMetadataUrl?: string | undefined
+  /** The port of the loopback redirect URI (`http://127.0.0.1:<port>/callback`), for a client registered with a fixed one. */
+  readonly callbackPort?: number | undefined
 }
 
 /**
@@ -107,6 +130,8 @@ export interface SseParams {
   readonly _tag: "Sse"
   readonly url: string
   readonly headers?: Readonly<Record<string, string>> | undefined
+  /** OAuth settings for a protected server (`false`: never sign in). See {@link OAuthParams}. */
+  readonly oauth?: OAuthParams | false | undefined
 }
 
 /**
@@ -171,8 +196,14 @@ const remote = <Tag extends "StreamableHttp" | "Sse" | "WebSocket">(
  */
 export const http = (
   url: string | URL,
-  options?: { readonly headers?: Readonly<Record<string, string>> | undefined }
-): StreamableHttpParams => remote("StreamableHttp", url, options?.headers)
+  options?: {
+    readonly headers?: Readonly<Record<string, string>> | undefined
+    readonly oauth?: OAuthParams | false | undefined
+  }
+): StreamableHttpParams => ({
+  ...remote("StreamableHttp", url, options?.headers),
+  ...(options?.oauth === undefined ? {} : { oauth: options.oauth })
+})
 
 /**
  * @category constructors
@@ -180,8 +211,14 @@ export const http = (
  */
 export const sse = (
   url: string | URL,
-  options?: { readonly headers?: Readonly<Record<string, string>> | undefined }
-): SseParams => remote("Sse", url, options?.headers)
+  options?: {
+    readonly headers?: Readonly<Record<string, string>> | undefined
+    readonly oauth?: OAuthParams | false | undefined
+  }
+): SseParams => ({
+  ...remote("Sse", url, options?.headers),
+  ...(options?.oauth === undefined ? {} : { oauth: options.oauth })
+})
 
 /**
  * @category constructors

@@ -25,6 +25,8 @@
  * - DNS-rebinding protection: `Host` and `Origin` are checked (`403`).
  * - Idle sessions are closed after `idleTimeout`; beyond `maxSessions`,
  *   `initialize` gets `503`.
+ * - `auth`: OAuth bearer tokens (`McpResourceServer`); `401` / `403` with
+ *   `WWW-Authenticate` challenges, the Protected Resource Metadata document.
  * - `stateless: true`: no session ids, no GET stream; every POST is served by
  *   a fresh session that lives as long as the request.
  *
@@ -35,8 +37,9 @@
  * **Gotchas**
  *
  * - Sessions run with the services the layer was built with, not those of
- *   each HTTP request: per-request data (an authenticated user) does not
- *   reach handlers through the HTTP context.
+ *   each HTTP request: per-request data does not reach handlers through the
+ *   HTTP context (the verified token of the `auth` option does, through
+ *   `McpAuth.CurrentAuth`).
  * - What is not sent on behalf of a request goes to the GET stream, and is
  *   dropped while the client has never opened one (as the official SDK
  *   does). A server-side keep-alive ping (`McpServer` `keepAlive`) goes there
@@ -57,6 +60,7 @@ import * as InternalStore from "./internal/http/eventStore.ts"
 import * as InternalServer from "./internal/http/server.ts"
 import type * as JsonRpc from "./JsonRpc.ts"
 import type * as McpError from "./McpError.ts"
+import type * as McpResourceServer from "./McpResourceServer.ts"
 import type * as McpServer from "./McpServer.ts"
 
 // -----------------------------------------------------------------------------
@@ -190,6 +194,14 @@ export interface Options {
   readonly maxSessions?: number | undefined
   /** The largest accepted POST body (`413` beyond). Default 4 MiB. */
   readonly maxBodyBytes?: number | undefined
+  /**
+   * Protects the endpoint with OAuth bearer tokens (see `McpResourceServer`):
+   * every request needs a valid token, handlers read it with
+   * `McpAuth.CurrentAuth`, sessions stay with the user who opened them, and
+   * the Protected Resource Metadata document is served at
+   * `/.well-known/oauth-protected-resource{path}` and the root form.
+   */
+  readonly auth?: McpResourceServer.Options | undefined
 }
 
 /**

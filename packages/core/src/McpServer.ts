@@ -26,6 +26,7 @@ import * as InternalContext from "./internal/server/context.ts"
 import { makeServer } from "./internal/server/server.ts"
 import * as Logging from "./internal/server/logging.ts"
 import * as JsonRpc from "./JsonRpc.ts"
+import type * as McpAuth from "./McpAuth.ts"
 import * as McpError from "./McpError.ts"
 import type * as McpMethod from "./McpMethod.ts"
 import type * as McpPrompt from "./McpPrompt.ts"
@@ -129,6 +130,11 @@ export interface Context extends NotificationContext {
   readonly requestId: JsonRpc.RequestId
   readonly meta: Readonly<Record<string, unknown>> | undefined
   readonly progressToken: McpSchema.ProgressToken | undefined
+  /**
+   * The verified token the request came with, on a protected HTTP server
+   * (`auth` option); else `undefined`. Also `yield* McpAuth.CurrentAuth`.
+   */
+  readonly auth: McpAuth.AuthInfo | undefined
   /** `notifications/progress` for this request; does nothing when the client sent no progress token. */
   readonly reportProgress: (progress: {
     readonly progress: number

@@ -26,6 +26,7 @@ import * as Stream from "effect/Stream"
 import { make as makeEngine } from "./internal/engine.ts"
 import type * as Pending from "./internal/pending.ts"
 import type * as JsonRpc from "./JsonRpc.ts"
+import type * as McpAuth from "./McpAuth.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpMethod from "./McpMethod.ts"
 import type * as McpSchema from "./McpSchema.ts"
@@ -109,6 +110,8 @@ export interface RequestContext {
   }) => Effect.Effect<void, McpError.McpError>
   /** The session, to call the peer back. */
   readonly session: Session
+  /** The verified token the request came with (a protected HTTP server); else `undefined`. */
+  readonly auth?: McpAuth.AuthInfo | undefined
 }
 
 /**

@@ -23,13 +23,17 @@
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
+import * as Bearer from "./internal/auth/bearer.ts"
 import * as Internal from "./internal/sse/server.ts"
+import { canonicalResource } from "./McpAuth.ts"
+import * as McpResourceServer from "./McpResourceServer.ts"
 import { McpServer } from "./McpServer.ts"
 
 /**
@@ -62,6 +66,16 @@ export interface Options {
   readonly allowedHosts?: ReadonlyArray<string> | "any" | undefined
   /** The largest accepted POST body, in bytes. Default 4 MiB. */
   readonly maxMessageBytes?: number | undefined
+  /**
+   * Protects both routes with OAuth bearer tokens (see `McpResourceServer`):
+   * the GET and every POST need a valid token, the POST's requests the
+   * scopes of their method or tool, and a stream stays with the user who
+   * opened it (a POST with another user's token gets `404`). The resource
+   * defaults to the bound address plus `ssePath`; its metadata document is
+   * served at `/.well-known/oauth-protected-resource{ssePath}` and the root
+   * form.
+   */
+  readonly auth?: McpResourceServer.Options | undefined
 }
 
 const isLoopbackAddress = (address: NetAddress.SocketAddress): boolean =>
@@ -90,13 +104,26 @@ export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServ
     // (`HttpRouter.serve(routes).pipe(Layer.provide(NodeHttpServer.layer(…)))`)
     const httpServer = yield* Effect.serviceOption(HttpServer.HttpServer)
     const loopback = Option.isSome(httpServer) && isLoopbackAddress(httpServer.value.address)
+    const ssePath = options?.ssePath ?? "/sse"
+    const auth = options?.auth
+    let bearer: Bearer.Guard | undefined
+    if (auth !== undefined) {
+      const resource = auth.resource !== undefined
+        ? canonicalResource(auth.resource)
+        : Option.isSome(httpServer) && httpServer.value.address._tag !== "UnixPathAddress"
+        ? canonicalResource(HttpServer.formatAddress(httpServer.value.address) + ssePath)
+        : yield* Effect.die(new Error("McpSseServer: auth.resource is required when no TCP HttpServer is in context"))
+      bearer = Bearer.make(auth, resource, yield* Clock.clockWith(Effect.succeed))
+      yield* McpResourceServer.addMetadataRoutes(router, auth, resource)
+    }
     const handlers = yield* Internal.make(server, {
+      bearer,
       messagesPath: options?.messagesPath ?? "/messages",
       maxMessageBytes: options?.maxMessageBytes ?? 4 * 1024 * 1024,
       allowedOrigins: options?.allowedOrigins,
       allowedHosts: options?.allowedHosts,
       loopback
     })
-    yield* router.add("GET", options?.ssePath ?? "/sse", handlers.get)
+    yield* router.add("GET", ssePath, handlers.get)
     yield* router.add("POST", options?.messagesPath ?? "/messages", handlers.post)
   }))

@@ -19,6 +19,7 @@ import type * as Scope from "effect/Scope"
 import type * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "./JsonRpc.ts"
+import type * as McpAuth from "./McpAuth.ts"
 import * as McpError from "./McpError.ts"
 import { ndjsonDecoder } from "./internal/ndjson.ts"
 
@@ -39,6 +40,11 @@ import { ndjsonDecoder } from "./internal/ndjson.ts"
  * - `routesByOrigin` is `true` for transports that read {@link RequestOrigin}
  *   (Streamable HTTP's server side): only then does the session set it, since
  *   it costs a context change per request.
+ * - `authOf` is given by transports that authenticate each request (a
+ *   protected HTTP server): the verified token the request with this id came
+ *   with. The session asks once per incoming request, when it arrives, and
+ *   gives the handler `McpAuth.CurrentAuth`; without `authOf` it costs
+ *   nothing.
  *
  * @category services
  * @since 0.1.0
@@ -48,6 +54,7 @@ export class McpTransport extends Context.Service<McpTransport, {
   readonly send: (frame: JsonRpc.Frame) => Effect.Effect<void, McpError.McpError>
   readonly blockingSend?: boolean | undefined
   readonly routesByOrigin?: boolean | undefined
+  readonly authOf?: ((id: JsonRpc.RequestId) => McpAuth.AuthInfo | undefined) | undefined
 }>()("@effect-mcp/core/McpTransport") {}
 
 /**

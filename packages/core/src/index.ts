@@ -75,3 +75,6 @@ export * as McpGroup from "./McpGroup.ts"
 
 /** @since 0.1.0 */
 export * as McpConfig from "./McpConfig.ts"
+
+/** @since 0.1.0 */
+export * as McpResourceServer from "./McpResourceServer.ts"

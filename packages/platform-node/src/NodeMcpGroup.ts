@@ -11,6 +11,16 @@
  * | `WebSocket` | `NodeMcpWebSocket.layerClient` |
  * | `InMemory` | `McpGroup.transportInMemory` |
  *
+ * With `auth` in the connector options, Streamable HTTP and HTTP+SSE servers
+ * sign in with OAuth when they ask for it (`NodeMcpOAuth`): the first
+ * request a server refuses runs the authorization code flow in the user's
+ * browser (`NodeMcpAuthorizer.makeLoopback`, one listener per callback port
+ * for the whole group), the tokens are kept in the store (by default the
+ * file of `NodeMcpAuthStore`) and refreshed silently, and later runs reuse
+ * them. A server's `oauth` settings (`McpGroup.OAuthParams`) name a
+ * pre-registered client, the scopes, a callback port; `oauth: false` or a
+ * static `Authorization` header turns OAuth off for it.
+ *
  * ```ts
  * const main = Effect.gen(function*() {
  *   const servers = yield* NodeMcpGroup.loadConfig("mcp.json")
@@ -22,6 +32,7 @@
  * @since 0.1.0
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as McpAuth from "@effect-mcp/core/McpAuth"
 import * as McpConfig from "@effect-mcp/core/McpConfig"
 import * as McpError from "@effect-mcp/core/McpError"
 import * as McpGroup from "@effect-mcp/core/McpGroup"
@@ -29,8 +40,13 @@ import type * as McpTransport from "@effect-mcp/core/McpTransport"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import * as NodeJsonSchemaValidator from "./NodeJsonSchemaValidator.ts"
+import * as NodeMcpAuthorizer from "./NodeMcpAuthorizer.ts"
+import * as NodeMcpAuthStore from "./NodeMcpAuthStore.ts"
 import * as NodeMcpHttpClient from "./NodeMcpHttpClient.ts"
+import * as NodeMcpOAuth from "./NodeMcpOAuth.ts"
 import * as NodeMcpStdio from "./NodeMcpStdio.ts"
 import * as NodeMcpWebSocket from "./NodeMcpWebSocket.ts"
 
@@ -47,6 +63,111 @@ export interface ConnectorOptions {
   readonly onStderr?: ((server: string, text: string) => Effect.Effect<void>) | undefined
   /** The delays of the children's shutdown. */
   readonly shutdown?: NodeMcpStdio.ShutdownOptions | undefined
+  /** OAuth for HTTP servers (see the module description). Default: none (only static headers). */
+  readonly auth?: AuthOptions | undefined
+}
+
+/**
+ * How the connector signs in to protected HTTP servers.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface AuthOptions {
+  /** Where tokens and client registrations are kept. Default `NodeMcpAuthStore.make()` (the user's file). */
+  readonly store?: McpAuth.McpAuthStore["Service"] | undefined
+  /**
+   * The user-facing step, for every server. Default: a loopback authorizer
+   * (`NodeMcpAuthorizer.makeLoopback` with `loopback`) per callback port,
+   * opened at the first HTTP connection that needs it and closed with the
+   * connector.
+   */
+  readonly authorizer?: McpAuth.McpAuthorizer["Service"] | undefined
+  /** Options of the default loopback authorizers (the port comes from each server's `callbackPort`, default `0`). */
+  readonly loopback?: Omit<NodeMcpAuthorizer.LoopbackOptions, "port"> | undefined
+  /** How the client describes itself to authorization servers (dynamic registration). */
+  readonly clientMetadata?: NodeMcpOAuth.Options["clientMetadata"] | undefined
+}
+
+/**
+ * The OAuth side of a connector: its store and its authorizers (by callback
+ * port), made once per connector.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface AuthContext {
+  readonly options: AuthOptions
+  readonly store: McpAuth.McpAuthStore["Service"]
+  readonly authorizer: (port: number) => Effect.Effect<McpAuth.McpAuthorizer["Service"], McpError.McpError>
+}
+
+/**
+ * Makes the {@link AuthContext} of a connector: the loopback listeners it
+ * opens live as long as the current scope.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeAuthContext: (options: AuthOptions) => Effect.Effect<AuthContext, never, Scope.Scope> = Effect.fn(
+  "NodeMcpGroup.makeAuthContext"
+)(function*(options: AuthOptions) {
+  const scope = yield* Effect.scope
+  const store = options.store ?? (yield* NodeMcpAuthStore.make())
+  const fixed = options.authorizer
+  const authorizers = new Map<number, McpAuth.McpAuthorizer["Service"]>()
+  const lock = yield* Semaphore.make(1)
+  const authorizer = (port: number): Effect.Effect<McpAuth.McpAuthorizer["Service"], McpError.McpError> =>
+    fixed !== undefined ? Effect.succeed(fixed) : lock.withPermit(Effect.suspend(() => {
+      const known = authorizers.get(port)
+      if (known !== undefined) return Effect.succeed(known)
+      return NodeMcpAuthorizer.makeLoopback({ ...options.loopback, port }).pipe(
+        Scope.provide(scope),
+        Effect.tap((made) => Effect.sync(() => void authorizers.set(port, made)))
+      )
+    }))
+  return { options, store, authorizer }
+})
+
+/** `true` when the params carry a static `Authorization` header. */
+const hasAuthorizationHeader = (headers: Readonly<Record<string, string>> | undefined): boolean =>
+  headers !== undefined && Object.keys(headers).some((name) => name.toLowerCase() === "authorization")
+
+/**
+ * The OAuth client auth of an HTTP server, or `undefined` when it does not
+ * sign in (no auth context, `oauth: false`, or a static `Authorization`
+ * header).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const clientAuth = (
+  params: McpGroup.StreamableHttpParams | McpGroup.SseParams,
+  auth: AuthContext | undefined
+): Effect.Effect<McpAuth.ClientAuth | undefined, McpError.McpError, Scope.Scope> => {
+  const oauth = params.oauth
+  if (auth === undefined || oauth === false || hasAuthorizationHeader(params.headers)) return Effect.succeed(undefined)
+  return Effect.gen(function*() {
+    const authorizer = yield* auth.authorizer(oauth?.callbackPort ?? 0)
+    const clientMetadata = auth.options.clientMetadata
+    return yield* NodeMcpOAuth.make({
+      serverUrl: params.url,
+      ...(clientMetadata === undefined ? {} : { clientMetadata }),
+      ...(oauth?.clientId === undefined
+        ? {}
+        : {
+          client: {
+            clientId: oauth.clientId,
+            ...(oauth.clientSecret === undefined ? {} : { clientSecret: oauth.clientSecret })
+          }
+        }),
+      ...(oauth?.scope === undefined ? {} : { scope: oauth.scope }),
+      ...(oauth?.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: oauth.clientMetadataUrl })
+    }).pipe(
+      Effect.provideService(McpAuth.McpAuthStore, auth.store),
+      Effect.provideService(McpAuth.McpAuthorizer, authorizer)
+    )
+  })
 }
 
 /**
@@ -58,7 +179,8 @@ export interface ConnectorOptions {
 export const transport = (
   params: McpGroup.ServerParams,
   server: string,
-  options?: ConnectorOptions
+  options?: ConnectorOptions,
+  auth?: AuthContext
 ): Layer.Layer<McpTransport.McpTransport, McpError.McpError> => {
   switch (params._tag) {
     case "Stdio": {
@@ -74,9 +196,15 @@ export const transport = (
       })
     }
     case "StreamableHttp":
-      return NodeMcpHttpClient.layer({ url: params.url, headers: params.headers })
+      return Layer.unwrap(Effect.map(
+        clientAuth(params, auth),
+        (clientAuth) => NodeMcpHttpClient.layer({ url: params.url, headers: params.headers, auth: clientAuth })
+      ))
     case "Sse":
-      return NodeMcpHttpClient.layerSse({ url: params.url, headers: params.headers })
+      return Layer.unwrap(Effect.map(
+        clientAuth(params, auth),
+        (clientAuth) => NodeMcpHttpClient.layerSse({ url: params.url, headers: params.headers, auth: clientAuth })
+      ))
     case "WebSocket":
       return NodeMcpWebSocket.layerClient({ url: params.url, headers: params.headers })
     case "InMemory":
@@ -91,7 +219,14 @@ export const transport = (
  * @since 0.1.0
  */
 export const layerConnectorWith = (options: ConnectorOptions): Layer.Layer<McpGroup.Connector> =>
-  Layer.succeed(McpGroup.Connector, { transport: (params, server) => transport(params, server, options) })
+  options.auth === undefined
+    ? Layer.succeed(McpGroup.Connector, { transport: (params, server) => transport(params, server, options) })
+    : Layer.effect(
+      McpGroup.Connector,
+      Effect.map(makeAuthContext(options.auth), (auth) => ({
+        transport: (params: McpGroup.ServerParams, server: string) => transport(params, server, options, auth)
+      }))
+    )
 
 /**
  * The Node connector: stdio, Streamable HTTP, HTTP+SSE, WebSocket and

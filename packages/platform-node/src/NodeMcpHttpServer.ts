@@ -13,6 +13,12 @@
  * NodeMcpRuntime.runMain(main)
  * ```
  *
+ * With `auth` (`McpResourceServer.Options`) the endpoint is an OAuth
+ * resource server: bearer tokens checked by `auth.verify` (e.g.
+ * `NodeMcpJwtVerifier.make`), `401` / `403` challenges, and the Protected
+ * Resource Metadata document at `/.well-known/oauth-protected-resource/mcp`.
+ * The resource defaults to {@link url}.
+ *
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"

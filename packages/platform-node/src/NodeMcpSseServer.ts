@@ -3,7 +3,8 @@
  * 2024-11-05) for the `McpServer` in context: `McpSseServer.layerRoute` on
  * its own `NodeHttpServer`, on `127.0.0.1` and an ephemeral port unless told
  * otherwise. Closing the layer's scope ends every stream and closes the
- * server.
+ * server. With `auth` (`McpResourceServer.Options`) both routes need a bearer
+ * token; the resource defaults to the bound address plus `ssePath`.
  *
  * @since 0.1.0
  */

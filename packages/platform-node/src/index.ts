@@ -27,3 +27,15 @@ export * as NodeMcpHttpClient from "./NodeMcpHttpClient.ts"
 
 /** @since 0.1.0 */
 export * as NodeMcpGroup from "./NodeMcpGroup.ts"
+
+/** @since 0.1.0 */
+export * as NodeMcpAuthorizer from "./NodeMcpAuthorizer.ts"
+
+/** @since 0.1.0 */
+export * as NodeMcpAuthStore from "./NodeMcpAuthStore.ts"
+
+/** @since 0.1.0 */
+export * as NodeMcpOAuth from "./NodeMcpOAuth.ts"
+
+/** @since 0.1.0 */
+export * as NodeMcpJwtVerifier from "./NodeMcpJwtVerifier.ts"

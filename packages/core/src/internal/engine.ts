@@ -22,6 +22,7 @@ import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../JsonRpc.ts"
+import { type AuthInfo, CurrentAuth } from "../McpAuth.ts"
 import * as McpError from "../McpError.ts"
 import * as McpMethod from "../McpMethod.ts"
 import * as McpSchema from "../McpSchema.ts"
@@ -90,6 +91,7 @@ export const make = Effect.fnUntraced(function*(
   const send = (frame: JsonRpc.Frame) => transport.send(frame)
   const blockingSend = transport.blockingSend === true
   const routesByOrigin = transport.routesByOrigin === true
+  const authOf = transport.authOf
 
   // ---------------------------------------------------------------------------
   // outgoing
@@ -239,6 +241,8 @@ export const make = Effect.fnUntraced(function*(
   }
 
   const onRequest = (message: JsonRpc.Request): Effect.Effect<void> => {
+    // asked first, once: a transport may hand it over only once
+    const auth = authOf === undefined ? undefined : authOf(message.id)
     const handler = handlers.get(message.method)
     if (handler === undefined) {
       return reply(message.id, JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${message.method}`)
@@ -257,10 +261,14 @@ export const make = Effect.fnUntraced(function*(
     if (running.has(message.id)) {
       return reply(message.id, JsonRpc.ErrorCode.InvalidRequest, `Duplicate request id ${message.id}`)
     }
-    const answered = Effect.flatMap(Effect.exit(handler.handle(params.value, requestContext(message))), (exit) => {
-      running.delete(message.id)
-      return respond(message, exit)
-    })
+    const handled = handler.handle(params.value, requestContext(message, auth))
+    const answered = Effect.flatMap(
+      Effect.exit(auth === undefined ? handled : Effect.provideService(handled, CurrentAuth, auth)),
+      (exit) => {
+        running.delete(message.id)
+        return respond(message, exit)
+      }
+    )
     const handle = routesByOrigin ? Effect.provideService(answered, RequestOrigin, message.id) : answered
     // a child of the reading fiber: interrupted with it when the session ends
     return Effect.map(Effect.forkChild(handle, { startImmediately: true }), (fiber) => {
@@ -268,7 +276,7 @@ export const make = Effect.fnUntraced(function*(
     })
   }
 
-  const requestContext = (message: JsonRpc.Request): McpSession.RequestContext => {
+  const requestContext = (message: JsonRpc.Request, auth: AuthInfo | undefined): McpSession.RequestContext => {
     const meta = (message.params as { readonly _meta?: Record<string, unknown> } | undefined)?._meta
     const progressToken = meta?.progressToken as McpSchema.ProgressToken | undefined
     return {
@@ -277,6 +285,7 @@ export const make = Effect.fnUntraced(function*(
       meta,
       progressToken,
       session,
+      auth,
       reportProgress: (progress) =>
         progressToken === undefined
           ? Effect.void

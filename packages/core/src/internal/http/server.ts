@@ -41,12 +41,16 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NetAddress from "effect/net/NetAddress"
 import * as JsonRpc from "../../JsonRpc.ts"
+import type * as McpAuth from "../../McpAuth.ts"
+import { canonicalResource } from "../../McpAuth.ts"
 import * as McpError from "../../McpError.ts"
 import type * as McpHttpServer from "../../McpHttpServer.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import { McpServer } from "../../McpServer.ts"
 import type * as McpServerSession from "../../McpServerSession.ts"
 import { McpTransport, RequestOrigin } from "../../McpTransport.ts"
+import { addMetadataRoutes } from "../../McpResourceServer.ts"
+import * as Bearer from "../auth/bearer.ts"
 import { acceptsBatches } from "../legacy.ts"
 import * as MemoryStore from "./eventStore.ts"
 import * as SseStream from "./serverStream.ts"
@@ -77,6 +81,8 @@ export interface Session {
   nextStream: number
   lastActivity: number
   closed: boolean
+  /** With `auth`: whom the session belongs to (see `Bearer.principal`). */
+  readonly principal: string | undefined
 }
 
 /** The answer to one POST that carried requests. @internal */
@@ -93,6 +99,8 @@ interface Exchange {
   readonly reply: Deferred.Deferred<HttpServerResponse.HttpServerResponse> | undefined
   /** JSON mode: the POST is gone before its answer. */
   abandoned: boolean
+  /** With `auth`: the verified token of the POST. */
+  readonly auth: McpAuth.AuthInfo | undefined
 }
 
 const CurrentSession = Context.Reference<Session | undefined>("@effect-mcp/core/McpHttpServer/CurrentSession", {
@@ -130,6 +138,25 @@ const sseResponse = (body: Stream.Stream<Uint8Array>, headers?: Record<string, s
 
 const accepted = HttpServerResponse.empty({ status: 202 })
 const emptyStream = () => sseResponse(Stream.empty)
+
+const refused = (refusal: Bearer.Refusal) =>
+  errorResponse(refusal.status, -32000, refusal.message, {
+    headers: refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge }
+  })
+
+// the bearer check; the resource defaults to the bound address and the path
+const makeBearer = (
+  auth: NonNullable<McpHttpServer.Options["auth"]>,
+  httpServer: Option.Option<HttpServer.HttpServer["Service"]>,
+  path: string,
+  clock: Clock.Clock
+): Effect.Effect<Bearer.Guard> => {
+  if (auth.resource !== undefined) return Effect.succeed(Bearer.make(auth, canonicalResource(auth.resource), clock))
+  if (Option.isNone(httpServer) || httpServer.value.address._tag === "UnixPathAddress") {
+    return Effect.die(new Error("McpHttpServer: auth.resource is required when no TCP HttpServer is in context"))
+  }
+  return Effect.succeed(Bearer.make(auth, canonicalResource(HttpServer.formatAddress(httpServer.value.address) + path), clock))
+}
 
 const jsonBody = (exchange: Exchange) => {
   const responses = exchange.responses ?? []
@@ -183,6 +210,9 @@ export const addRoute = Effect.fnUntraced(function*(
   const httpServer = yield* Effect.serviceOption(HttpServer.HttpServer)
   const loopback = Option.isSome(httpServer) && isLoopback(httpServer.value.address)
   const guard = (headers: Readonly<Record<string, string | undefined>>) => Guard.check((name) => headers[name], options, loopback)
+  const path = options.path ?? "/mcp"
+  const bearer = options.auth === undefined ? undefined : yield* makeBearer(options.auth, httpServer, path, clock)
+  if (bearer !== undefined) yield* addMetadataRoutes(router, options.auth!, bearer.resource)
 
   const sessions = new Map<string, Session>()
   const now = () => clock.currentTimeMillisUnsafe()
@@ -215,7 +245,7 @@ export const addRoute = Effect.fnUntraced(function*(
       return Effect.andThen(Scope.close(session.scope, Exit.void), forget)
     })
 
-  const openSession = (id: string | undefined): Effect.Effect<Session> =>
+  const openSession = (id: string | undefined, principal: string | undefined): Effect.Effect<Session> =>
     Effect.gen(function*() {
       const scope = yield* Scope.fork(layerScope)
       const session: Session = {
@@ -232,13 +262,15 @@ export const addRoute = Effect.fnUntraced(function*(
         get: undefined,
         nextStream: 1,
         lastActivity: now(),
-        closed: false
+        closed: false,
+        principal
       }
       sessions.set(session.key, session)
       const transport = McpTransport.of({
         incoming: Stream.fromQueue(session.inbox),
         send: (frame) => send(session, frame),
-        routesByOrigin: true
+        routesByOrigin: true,
+        ...(bearer === undefined ? {} : { authOf: (id: JsonRpc.RequestId) => session.inflight.get(id)?.auth })
       })
       const served = yield* server.serve.pipe(
         Effect.provideService(McpTransport, transport),
@@ -389,7 +421,7 @@ export const addRoute = Effect.fnUntraced(function*(
       )
     )
 
-  const post = (request: HttpServerRequest.HttpServerRequest) =>
+  const post = (request: HttpServerRequest.HttpServerRequest, auth: McpAuth.AuthInfo | undefined) =>
     Effect.gen(function*() {
       const headers = request.headers
       if (!acceptsPost(headers["accept"])) {
@@ -422,10 +454,14 @@ export const addRoute = Effect.fnUntraced(function*(
       if (initialize !== undefined && batch) {
         return errorResponse(400, JsonRpc.ErrorCode.InvalidRequest, "Invalid Request: initialize must not be batched")
       }
-      if (stateless) return yield* postStateless(messages, requests, batch, initialize, headers[PROTOCOL_VERSION])
-      if (initialize !== undefined) return yield* postInitialize(initialize)
+      if (auth !== undefined) {
+        const refusal = bearer!.authorize(auth, messages)
+        if (refusal !== undefined) return refused(refusal)
+      }
+      if (stateless) return yield* postStateless(messages, requests, batch, initialize, headers[PROTOCOL_VERSION], auth)
+      if (initialize !== undefined) return yield* postInitialize(initialize, auth)
 
-      const session = findSession(headers)
+      const session = findSession(headers, auth)
       if (!("inbox" in session)) return session
       const versionError = checkVersion(headers)
       if (versionError !== undefined) return versionError
@@ -449,7 +485,7 @@ export const addRoute = Effect.fnUntraced(function*(
         }
         ids.add(message.id)
       }
-      return yield* openExchange(session, messages, requests, batch)
+      return yield* openExchange(session, messages, requests, batch, auth)
     })
 
   const offer = (session: Session, message: JsonRpc.Message) => {
@@ -463,7 +499,8 @@ export const addRoute = Effect.fnUntraced(function*(
     session: Session,
     messages: ReadonlyArray<JsonRpc.Message>,
     requests: number,
-    batch: boolean
+    batch: boolean,
+    auth: McpAuth.AuthInfo | undefined
   ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
     const exchange: Exchange = {
       session,
@@ -472,7 +509,8 @@ export const addRoute = Effect.fnUntraced(function*(
       responses: undefined,
       stream: undefined,
       reply: sseMode ? undefined : Deferred.makeUnsafe(),
-      abandoned: false
+      abandoned: false,
+      auth
     }
     let response: HttpServerResponse.HttpServerResponse | undefined
     if (sseMode) {
@@ -492,12 +530,12 @@ export const addRoute = Effect.fnUntraced(function*(
     )
   }
 
-  const postInitialize = (initialize: JsonRpc.Request) =>
+  const postInitialize = (initialize: JsonRpc.Request, auth: McpAuth.AuthInfo | undefined) =>
     Effect.gen(function*() {
       if (sessions.size >= maxSessions) {
         return errorResponse(503, -32000, "Service Unavailable: too many sessions", { id: initialize.id })
       }
-      const session = yield* openSession(globalThis.crypto.randomUUID())
+      const session = yield* openSession(globalThis.crypto.randomUUID(), Bearer.principal(auth))
       const exchange: Exchange = {
         session,
         batch: false,
@@ -505,7 +543,8 @@ export const addRoute = Effect.fnUntraced(function*(
         responses: undefined,
         stream: undefined,
         reply: Deferred.makeUnsafe(),
-        abandoned: false
+        abandoned: false,
+        auth
       }
       session.inflight.set(initialize.id, exchange)
       offer(session, initialize)
@@ -525,7 +564,8 @@ export const addRoute = Effect.fnUntraced(function*(
     requests: number,
     batch: boolean,
     initialize: JsonRpc.Request | undefined,
-    versionHeader: string | undefined
+    versionHeader: string | undefined,
+    auth: McpAuth.AuthInfo | undefined
   ) =>
     Effect.gen(function*() {
       if (requests === 0) return accepted
@@ -535,7 +575,7 @@ export const addRoute = Effect.fnUntraced(function*(
         return errorResponse(400, JsonRpc.ErrorCode.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported")
       }
       if (sessions.size >= maxSessions) return errorResponse(503, -32000, "Service Unavailable: too many sessions")
-      const session = yield* openSession(undefined)
+      const session = yield* openSession(undefined, undefined)
       if (initialize === undefined) {
         // no session remembers the handshake: each request gets its own
         Queue.offerUnsafe(
@@ -548,7 +588,7 @@ export const addRoute = Effect.fnUntraced(function*(
         )
         Queue.offerUnsafe(session.inbox, JsonRpc.notification(McpSchema.Initialized.name, {}))
       }
-      const response = yield* openExchange(session, messages, requests, batch).pipe(
+      const response = yield* openExchange(session, messages, requests, batch, auth).pipe(
         Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : closeSession(session))
       )
       // an SSE answer closes the session when its stream ends
@@ -559,11 +599,16 @@ export const addRoute = Effect.fnUntraced(function*(
   // GET, DELETE, checks
   // ---------------------------------------------------------------------------
 
-  const findSession = (headers: Readonly<Record<string, string | undefined>>) => {
+  // with auth, a session exists only for the user who opened it: another
+  // user's token gets the answer of an unknown id (nothing tells it apart)
+  const findSession = (headers: Readonly<Record<string, string | undefined>>, auth: McpAuth.AuthInfo | undefined) => {
     const id = headers[SESSION_ID]
     if (id === undefined) return errorResponse(400, -32000, "Bad Request: the Mcp-Session-Id header is required")
     const session = sessions.get(id)
     if (session === undefined || session.id === undefined) return errorResponse(404, -32001, "Session not found")
+    if (bearer !== undefined && session.principal !== Bearer.principal(auth)) {
+      return errorResponse(404, -32001, "Session not found")
+    }
     return session
   }
 
@@ -581,11 +626,11 @@ export const addRoute = Effect.fnUntraced(function*(
     return version === undefined || isSupported(version) ? undefined : unsupportedVersion(version)
   }
 
-  const get = (request: HttpServerRequest.HttpServerRequest) =>
+  const get = (request: HttpServerRequest.HttpServerRequest, auth: McpAuth.AuthInfo | undefined) =>
     Effect.gen(function*() {
       const headers = request.headers
       if (!acceptsSse(headers["accept"])) return errorResponse(406, -32000, "Not Acceptable: accept text/event-stream")
-      const session = findSession(headers)
+      const session = findSession(headers, auth)
       if (!("inbox" in session)) return session
       const versionError = checkVersion(headers)
       if (versionError !== undefined) return versionError
@@ -630,9 +675,9 @@ export const addRoute = Effect.fnUntraced(function*(
       return sseResponse(SseStream.body(stream, connection, { prefix, retry, onEnd: streamEnded(session, stream) }))
     })
 
-  const del = (request: HttpServerRequest.HttpServerRequest) =>
+  const del = (request: HttpServerRequest.HttpServerRequest, auth: McpAuth.AuthInfo | undefined) =>
     Effect.gen(function*() {
-      const session = findSession(request.headers)
+      const session = findSession(request.headers, auth)
       if (!("inbox" in session)) return session
       const versionError = checkVersion(request.headers)
       if (versionError !== undefined) return versionError
@@ -644,19 +689,30 @@ export const addRoute = Effect.fnUntraced(function*(
     headers: { allow: stateless ? "POST" : "GET, POST, DELETE" }
   })
 
-  const handle = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-    const forbidden = guard(request.headers)
-    if (forbidden !== undefined) return Effect.succeed(errorResponse(403, -32000, forbidden))
+  const dispatch = (
+    request: HttpServerRequest.HttpServerRequest,
+    auth: McpAuth.AuthInfo | undefined
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
     switch (request.method) {
       case "POST":
-        return post(request)
+        return post(request, auth)
       case "GET":
-        return stateless ? Effect.succeed(notAllowed) : get(request)
+        return stateless ? Effect.succeed(notAllowed) : get(request, auth)
       case "DELETE":
-        return stateless ? Effect.succeed(notAllowed) : del(request)
+        return stateless ? Effect.succeed(notAllowed) : del(request, auth)
       default:
         return Effect.succeed(notAllowed)
     }
+  }
+
+  const handle = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+    const forbidden = guard(request.headers)
+    if (forbidden !== undefined) return Effect.succeed(errorResponse(403, -32000, forbidden))
+    if (bearer === undefined) return dispatch(request, undefined)
+    return Effect.flatMap(
+      bearer.authenticate(request.headers["authorization"]),
+      (auth) => Bearer.isRefusal(auth) ? Effect.succeed(refused(auth)) : dispatch(request, auth)
+    )
   }
 
   // ---------------------------------------------------------------------------
@@ -688,7 +744,7 @@ export const addRoute = Effect.fnUntraced(function*(
 
   yield* Effect.forkScoped(reap)
   yield* Effect.addFinalizer(() => Effect.forEach(Array.from(sessions.values()), closeSession, { discard: true }))
-  yield* router.add("*", options.path ?? "/mcp", handle)
+  yield* router.add("*", path, handle)
 })
 
 // -----------------------------------------------------------------------------

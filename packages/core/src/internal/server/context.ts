@@ -116,6 +116,7 @@ export const requestContext = (
   requestId: context.requestId,
   meta: context.meta,
   progressToken: context.progressToken,
+  auth: context.auth,
   reportProgress: (progress) => Effect.ignore(context.reportProgress(progress)),
   ...(live.shared ??= sessionContext(live, session, context.clientParams, context.protocolVersion))
 })

@@ -18,9 +18,11 @@ import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
+import type * as McpAuth from "../../McpAuth.ts"
 import * as McpError from "../../McpError.ts"
 import type { Server } from "../../McpServer.ts"
 import { McpTransport } from "../../McpTransport.ts"
+import * as Bearer from "../auth/bearer.ts"
 import * as Guard from "../http/guard.ts"
 
 /** @internal */
@@ -29,10 +31,16 @@ export interface Options extends Guard.GuardOptions {
   readonly maxMessageBytes: number
   /** The server is bound to a loopback address: guard Host and Origin by default. */
   readonly loopback: boolean
+  /** The bearer check of a protected server. */
+  readonly bearer?: Bearer.Guard | undefined
 }
 
 interface Connection {
   readonly inbox: Queue.Queue<unknown, Cause.Done>
+  /** With auth: whom the session belongs to. */
+  readonly principal: string | undefined
+  /** With auth: the token of each request posted and not yet read by the session (taken once). */
+  readonly auths: Map<JsonRpc.RequestId, McpAuth.AuthInfo>
 }
 
 /** @internal */
@@ -52,6 +60,12 @@ const encoder = new TextEncoder()
 const event = (name: string, data: string): Uint8Array => encoder.encode(`event: ${name}\ndata: ${data}\n\n`)
 
 const plain = (status: number, body: string) => HttpServerResponse.text(body, { status })
+
+const refusedResponse = (refusal: Bearer.Refusal) =>
+  HttpServerResponse.text(refusal.message, {
+    status: refusal.status,
+    headers: refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge }
+  })
 
 const parseError = (reason: string) =>
   HttpServerResponse.jsonUnsafe(
@@ -124,7 +138,7 @@ export const make = Effect.fnUntraced(function*(
   // Runs as the response body: the session lives exactly as long as the
   // stream, which ends when the client goes away (the server interrupts it),
   // when the session ends on its own, or when the server stops.
-  const connect = (sessionId: string) =>
+  const connect = (sessionId: string, auth: McpAuth.AuthInfo | undefined) =>
     Effect.gen(function*() {
       const inbox = yield* Effect.acquireRelease(Queue.unbounded<unknown, Cause.Done>(), (queue) => Queue.end(queue))
       const outbox = yield* Effect.acquireRelease(
@@ -133,16 +147,24 @@ export const make = Effect.fnUntraced(function*(
       )
       streams.add(outbox)
       if (!open) yield* Queue.end(outbox)
+      const auths = new Map<JsonRpc.RequestId, McpAuth.AuthInfo>()
       const transport = McpTransport.of({
         incoming: Stream.fromQueue(inbox),
         send: (frame) =>
           Effect.flatMap(
             Queue.offer(outbox, event("message", JSON.stringify(frame))),
             (accepted) => accepted ? Effect.void : Effect.fail(McpError.closed("the SSE stream is closed"))
-          )
+          ),
+        ...(options.bearer === undefined ? {} : {
+          authOf: (id: JsonRpc.RequestId) => {
+            const found = auths.get(id)
+            auths.delete(id)
+            return found
+          }
+        })
       })
       const session = yield* Effect.provideService(server.serve, McpTransport, transport)
-      connections.set(sessionId, { inbox })
+      connections.set(sessionId, { inbox, principal: Bearer.principal(auth), auths })
       yield* Effect.addFinalizer(() => Effect.sync(() => connections.delete(sessionId)))
       // a session that ends on its own (keep-alive failure) ends its stream
       yield* Effect.andThen(session.awaitClose, Queue.end(outbox)).pipe(Effect.forkScoped)
@@ -155,8 +177,14 @@ export const make = Effect.fnUntraced(function*(
     const reason = refused(request)
     if (reason !== undefined) return plain(403, reason)
     if (!open) return plain(503, "The server is shutting down")
+    let auth: McpAuth.AuthInfo | undefined
+    if (options.bearer !== undefined) {
+      const checked = yield* options.bearer.authenticate(request.headers["authorization"])
+      if (Bearer.isRefusal(checked)) return refusedResponse(checked)
+      auth = checked
+    }
     const sessionId = yield* random.uuidV4()
-    return HttpServerResponse.stream(Stream.unwrap(connect(sessionId)), {
+    return HttpServerResponse.stream(Stream.unwrap(connect(sessionId, auth)), {
       contentType: "text/event-stream",
       headers: { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" }
     })
@@ -166,10 +194,19 @@ export const make = Effect.fnUntraced(function*(
     const request = yield* HttpServerRequest.HttpServerRequest
     const reason = refused(request)
     if (reason !== undefined) return plain(403, reason)
+    let auth: McpAuth.AuthInfo | undefined
+    if (options.bearer !== undefined) {
+      const checked = yield* options.bearer.authenticate(request.headers["authorization"])
+      if (Bearer.isRefusal(checked)) return refusedResponse(checked)
+      auth = checked
+    }
     const sessionId = (yield* HttpServerRequest.ParsedSearchParams)["sessionId"]
     if (typeof sessionId !== "string" || sessionId === "") return plain(400, "Missing sessionId")
     const connection = connections.get(sessionId)
-    if (connection === undefined) return plain(404, "Session not found")
+    // another user's token: as if the session did not exist
+    if (connection === undefined || (options.bearer !== undefined && connection.principal !== Bearer.principal(auth))) {
+      return plain(404, "Session not found")
+    }
     if (!isJsonContentType(request.headers["content-type"])) {
       return plain(415, "Content-Type must be application/json")
     }
@@ -185,6 +222,15 @@ export const make = Effect.fnUntraced(function*(
     }
     const value = decodeJson(body.success)
     if (Result.isFailure(value)) return parseError(value.failure)
+    if (auth !== undefined) {
+      const messages: ReadonlyArray<unknown> = Array.isArray(value.success) ? value.success : [value.success]
+      const refusal = options.bearer!.authorize(auth, messages)
+      if (refusal !== undefined) return refusedResponse(refusal)
+      for (const message of messages) {
+        const classified = JsonRpc.classify(message)
+        if (classified._tag === "Request") connection.auths.set(classified.message.id, auth)
+      }
+    }
     const accepted = yield* Queue.offer(connection.inbox, value.success)
     return accepted ? plain(202, "Accepted") : plain(404, "Session not found")
   })

@@ -1,0 +1,288 @@
+/**
+ * An MCP server as an OAuth 2.1 resource server (MCP authorization,
+ * 2025-06-18 and later): the options of a protected endpoint, its Protected
+ * Resource Metadata document (RFC 9728), and token verifiers.
+ *
+ * Give the {@link Options} to `McpHttpServer.layerRoute({ auth })` or
+ * `McpSseServer.layerRoute({ auth })` (and their `NodeMcp*Server.layer`
+ * wrappers). Every request to the MCP endpoint then needs
+ * `Authorization: Bearer <token>`:
+ *
+ * 1. no token: `401`, `WWW-Authenticate: Bearer resource_metadata="…",
+ *    scope="…"` (`scope`: the `requiredScopes`, when there are some);
+ * 2. the token is given to `verify`; a failure with an `AuthError`, an
+ *    expired token (`expiresAt` before the `Clock`'s now), or a token whose
+ *    audience does not name the resource: `401` with
+ *    `error="invalid_token"` as well; any other failure of `verify` (the
+ *    authorization server is unreachable) is a `500`;
+ * 3. a token without every `requiredScopes` scope, or (on a POST) without
+ *    the `methodScopes` of a request's method or the `toolScopes` of the
+ *    tool a `tools/call` names: `403`, `WWW-Authenticate: Bearer
+ *    error="insufficient_scope", scope="<every scope the request needs>",
+ *    resource_metadata="…"`.
+ *
+ * The verified {@link McpAuth.AuthInfo} reaches the handlers of the
+ * requests it carried: `yield* McpAuth.CurrentAuth` (and
+ * `McpServer.Context.auth`). A session stays with the user who opened it: a
+ * request on it with a token of another subject or client gets `404`
+ * (`Session not found`), as if the session did not exist.
+ *
+ * The metadata document is served at
+ * `/.well-known/oauth-protected-resource` + the resource's path, and at
+ * `/.well-known/oauth-protected-resource` itself.
+ *
+ * **Verifying tokens.** `verify` is a plain function from the token to its
+ * `AuthInfo`: {@link introspection} makes one that asks an RFC 7662
+ * introspection endpoint, `NodeMcpJwtVerifier.make` (platform-node) one that
+ * checks a JWT against a JWKS; your own function can look a token up in a
+ * database. A verifier that needs services captures them when it is made
+ * (`Effect.map(MyVerifier, (service) => service.verify)`).
+ *
+ * ```ts
+ * NodeMcpHttpServer.layer({
+ *   port: 3000,
+ *   auth: {
+ *     resource: "https://mcp.example.com/mcp",
+ *     authorizationServers: ["https://auth.example.com"],
+ *     verify: NodeMcpJwtVerifier.make({ jwksUrl: "https://auth.example.com/jwks", issuer: "https://auth.example.com" }),
+ *     scopesSupported: ["mcp:read", "mcp:write"],
+ *     requiredScopes: ["mcp:read"],
+ *     toolScopes: { deploy: ["mcp:write"] }
+ *   }
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as Layer from "effect/Layer"
+import * as Bearer from "./internal/auth/bearer.ts"
+import * as McpAuth from "./McpAuth.ts"
+import * as McpError from "./McpError.ts"
+
+// -----------------------------------------------------------------------------
+// Models
+// -----------------------------------------------------------------------------
+
+/**
+ * Verifies a bearer token: its auth info, or a failure. Fail with an
+ * `AuthError` (`McpError.auth("Unauthorized", …)`) for a token that is not
+ * valid (the client gets `401 invalid_token`), with any other error when the
+ * token could not be checked (`500`).
+ *
+ * The resource server checks expiry, audience and scopes itself, from the
+ * `AuthInfo`: a verifier need not.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Verify = (token: string) => Effect.Effect<McpAuth.AuthInfo, McpError.McpError>
+
+/**
+ * A protected MCP endpoint.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /**
+   * The canonical URL of the MCP endpoint (what clients connect to, and the
+   * `resource` of their tokens). Default: the address the `HttpServer` in
+   * context is bound to plus the route's path (right for a server on
+   * loopback; set it behind a proxy or on a wildcard address).
+   */
+  readonly resource?: string | URL | undefined
+  /** The issuers of the authorization servers clients may get tokens from. */
+  readonly authorizationServers: ReadonlyArray<string>
+  /** Checks a token (see {@link Verify}). */
+  readonly verify: Verify
+  /** The scopes the metadata document lists (`scopes_supported`). */
+  readonly scopesSupported?: ReadonlyArray<string> | undefined
+  /** Scopes every request needs (and the `scope` of the `401` challenge). */
+  readonly requiredScopes?: ReadonlyArray<string> | undefined
+  /** Scopes a JSON-RPC request method needs, e.g. `{ "resources/read": ["files:read"] }`. */
+  readonly methodScopes?: Readonly<Record<string, ReadonlyArray<string>>> | undefined
+  /** Scopes a `tools/call` of a tool needs, by tool name. */
+  readonly toolScopes?: Readonly<Record<string, ReadonlyArray<string>>> | undefined
+  /** `resource_name` of the metadata document. */
+  readonly resourceName?: string | undefined
+  /** `resource_documentation` of the metadata document (a URL). */
+  readonly resourceDocumentation?: string | undefined
+  /** More fields of the metadata document (the ones above win). */
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined
+  /**
+   * Audiences accepted besides the resource itself (a token's `aud` must
+   * name one of them). Compared in canonical form, trailing slash aside.
+   */
+  readonly audiences?: ReadonlyArray<string> | undefined
+  /**
+   * Refuse tokens that name no audience. Default `false`: a verifier that
+   * does not report the audience (an opaque token) is trusted to have
+   * checked it.
+   */
+  readonly requireAudience?: boolean | undefined
+  /** Also serve the metadata at the root `/.well-known/oauth-protected-resource`. Default `true`. */
+  readonly rootMetadata?: boolean | undefined
+}
+
+// -----------------------------------------------------------------------------
+// Metadata
+// -----------------------------------------------------------------------------
+
+/**
+ * The Protected Resource Metadata document (RFC 9728 §2) of a resource:
+ * `resource`, `authorization_servers`, `scopes_supported`,
+ * `bearer_methods_supported: ["header"]`, `resource_name`,
+ * `resource_documentation`, and the extra `metadata`.
+ *
+ * @category metadata
+ * @since 0.1.0
+ */
+export const metadata = (options: Options, resource: string | URL): Record<string, unknown> =>
+  Bearer.metadataDocument(options, McpAuth.canonicalResource(resource))
+
+/**
+ * The path-aware URL of a resource's metadata document (RFC 9728 §3.1): for
+ * `https://host/mcp`, `https://host/.well-known/oauth-protected-resource/mcp`.
+ * This is the `resource_metadata` of the challenges.
+ *
+ * @category metadata
+ * @since 0.1.0
+ */
+export const metadataUrl = (resource: string | URL): string => Bearer.metadataUrl(McpAuth.canonicalResource(resource))
+
+/**
+ * The metadata document as routes of the `HttpRouter` in context, for an
+ * MCP endpoint served some other way (`McpHttpServer.layerRoute({ auth })`
+ * adds them itself). `resource` is required here.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerMetadata = (
+  options: Options & { readonly resource: string | URL }
+): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const router = yield* HttpRouter.HttpRouter
+    yield* addMetadataRoutes(router, options, McpAuth.canonicalResource(options.resource))
+  }))
+
+/** @internal */
+export const addMetadataRoutes = (
+  router: HttpRouter.HttpRouter,
+  options: Options,
+  resource: string
+): Effect.Effect<void> => {
+  const respond = Bearer.metadataResponse(Bearer.metadataDocument(options, resource))
+  const handler = (request: { readonly method: string }) => Effect.succeed(respond(request.method))
+  const paths = new Set<HttpRouter.PathInput>([Bearer.metadataPath(resource) as HttpRouter.PathInput])
+  if (options.rootMetadata !== false) paths.add("/.well-known/oauth-protected-resource")
+  return Effect.forEach(paths, (path) => router.add("*", path, handler), { discard: true })
+}
+
+// -----------------------------------------------------------------------------
+// Introspection
+// -----------------------------------------------------------------------------
+
+/**
+ * How to reach an RFC 7662 introspection endpoint.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface IntrospectionOptions {
+  /** The introspection endpoint URL. */
+  readonly endpoint: string | URL
+  /** The resource server's client id at the authorization server. */
+  readonly clientId?: string | undefined
+  readonly clientSecret?: string | undefined
+  /** How the credentials are sent. Default `"client_secret_basic"` (`"none"` without a client id). */
+  readonly authMethod?: "client_secret_basic" | "client_secret_post" | "none" | undefined
+  /** Extra request headers (an `Authorization` of its own, for instance). */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /** The HTTP client. Default: effect's `fetch` client. */
+  readonly httpClient?: HttpClient.HttpClient | undefined
+}
+
+const formEncode = (value: string) => encodeURIComponent(value).replace(/%20/g, "+")
+
+const toStrings = (value: unknown): ReadonlyArray<string> | undefined =>
+  typeof value === "string"
+    ? value.split(" ").filter((part) => part !== "")
+    : Array.isArray(value)
+    ? value.filter((part): part is string => typeof part === "string")
+    : undefined
+
+/**
+ * The auth info of a token from its claims (a JWT payload, an introspection
+ * answer): `sub`, `client_id` (or `azp`), `scope` (space separated) or
+ * `scp` (a list or a string), `exp`, `aud` (a string or a list).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const authInfoFromClaims = (token: string, claims: Readonly<Record<string, unknown>>): McpAuth.AuthInfo => {
+  const clientId = typeof claims.client_id === "string"
+    ? claims.client_id
+    : typeof claims.azp === "string"
+    ? claims.azp
+    : undefined
+  return {
+    token,
+    clientId,
+    subject: typeof claims.sub === "string" ? claims.sub : undefined,
+    scopes: toStrings(claims.scope) ?? toStrings(claims.scp) ?? [],
+    expiresAt: typeof claims.exp === "number" ? claims.exp : undefined,
+    audience: toStrings(claims.aud),
+    claims
+  }
+}
+
+/**
+ * A verifier that asks an OAuth 2.0 Token Introspection endpoint (RFC 7662)
+ * about each token (`token_type_hint=access_token`). An inactive token is an
+ * `AuthError` (`401 invalid_token`); an endpoint that cannot be reached or
+ * does not answer `200` with JSON is a `TransportError` (`500`). Answers are
+ * not cached: each request asks again.
+ *
+ * @category verifiers
+ * @since 0.1.0
+ */
+export const introspection = (options: IntrospectionOptions): Verify => {
+  const endpoint = new URL(options.endpoint).href
+  const method = options.authMethod ?? (options.clientId === undefined ? "none" : "client_secret_basic")
+  let client: HttpClient.HttpClient | undefined = options.httpClient
+  const getClient: Effect.Effect<HttpClient.HttpClient> = Effect.suspend(() =>
+    client !== undefined
+      ? Effect.succeed(client)
+      : Effect.map(Effect.provide(Effect.service(HttpClient.HttpClient), FetchHttpClient.layer), (made) => (client = made))
+  )
+  const credentials: Record<string, string> = method === "client_secret_post" && options.clientId !== undefined
+    ? { client_id: options.clientId, ...(options.clientSecret === undefined ? {} : { client_secret: options.clientSecret }) }
+    : {}
+  const basic = method === "client_secret_basic" && options.clientId !== undefined
+    ? "Basic " + globalThis.btoa(`${formEncode(options.clientId)}:${formEncode(options.clientSecret ?? "")}`)
+    : undefined
+  const failed = (description: string, cause?: unknown) =>
+    McpError.transport(`token introspection at ${endpoint}: ${description}`, { cause })
+
+  return Effect.fn("McpResourceServer.introspect")(function*(token: string) {
+    const http = yield* getClient
+    const request = HttpClientRequest.post(endpoint).pipe(
+      HttpClientRequest.acceptJson,
+      HttpClientRequest.setHeaders({ ...options.headers, ...(basic === undefined ? {} : { authorization: basic }) }),
+      HttpClientRequest.bodyUrlParams({ token, token_type_hint: "access_token", ...credentials })
+    )
+    const response = yield* Effect.mapError(http.execute(request), (error) => failed("the request failed", error))
+    if (response.status !== 200) return yield* failed(`HTTP ${response.status}`)
+    const body = yield* Effect.mapError(response.json, (error) => failed("the answer is not JSON", error))
+    if (typeof body !== "object" || body === null || Array.isArray(body)) return yield* failed("the answer is not an object")
+    const claims = body as Record<string, unknown>
+    if (claims.active !== true) return yield* McpError.auth("Unauthorized", "the token is not active")
+    return authInfoFromClaims(token, claims)
+  })
+}

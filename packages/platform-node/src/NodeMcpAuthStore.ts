@@ -1,0 +1,171 @@
+/**
+ * `McpAuth.McpAuthStore` in one JSON file: tokens per MCP server and client
+ * registrations per authorization server, kept across runs and shared by
+ * the processes that use the same file.
+ *
+ * - The default file is `$XDG_CONFIG_HOME/effect-mcp/auth.json`, or
+ *   `~/.config/effect-mcp/auth.json` ({@link defaultPath}).
+ * - The file is created with mode `0600` and its directory with `0700`;
+ *   every write replaces it atomically (a temporary file in the same
+ *   directory, then a rename), so a reader never sees half a file.
+ * - Every read reads the file again: a token stored by another process is
+ *   seen at once. Writes of one store are serialized; two processes writing
+ *   at the same moment can lose one of the two updates (the last rename
+ *   wins), never corrupt the file.
+ * - A file that cannot be read or decoded fails the operation with an
+ *   `AuthError` of kind `"Storage"` naming the file; it is not overwritten.
+ *
+ * ```json
+ * { "version": 1,
+ *   "tokens": { "https://example.com/mcp": { "accessToken": "…", "tokenType": "bearer", "refreshToken": "…", "expiresAt": 1767225600 } },
+ *   "clients": { "https://auth.example.com": { "clientId": "…" } } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as McpAuth from "@effect-mcp/core/McpAuth"
+import * as McpError from "@effect-mcp/core/McpError"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
+import * as Crypto from "node:crypto"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+/**
+ * Options of the file store.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The JSON file. Default {@link defaultPath}. */
+  readonly path?: string | undefined
+}
+
+/**
+ * `$XDG_CONFIG_HOME/effect-mcp/auth.json` when `XDG_CONFIG_HOME` is set (and
+ * absolute), else `~/.config/effect-mcp/auth.json`.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const defaultPath = (): string => {
+  const xdg = process.env.XDG_CONFIG_HOME
+  const base = xdg !== undefined && Path.isAbsolute(xdg) ? xdg : Path.join(Os.homedir(), ".config")
+  return Path.join(base, "effect-mcp", "auth.json")
+}
+
+const TokensSchema = Schema.Struct({
+  accessToken: Schema.String,
+  tokenType: Schema.String,
+  refreshToken: Schema.optional(Schema.String),
+  expiresAt: Schema.optional(Schema.Number),
+  scope: Schema.optional(Schema.String),
+  issuer: Schema.optional(Schema.String)
+})
+
+const ClientSchema = Schema.Struct({
+  clientId: Schema.String,
+  clientSecret: Schema.optional(Schema.String),
+  clientSecretExpiresAt: Schema.optional(Schema.Number),
+  redirectUris: Schema.optional(Schema.Array(Schema.String)),
+  tokenEndpointAuthMethod: Schema.optional(Schema.String),
+  metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
+})
+
+const StoreFile = Schema.Struct({
+  version: Schema.optional(Schema.Number),
+  tokens: Schema.optional(Schema.Record(Schema.String, TokensSchema)),
+  clients: Schema.optional(Schema.Record(Schema.String, ClientSchema))
+})
+
+const decodeFile = Schema.decodeUnknownEffect(Schema.fromJsonString(StoreFile))
+
+interface Contents {
+  readonly tokens: Record<string, McpAuth.Tokens>
+  readonly clients: Record<string, McpAuth.ClientInformation>
+}
+
+/** Drops `undefined` fields, so that the file only holds what is set. */
+const defined = <A extends object>(value: A): A =>
+  Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as A
+
+/**
+ * A store backed by one JSON file (see the module description).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make: (options?: Options) => Effect.Effect<McpAuth.McpAuthStore["Service"]> = Effect.fn(
+  "NodeMcpAuthStore.make"
+)(
+  function*(options?: Options) {
+    const fs = yield* FileSystem.FileSystem
+    const path = Path.resolve(options?.path ?? defaultPath())
+    const directory = Path.dirname(path)
+    const lock = yield* Semaphore.make(1)
+
+    const storageError = (what: string, cause: unknown) =>
+      McpError.auth("Storage", `the auth store ${path} ${what}: ${McpError.messageOf(cause)}`, { cause })
+
+    const read: Effect.Effect<Contents, McpError.McpError> = Effect.gen(function*() {
+      const text = yield* fs.readFileString(path).pipe(
+        Effect.map((text): string | undefined => text),
+        Effect.catch((error) =>
+          error.reason._tag === "NotFound"
+            ? Effect.succeed(undefined)
+            : Effect.fail(storageError("cannot be read", error))
+        )
+      )
+      if (text === undefined || text.trim() === "") return { tokens: {}, clients: {} }
+      const decoded = yield* decodeFile(text).pipe(
+        Effect.mapError((error) => storageError("is corrupt (fix or delete it)", error))
+      )
+      return { tokens: { ...decoded.tokens }, clients: { ...decoded.clients } }
+    })
+
+    const write = (contents: Contents): Effect.Effect<void, McpError.McpError> =>
+      Effect.gen(function*() {
+        yield* fs.makeDirectory(directory, { recursive: true, mode: 0o700 })
+        const temp = Path.join(directory, `.${Path.basename(path)}.${process.pid}.${Crypto.randomBytes(6).toString("hex")}.tmp`)
+        const text = `${JSON.stringify({ version: 1, ...contents }, null, 2)}\n`
+        yield* fs.writeFileString(temp, text, { flag: "wx", mode: 0o600 }).pipe(
+          Effect.andThen(fs.chmod(temp, 0o600)),
+          Effect.andThen(fs.rename(temp, path)),
+          Effect.onError(() => Effect.ignore(fs.remove(temp)))
+        )
+      }).pipe(Effect.mapError((error) => storageError("cannot be written", error)))
+
+    const update = (f: (contents: Contents) => Contents) => lock.withPermit(Effect.flatMap(read, (contents) => write(f(contents))))
+
+    const without = <A>(record: Record<string, A>, key: string): Record<string, A> => {
+      const { [key]: _, ...rest } = record
+      return rest
+    }
+
+    return McpAuth.McpAuthStore.of({
+      getTokens: (resource) => Effect.map(read, (contents) => contents.tokens[resource]),
+      setTokens: (resource, tokens) =>
+        update((contents) => ({ ...contents, tokens: { ...contents.tokens, [resource]: defined(tokens) } })),
+      getClient: (issuer) => Effect.map(read, (contents) => contents.clients[issuer]),
+      setClient: (issuer, client) =>
+        update((contents) => ({ ...contents, clients: { ...contents.clients, [issuer]: defined(client) } })),
+      clearTokens: (resource) => update((contents) => ({ ...contents, tokens: without(contents.tokens, resource) })),
+      clearClient: (issuer) => update((contents) => ({ ...contents, clients: without(contents.clients, issuer) }))
+    })
+  },
+  Effect.provide(NodeFileSystem.layer)
+)
+
+/**
+ * The file store as a layer.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options?: Options): Layer.Layer<McpAuth.McpAuthStore> =>
+  Layer.effect(McpAuth.McpAuthStore, make(options))

@@ -1,0 +1,121 @@
+/**
+ * A token verifier for protected MCP servers (`McpResourceServer`) that
+ * checks JWT access tokens with `jose`: the signature against a key or a
+ * JSON Web Key Set (fetched from the authorization server's `jwks_uri` and
+ * cached, as `createRemoteJWKSet` does), the issuer, optionally the
+ * audience, and the time claims against the `Clock` of the request.
+ *
+ * ```ts
+ * NodeMcpHttpServer.layer({
+ *   auth: {
+ *     authorizationServers: ["https://auth.example.com"],
+ *     verify: NodeMcpJwtVerifier.make({
+ *       jwksUrl: "https://auth.example.com/.well-known/jwks.json",
+ *       issuer: "https://auth.example.com"
+ *     })
+ *   }
+ * })
+ * ```
+ *
+ * The claims map to `McpAuth.AuthInfo` as `McpResourceServer.authInfoFromClaims`
+ * says: `sub`, `client_id` / `azp`, `scope` / `scp`, `exp`, `aud`. The
+ * resource server checks the audience against its resource itself, so
+ * `audience` is only needed for tokens whose audience is something else.
+ *
+ * @since 0.1.0
+ */
+import * as McpError from "@effect-mcp/core/McpError"
+import * as McpResourceServer from "@effect-mcp/core/McpResourceServer"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Jose from "jose"
+
+/**
+ * Where the keys come from (exactly one of `jwksUrl`, `jwks`, `key`) and
+ * what the claims must say.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Options = Keys & {
+  /** The `iss` the token must carry (the authorization server's issuer). */
+  readonly issuer: string | ReadonlyArray<string>
+  /** An `aud` the token must carry; default: not checked here (the resource server checks it). */
+  readonly audience?: string | ReadonlyArray<string> | undefined
+  /** Accepted `alg` values. Default: those of the key (jose's default), never `none`. */
+  readonly algorithms?: ReadonlyArray<string> | undefined
+  /** Leeway for `exp` / `nbf`, in seconds or as a jose duration (`"30s"`). Default `0`. */
+  readonly clockTolerance?: number | string | undefined
+  /** The `typ` header the token must carry (`"at+jwt"` for RFC 9068 access tokens). Default: not checked. */
+  readonly typ?: string | undefined
+  /** Claims that must be present, beyond those checked above. */
+  readonly requiredClaims?: ReadonlyArray<string> | undefined
+  /** For `jwksUrl`: headers and timings of the key set requests (jose's `RemoteJWKSetOptions`). */
+  readonly remote?: Jose.RemoteJWKSetOptions | undefined
+}
+
+/**
+ * The keys a token may be signed with.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Keys =
+  | { readonly jwksUrl: string | URL; readonly jwks?: undefined; readonly key?: undefined }
+  | { readonly jwks: Jose.JSONWebKeySet; readonly jwksUrl?: undefined; readonly key?: undefined }
+  | { readonly key: Jose.CryptoKey | Jose.KeyObject | Jose.JWK | Uint8Array; readonly jwksUrl?: undefined; readonly jwks?: undefined }
+
+// errors that say the token is bad, as opposed to the keys being unreachable
+const REJECTED = new Set([
+  "ERR_JWT_EXPIRED",
+  "ERR_JWT_CLAIM_VALIDATION_FAILED",
+  "ERR_JWT_INVALID",
+  "ERR_JWS_INVALID",
+  "ERR_JWS_SIGNATURE_VERIFICATION_FAILED",
+  "ERR_JOSE_ALG_NOT_ALLOWED",
+  "ERR_JOSE_NOT_SUPPORTED",
+  "ERR_JWKS_NO_MATCHING_KEY",
+  "ERR_JWKS_MULTIPLE_MATCHING_KEYS"
+])
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/**
+ * The verify function of `McpResourceServer.Options`: a token that fails
+ * a check is an `AuthError` (`401 invalid_token`); a key set that cannot
+ * be fetched is a `TransportError` (`500`).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (options: Options): McpResourceServer.Verify => {
+  const keys: Jose.JWTVerifyGetKey | Jose.KeyInput = options.jwksUrl !== undefined
+    ? Jose.createRemoteJWKSet(new URL(options.jwksUrl), options.remote)
+    : options.jwks !== undefined
+    ? Jose.createLocalJWKSet(options.jwks)
+    : options.key
+  const base: Jose.JWTVerifyOptions = {
+    issuer: typeof options.issuer === "string" ? options.issuer : [...options.issuer],
+    ...(options.audience === undefined
+      ? {}
+      : { audience: typeof options.audience === "string" ? options.audience : [...options.audience] }),
+    ...(options.algorithms === undefined ? {} : { algorithms: [...options.algorithms] }),
+    ...(options.clockTolerance === undefined ? {} : { clockTolerance: options.clockTolerance }),
+    ...(options.typ === undefined ? {} : { typ: options.typ }),
+    ...(options.requiredClaims === undefined ? {} : { requiredClaims: [...options.requiredClaims] })
+  }
+  return Effect.fn("NodeMcpJwtVerifier.verify")(function*(token: string) {
+    const now = yield* Clock.currentTimeMillis
+    const verified = yield* Effect.tryPromise({
+      try: () => Jose.jwtVerify(token, keys as Jose.KeyInput, { ...base, currentDate: new Date(now) }),
+      catch: (error) => {
+        const code = (error as { readonly code?: unknown } | null)?.code
+        return typeof code === "string" && REJECTED.has(code)
+          ? McpError.auth("Unauthorized", `invalid token: ${describe(error)}`, { cause: error })
+          : McpError.transport(`the token could not be verified: ${describe(error)}`, { cause: error })
+      }
+    })
+    return McpResourceServer.authInfoFromClaims(token, verified.payload as Record<string, unknown>)
+  })
+}
+
