@@ -120,9 +120,10 @@ export interface Options {
    */
   readonly audiences?: ReadonlyArray<string> | undefined
   /**
-   * Refuse tokens that name no audience. Default `false`: a verifier that
-   * does not report the audience (an opaque token) is trusted to have
-   * checked it.
+   * Refuse tokens that name no audience (MCP servers must only accept tokens
+   * issued for them). Default `true`; set `false` only when `verify` checks
+   * the audience itself and does not report it (an opaque token whose
+   * introspection answer has no `aud`).
    */
   readonly requireAudience?: boolean | undefined
   /** Also serve the metadata at the root `/.well-known/oauth-protected-resource`. Default `true`. */

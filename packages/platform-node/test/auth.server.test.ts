@@ -420,7 +420,7 @@ describe("protected Streamable HTTP server", () => {
         Effect.succeed<McpAuth.AuthInfo>({ token, subject: token, scopes: ["mcp:read"], claims: {} })
       const mcp = yield* makeMcp
       const context = yield* Layer.build(
-        NodeMcpHttpServer.layer({ stateless: true, auth: { ...AUTH, verify } }).pipe(
+        NodeMcpHttpServer.layer({ stateless: true, auth: { ...AUTH, verify, requireAudience: false } }).pipe(
           Layer.provide(Layer.succeed(McpServer.McpServer, mcp))
         )
       )
@@ -435,6 +435,18 @@ describe("protected Streamable HTTP server", () => {
       assert.strictEqual(yield* mcp.sessionCount, 0)
     }))
 
+  it.live("a token that names no audience is refused unless requireAudience is false", () =>
+    Effect.gen(function*() {
+      const verify = (token: string) =>
+        Effect.succeed<McpAuth.AuthInfo>({ token, subject: "erin", scopes: ["mcp:read"], claims: {} })
+      const strict = yield* serveHttp({ verify })
+      const refused = yield* send(strict.url, { headers: mcpHeaders("t"), body: initialize })
+      assert.strictEqual(refused.status, 401)
+      assert.include(refused.headers["www-authenticate"] ?? "", `error="invalid_token"`)
+      const lenient = yield* serveHttp({ verify, requireAudience: false })
+      assert.strictEqual((yield* send(lenient.url, { headers: mcpHeaders("t"), body: initialize })).status, 200)
+    }))
+
   it.effect("expiry is checked with the Clock (TestClock)", () =>
     Effect.gen(function*() {
       // the verifier says the token expires 60 s after the (test) epoch
@@ -442,7 +454,7 @@ describe("protected Streamable HTTP server", () => {
         token === "t"
           ? Effect.succeed<McpAuth.AuthInfo>({ token, subject: "dave", scopes: ["mcp:read"], expiresAt: 60, claims: {} })
           : Effect.fail(McpError.auth("Unauthorized", "unknown token"))
-      const { url } = yield* serveHttp({ verify })
+      const { url } = yield* serveHttp({ verify, requireAudience: false })
       const session = yield* openSession(url, "t")
       yield* TestClock.adjust("59 seconds")
       assert.strictEqual((yield* send(url, { headers: mcpHeaders("t", session), body: callTool(1, "whoami") })).status, 200)

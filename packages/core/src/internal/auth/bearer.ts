@@ -154,7 +154,7 @@ export const make = (
       return unauthorized("invalid_token", "the token has expired")
     }
     const audience = auth.audience ?? []
-    if (audience.length === 0 ? options.requireAudience === true : !audience.some((aud) => audiences.has(comparable(aud)))) {
+    if (audience.length === 0 ? options.requireAudience !== false : !audience.some((aud) => audiences.has(comparable(aud)))) {
       return unauthorized("invalid_token", "the token was not issued for this resource")
     }
     const missing = required.filter((scope) => !auth.scopes.includes(scope))
