@@ -74,6 +74,32 @@ describe("McpConfig.decode", () => {
       assert.deepStrictEqual(yield* McpConfig.decode({ mcpServers: {} }, "empty.json"), {})
     }))
 
+  it.effect("oauth settings of HTTP servers; oauth on a WebSocket server or a bad callback port is an error", () =>
+    Effect.gen(function*() {
+      const servers = yield* McpConfig.decode({
+        mcpServers: {
+          signed: {
+            url: "https://example.com/mcp",
+            oauth: { clientId: "id", clientSecret: "s", scope: "a b", clientMetadataUrl: "https://app.example.com/c.json", callbackPort: 8765 }
+          },
+          legacy: { url: "https://example.com/sse", type: "sse", oauth: false },
+          plain: { url: "https://example.com/other" }
+        }
+      }, "mcp.json")
+      assert.deepStrictEqual(servers.signed, {
+        _tag: "StreamableHttp",
+        url: "https://example.com/mcp",
+        oauth: { clientId: "id", clientSecret: "s", scope: "a b", clientMetadataUrl: "https://app.example.com/c.json", callbackPort: 8765 }
+      } as any)
+      assert.deepStrictEqual(servers.legacy, { _tag: "Sse", url: "https://example.com/sse", oauth: false } as any)
+      assert.isFalse("oauth" in servers.plain!)
+      const ws = configError(yield* Effect.flip(McpConfig.decode({ mcpServers: { s: { url: "ws://127.0.0.1:1", oauth: {} } } }, "mcp.json")))
+      assert.deepStrictEqual([ws.server, ws.field], ["s", "oauth"])
+      const port = configError(yield* Effect.flip(McpConfig.decode({ mcpServers: { h: { url: "http://127.0.0.1:1/mcp", oauth: { callbackPort: 70000 } } } }, "mcp.json")))
+      assert.strictEqual(port.server, "h")
+      assert.include(port.field ?? "", "oauth")
+    }))
+
   it.effect("errors name the file, the server and the field", () =>
     Effect.gen(function*() {
       type Where = { readonly server?: string | undefined; readonly field?: string | undefined }
