@@ -128,6 +128,20 @@ describe("NodeMcpOAuth discovery", () => {
       assert.isTrue(as.requests.some((r) => r.path === "/.well-known/oauth-authorization-server" && r.status === 200))
       assert.strictEqual(as.requestsTo("/authorize").length, 1)
     }))
+
+  it.live("2025-03-26: no PRM, only OpenID Connect metadata at the server's origin (after RFC 8414's 404)", () =>
+    Effect.gen(function*() {
+      const as = yield* startAuthServer({ discovery: ["oidc-append"] })
+      const server = yield* startProtectedServer(as, { front: "as" })
+      const client = yield* connect({ url: server.url })
+      assert.strictEqual(text(yield* client.callTool("echo", { text: "oidc" })), "oidc")
+      const wellKnown = as.requests.filter((r) => r.path.startsWith("/.well-known/o")).map((r) => [r.path, r.status])
+      assert.deepStrictEqual(wellKnown.slice(-2), [
+        ["/.well-known/oauth-authorization-server", 404],
+        ["/.well-known/openid-configuration", 200]
+      ])
+      assert.strictEqual(as.requestsTo("/authorize").length, 1)
+    }))
 })
 
 describe("NodeMcpOAuth client identity", () => {

@@ -295,9 +295,9 @@ export const make = (
           return discovered
         }
         // MCP 2025-03-26: the authorization server is the MCP server's origin
-        const url = Policy.legacyMetadataUrl(serverUrl)
-        const response = yield* getMetadata(url, "authorization server metadata")
-        if (response !== undefined) {
+        for (const url of Policy.legacyMetadataUrls(serverUrl)) {
+          const response = yield* getMetadata(url, "authorization server metadata")
+          if (response === undefined) continue
           const json = yield* readJson(response, `authorization server metadata ${url.href}`)
           const issuer = typeof json.issuer === "string" ? json.issuer : serverUrl.origin
           const discovered: Discovered = {

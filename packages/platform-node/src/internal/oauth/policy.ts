@@ -59,6 +59,20 @@ export const authorizationServerMetadataUrls = (issuer: URL): ReadonlyArray<URL>
 export const legacyMetadataUrl = (serverUrl: URL): URL =>
   new URL("/.well-known/oauth-authorization-server", serverUrl.origin)
 
+/**
+ * Where a 2025-03-26 client looks for the metadata of the authorization
+ * server at the MCP server's origin, in order: RFC 8414 (what 2025-03-26
+ * requires), then OpenID Connect Discovery (the current revision asks
+ * clients to support both for an issuer, and an origin that is an OpenID
+ * provider may publish only that one).
+ *
+ * @internal
+ */
+export const legacyMetadataUrls = (serverUrl: URL): ReadonlyArray<URL> => [
+  legacyMetadataUrl(serverUrl),
+  new URL("/.well-known/openid-configuration", serverUrl.origin)
+]
+
 /** @internal */
 export const legacyEndpoints = (serverUrl: URL) => ({
   issuer: serverUrl.origin,
