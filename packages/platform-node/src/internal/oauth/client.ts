@@ -647,7 +647,7 @@ export const make = (
         const endpoint = yield* tokenEndpoint(server)
         const client: oauth.Client = { client_id: spec.clientId }
         const auth = yield* grantAuth(spec, server)
-        const parameters: Record<string, string> = { assertion: exchanged.access_token }
+        const parameters: Record<string, string> = { assertion: exchanged.access_token, resource: discovered.resource }
         if (scope !== undefined) parameters.scope = scope
         const response = yield* call("Token", `JWT bearer grant at ${endpoint}`, (signal) =>
           oauth.genericTokenEndpointRequest(server, client, auth, JWT_BEARER, parameters, requestOptions(endpoint, signal))
