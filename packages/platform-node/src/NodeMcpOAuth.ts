@@ -10,8 +10,10 @@
  * 1. **Discovery.** Protected resource metadata (RFC 9728) from the
  *    challenge's `resource_metadata`, else
  *    `/.well-known/oauth-protected-resource/<path>`, else the root one. Its
- *    `resource` must be the server URL (or a parent of it), or the flow is
- *    refused. Authorization server metadata in the MCP order: RFC 8414 with
+ *    `resource` must be the server URL (or a parent of it on the same
+ *    origin), or the flow is refused; tokens are then asked for that
+ *    `resource`, as written (the identifier the server checks audiences
+ *    against). Authorization server metadata in the MCP order: RFC 8414 with
  *    the path inserted, OpenID Connect with the path inserted, OpenID Connect
  *    appended (for an issuer without a path: RFC 8414, then OpenID Connect).
  *    Without protected resource metadata (MCP 2025-03-26): RFC 8414 metadata

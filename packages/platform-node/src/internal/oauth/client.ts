@@ -49,7 +49,11 @@ export interface ResourceMetadata {
 
 /** The authorization server of an MCP server, as discovered. */
 export interface Discovered {
-  /** The `resource` parameter (the canonical MCP server URL). */
+  /**
+   * The `resource` parameter: the protected resource metadata's `resource`
+   * as written (the identifier the server checks audiences against; it may
+   * name a parent of the MCP URL), else the canonical MCP server URL.
+   */
   readonly resource: string
   readonly resourceMetadata: ResourceMetadata | undefined
   readonly server: oauth.AuthorizationServer
@@ -291,7 +295,13 @@ export const make = (
             )
           }
           const server = yield* findServerMetadata(new URL(chosen))
-          const discovered: Discovered = { resource, resourceMetadata: metadata, server, hasMetadata: true, legacy: false }
+          const discovered: Discovered = {
+            resource: metadata.resource,
+            resourceMetadata: metadata,
+            server,
+            hasMetadata: true,
+            legacy: false
+          }
           return discovered
         }
         // MCP 2025-03-26: the authorization server is the MCP server's origin
