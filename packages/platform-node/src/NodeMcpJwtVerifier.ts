@@ -22,11 +22,25 @@
  * resource server checks the audience against its resource itself, so
  * `audience` is only needed for tokens whose audience is something else.
  *
+ * **Cache.** Verifying a JWT is deterministic for a given token and key set,
+ * so a verifier remembers the tokens it accepted (a least-recently-used map
+ * of token → `AuthInfo`, 1,000 entries by default) and answers a token it
+ * knows without `jose`: a client that sends the same bearer token with every
+ * request costs one signature check, not one per request. An entry is used
+ * only while the `Clock` is before the token's `exp` and not before its
+ * `nbf`, and for at most `cache.maxAge` (default 5 minutes) after it was
+ * verified, so a key removed from a remote key set stops being honoured
+ * within that time; outside those bounds the token goes to `jose` again.
+ * Rejected tokens and failures to fetch the keys are never cached. Turn it
+ * off with `cache: false`.
+ *
  * @since 0.1.0
  */
+import type * as McpAuth from "@effect-mcp/core/McpAuth"
 import * as McpError from "@effect-mcp/core/McpError"
 import * as McpResourceServer from "@effect-mcp/core/McpResourceServer"
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Jose from "jose"
 
@@ -52,6 +66,21 @@ export type Options = Keys & {
   readonly requiredClaims?: ReadonlyArray<string> | undefined
   /** For `jwksUrl`: headers and timings of the key set requests (jose's `RemoteJWKSetOptions`). */
   readonly remote?: Jose.RemoteJWKSetOptions | undefined
+  /** The cache of accepted tokens (see the module documentation); `false` verifies every token every time. */
+  readonly cache?: CacheOptions | false | undefined
+}
+
+/**
+ * The bounds of the cache of accepted tokens.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface CacheOptions {
+  /** The most tokens remembered (at least 1); the least recently used goes first. Default `1000`. */
+  readonly maxEntries?: number | undefined
+  /** How long after its verification a token is answered from the cache (never past its `exp`). Default 5 minutes. */
+  readonly maxAge?: Duration.Input | undefined
 }
 
 /**
@@ -80,6 +109,40 @@ const REJECTED = new Set([
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
+interface Entry {
+  readonly auth: McpAuth.AuthInfo
+  /** ms: `nbf`, or `-Infinity` */
+  readonly notBefore: number
+  /** ms: the earlier of `exp` and the verification time + `maxAge` */
+  readonly until: number
+}
+
+/** A least-recently-used map of accepted tokens (a `Map` keeps insertion order: the first key is the oldest). */
+const makeCache = (options: CacheOptions) => {
+  const maxEntries = Math.max(1, Math.floor(options.maxEntries ?? 1000))
+  const maxAge = Duration.toMillis(options.maxAge ?? Duration.minutes(5))
+  const entries = new Map<string, Entry>()
+  return {
+    get: (token: string, now: number): McpAuth.AuthInfo | undefined => {
+      const entry = entries.get(token)
+      if (entry === undefined) return undefined
+      entries.delete(token)
+      if (now >= entry.until || now < entry.notBefore) return undefined
+      entries.set(token, entry)
+      return entry.auth
+    },
+    set: (token: string, auth: McpAuth.AuthInfo, now: number): void => {
+      const claims = auth.claims
+      const notBefore = typeof claims.nbf === "number" ? claims.nbf * 1000 : -Infinity
+      const until = Math.min(auth.expiresAt === undefined ? Infinity : auth.expiresAt * 1000, now + maxAge)
+      if (now >= until || now < notBefore) return
+      entries.delete(token)
+      entries.set(token, { auth, notBefore, until })
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
+    }
+  }
+}
+
 /**
  * The verify function of `McpResourceServer.Options`: a token that fails
  * a check is an `AuthError` (`401 invalid_token`); a key set that cannot
@@ -104,8 +167,11 @@ export const make = (options: Options): McpResourceServer.Verify => {
     ...(options.typ === undefined ? {} : { typ: options.typ }),
     ...(options.requiredClaims === undefined ? {} : { requiredClaims: [...options.requiredClaims] })
   }
+  const cache = options.cache === false ? undefined : makeCache(options.cache ?? {})
   return Effect.fn("NodeMcpJwtVerifier.verify")(function*(token: string) {
     const now = yield* Clock.currentTimeMillis
+    const cached = cache?.get(token, now)
+    if (cached !== undefined) return cached
     const verified = yield* Effect.tryPromise({
       try: () => Jose.jwtVerify(token, keys as Jose.KeyInput, { ...base, currentDate: new Date(now) }),
       catch: (error) => {
@@ -115,7 +181,9 @@ export const make = (options: Options): McpResourceServer.Verify => {
           : McpError.transport(`the token could not be verified: ${describe(error)}`, { cause: error })
       }
     })
-    return McpResourceServer.authInfoFromClaims(token, verified.payload as Record<string, unknown>)
+    const auth = McpResourceServer.authInfoFromClaims(token, verified.payload as Record<string, unknown>)
+    cache?.set(token, auth, now)
+    return auth
   })
 }
 
