@@ -27,6 +27,11 @@
  *   `initialize` gets `503`.
  * - `auth`: OAuth bearer tokens (`McpResourceServer`); `401` / `403` with
  *   `WWW-Authenticate` challenges, the Protected Resource Metadata document.
+ *   An SSE connection (GET or POST) ends when the token it was opened with
+ *   expires: the client comes back with a fresh token.
+ * - `cors`: CORS for browser clients (preflights, `Mcp-Session-Id`,
+ *   `Mcp-Protocol-Version` and `WWW-Authenticate` readable); see
+ *   {@link CorsOptions}.
  * - `stateless: true`: no session ids, no GET stream; every POST is served by
  *   a fresh session that lives as long as the request.
  *
@@ -146,6 +151,55 @@ export const layerEventStoreMemory = (options?: EventStoreMemoryOptions): Layer.
   Layer.effect(EventStore, makeEventStoreMemory(options))
 
 // -----------------------------------------------------------------------------
+// CORS
+// -----------------------------------------------------------------------------
+
+/**
+ * CORS for browser clients on another origin (a web app on
+ * `http://localhost:5173` talking to the server on `http://127.0.0.1:3000`
+ * is one too).
+ *
+ * With it, the endpoint answers `OPTIONS` preflights (`204`, no token
+ * needed) with `Access-Control-Allow-Origin` (the request's origin),
+ * `-Allow-Methods` (`GET, POST, DELETE, OPTIONS`; `POST, OPTIONS` when
+ * stateless), `-Allow-Headers` (`authorization, content-type, accept,
+ * mcp-session-id, mcp-protocol-version, last-event-id` and `allowHeaders`),
+ * `-Max-Age`, and `-Allow-Private-Network` when asked for; and every other
+ * response of the endpoint (`401` / `403` challenges, `404`, errors and SSE
+ * streams included) carries `Access-Control-Allow-Origin` and
+ * `Access-Control-Expose-Headers: mcp-session-id, mcp-protocol-version,
+ * www-authenticate`. Every response of the endpoint carries `Vary: Origin`.
+ *
+ * **With the Host/Origin guard.** The guard runs first: a request it refuses
+ * gets its `403` without CORS headers. Origins listed in `origins` pass the
+ * guard's Origin check (no need to repeat them in `allowedOrigins`); `"*"`
+ * adds none, and allows every origin the guard lets through (on a loopback
+ * bind by default the loopback hostnames, any port; elsewhere none unless
+ * `allowedOrigins` says so, e.g. `"any"`). The `Host` check is unchanged.
+ *
+ * Without the option nothing changes: no CORS headers, and `OPTIONS` gets
+ * `405`. Do not combine it with a CORS middleware on the same router.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface CorsOptions {
+  /**
+   * The origins allowed to read responses: full origins
+   * (`https://app.example.com`) or hostnames (any scheme and port), or `"*"`
+   * for every origin the Host/Origin guard accepts. The allowed origin is
+   * echoed, never `*`.
+   */
+  readonly origins: ReadonlyArray<string> | "*"
+  /** Send `Access-Control-Allow-Credentials: true` (cookies, HTTP auth). Default `false`. */
+  readonly credentials?: boolean | undefined
+  /** How long a browser may cache a preflight answer (`Access-Control-Max-Age`, whole seconds). Default 2 hours. */
+  readonly maxAge?: Duration.Input | undefined
+  /** Request headers to allow besides the MCP ones. */
+  readonly allowHeaders?: ReadonlyArray<string> | undefined
+}
+
+// -----------------------------------------------------------------------------
 // Route
 // -----------------------------------------------------------------------------
 
@@ -200,8 +254,20 @@ export interface Options {
    * `McpAuth.CurrentAuth`, sessions stay with the user who opened them, and
    * the Protected Resource Metadata document is served at
    * `/.well-known/oauth-protected-resource{path}` and the root form.
+   *
+   * Open SSE connections are checked too: a connection (the GET stream, a
+   * POST's stream, a resumption) ends when the token it was opened with
+   * reaches its `expiresAt` (by the `Clock`; a token without `expiresAt` is
+   * never cut). The stream itself is kept: with resumability the client
+   * reconnects with `Last-Event-ID` and a fresh token (getting `401` with
+   * the old one) and misses nothing, the responses a POST's stream still
+   * owes included. Without resumability what the POST's stream still owes is
+   * lost, as when a connection drops. A request answered with one JSON body
+   * is not cut.
    */
   readonly auth?: McpResourceServer.Options | undefined
+  /** CORS for browser clients; see {@link CorsOptions}. Default none. */
+  readonly cors?: CorsOptions | undefined
 }
 
 /**

@@ -20,6 +20,12 @@
  *   loopback address, `Host` must be `localhost`, `127.0.0.1` or `[::1]` (any
  *   port) and so must `Origin`'s hostname; on other addresses any `Host`
  *   passes and every browser `Origin` is refused.
+ * - `cors`: CORS for browser clients on both routes, with the rules of
+ *   `McpHttpServer.CorsOptions` (`OPTIONS` preflights answered on both
+ *   paths; the origins it lists pass the Origin check).
+ * - `auth`: a stream ends when the token it was opened with expires (its
+ *   `expiresAt`, by the `Clock`): the client connects again with a fresh
+ *   token, which starts a new session (this transport cannot resume).
  *
  * @since 0.1.0
  */
@@ -31,8 +37,10 @@ import * as Layer from "effect/Layer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
 import * as Bearer from "./internal/auth/bearer.ts"
+import * as Guard from "./internal/http/guard.ts"
 import * as Internal from "./internal/sse/server.ts"
 import { canonicalResource } from "./McpAuth.ts"
+import type * as McpHttpServer from "./McpHttpServer.ts"
 import * as McpResourceServer from "./McpResourceServer.ts"
 import { McpServer } from "./McpServer.ts"
 
@@ -76,6 +84,12 @@ export interface Options {
    * form.
    */
   readonly auth?: McpResourceServer.Options | undefined
+  /**
+   * CORS for browser clients, on both routes: see
+   * `McpHttpServer.CorsOptions` (allowed methods `GET, POST, OPTIONS`).
+   * Default none.
+   */
+  readonly cors?: McpHttpServer.CorsOptions | undefined
 }
 
 const isLoopbackAddress = (address: NetAddress.SocketAddress): boolean =>
@@ -106,6 +120,7 @@ export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServ
     const loopback = Option.isSome(httpServer) && isLoopbackAddress(httpServer.value.address)
     const ssePath = options?.ssePath ?? "/sse"
     const auth = options?.auth
+    const clock = yield* Clock.clockWith(Effect.succeed)
     let bearer: Bearer.Guard | undefined
     if (auth !== undefined) {
       const resource = auth.resource !== undefined
@@ -113,11 +128,13 @@ export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServ
         : Option.isSome(httpServer) && httpServer.value.address._tag !== "UnixPathAddress"
         ? canonicalResource(HttpServer.formatAddress(httpServer.value.address) + ssePath)
         : yield* Effect.die(new Error("McpSseServer: auth.resource is required when no TCP HttpServer is in context"))
-      bearer = Bearer.make(auth, resource, yield* Clock.clockWith(Effect.succeed))
+      bearer = Bearer.make(auth, resource, clock)
       yield* McpResourceServer.addMetadataRoutes(router, auth, resource)
     }
     const handlers = yield* Internal.make(server, {
       bearer,
+      clock,
+      cors: options?.cors === undefined ? undefined : Guard.makeCors(options.cors, "GET, POST, OPTIONS"),
       messagesPath: options?.messagesPath ?? "/messages",
       maxMessageBytes: options?.maxMessageBytes ?? 4 * 1024 * 1024,
       allowedOrigins: options?.allowedOrigins,
@@ -126,4 +143,9 @@ export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServ
     })
     yield* router.add("GET", ssePath, handlers.get)
     yield* router.add("POST", options?.messagesPath ?? "/messages", handlers.post)
+    if (options?.cors !== undefined) {
+      yield* router.add("OPTIONS", ssePath, handlers.options)
+      const messagesPath = options.messagesPath ?? "/messages"
+      if (messagesPath !== ssePath) yield* router.add("OPTIONS", messagesPath, handlers.options)
+    }
   }))

@@ -11,9 +11,14 @@
  *   loopback hostnames; otherwise none, so every browser origin is refused.
  *   A request without `Origin` (not from a browser) passes.
  *
+ * And CORS for browser clients ({@link makeCors}): the origins of the
+ * `cors` option pass the Origin check too, and get the CORS headers.
+ *
  * @internal
  */
+import * as Duration from "effect/Duration"
 import * as Result from "effect/Result"
+import type * as McpHttpServer from "../../McpHttpServer.ts"
 
 /** @internal */
 export interface GuardOptions {
@@ -32,16 +37,25 @@ const hostnameOf = (host: string): string => {
   return colon === -1 ? host : host.slice(0, colon)
 }
 
+// a full origin, or a hostname (any scheme and port)
+const originIn = (list: ReadonlyArray<string>, origin: string): boolean => {
+  if (list.includes(origin)) return true
+  const url = Result.try(() => new URL(origin))
+  return Result.isSuccess(url) && list.includes(url.success.hostname)
+}
+
 /**
  * The reason a request is refused (answer 403), or `undefined` when it
- * passes.
+ * passes. `extraOrigins` (the origins of a `cors` option) pass the Origin
+ * check as well.
  *
  * @internal
  */
 export const check = (
   header: (name: "host" | "origin") => string | undefined,
   options: GuardOptions,
-  loopback: boolean
+  loopback: boolean,
+  extraOrigins?: ReadonlyArray<string>
 ): string | undefined => {
   const hosts = options.allowedHosts ?? (loopback ? LOOPBACK_NAMES : "any")
   const origins = options.allowedOrigins ?? (loopback ? LOOPBACK_NAMES : [])
@@ -50,10 +64,82 @@ export const check = (
     return `Invalid Host header: ${host}`
   }
   const origin = header("origin")
-  if (origin === undefined || origins === "any" || origins.includes(origin)) return undefined
-  const url = Result.try(() => new URL(origin))
-  if (Result.isSuccess(url) && origins.includes(url.success.hostname)) return undefined
+  if (origin === undefined || origins === "any" || originIn(origins, origin)) return undefined
+  if (extraOrigins !== undefined && originIn(extraOrigins, origin)) return undefined
   return `Invalid Origin header: ${origin}`
+}
+
+// -----------------------------------------------------------------------------
+// CORS
+// -----------------------------------------------------------------------------
+
+/** The CORS answers of one endpoint. @internal */
+export interface Cors {
+  /** The origins that pass the Origin check because CORS names them (none for `"*"`). */
+  readonly extraOrigins: ReadonlyArray<string>
+  /**
+   * The headers of an actual response to a request that passed the guard:
+   * `Vary: Origin` always; the allow/expose headers when the origin is
+   * allowed.
+   */
+  readonly headers: (origin: string | undefined) => Record<string, string>
+  /** The headers of the `204` answer to a preflight that passed the guard. */
+  readonly preflight: (
+    origin: string | undefined,
+    header: (name: string) => string | undefined
+  ) => Record<string, string>
+}
+
+const ALLOW_HEADERS = ["authorization", "content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id"]
+const EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate"
+const DEFAULT_MAX_AGE = Duration.hours(2)
+
+/**
+ * The CORS answers for `options`; `methods` is the `Access-Control-Allow-Methods`
+ * value. An origin is allowed when it passed the guard and `options.origins`
+ * is `"*"` or names it (a full origin, or a hostname).
+ *
+ * @internal
+ */
+export const makeCors = (options: McpHttpServer.CorsOptions, methods: string): Cors => {
+  const list = options.origins === "*" ? undefined : options.origins
+  const allowed = (origin: string | undefined): origin is string =>
+    origin !== undefined && (list === undefined || originIn(list, origin))
+  const credentials: Record<string, string> = options.credentials === true
+    ? { "access-control-allow-credentials": "true" }
+    : {}
+  const allowHeaders = [...new Set([...ALLOW_HEADERS, ...(options.allowHeaders ?? []).map((name) => name.toLowerCase())])]
+    .join(", ")
+  const maxAge = String(
+    Math.floor(Duration.toMillis(Duration.fromInputUnsafe(options.maxAge ?? DEFAULT_MAX_AGE)) / 1000)
+  )
+  return {
+    extraOrigins: list ?? [],
+    headers: (origin) =>
+      allowed(origin)
+        ? {
+          vary: "Origin",
+          "access-control-allow-origin": origin,
+          "access-control-expose-headers": EXPOSE_HEADERS,
+          ...credentials
+        }
+        : { vary: "Origin" },
+    preflight: (origin, header) =>
+      allowed(origin)
+        ? {
+          vary: "Origin",
+          "access-control-allow-origin": origin,
+          "access-control-allow-methods": methods,
+          "access-control-allow-headers": allowHeaders,
+          "access-control-max-age": maxAge,
+          ...credentials,
+          // Private Network Access: a public page asking for a server on a private address
+          ...(header("access-control-request-private-network") === "true"
+            ? { "access-control-allow-private-network": "true" }
+            : {})
+        }
+        : { vary: "Origin" }
+  }
 }
 
 /**

@@ -209,7 +209,11 @@ export const addRoute = Effect.fnUntraced(function*(
     : options.eventStore ?? Option.getOrUndefined(yield* Effect.serviceOption(storeTag)) ?? MemoryStore.makeMemory()
   const httpServer = yield* Effect.serviceOption(HttpServer.HttpServer)
   const loopback = Option.isSome(httpServer) && isLoopback(httpServer.value.address)
-  const guard = (headers: Readonly<Record<string, string | undefined>>) => Guard.check((name) => headers[name], options, loopback)
+  const cors = options.cors === undefined
+    ? undefined
+    : Guard.makeCors(options.cors, stateless ? "POST, OPTIONS" : "GET, POST, DELETE, OPTIONS")
+  const guard = (headers: Readonly<Record<string, string | undefined>>) =>
+    Guard.check((name) => headers[name], options, loopback, cors?.extraOrigins)
   const path = options.path ?? "/mcp"
   const bearer = options.auth === undefined ? undefined : yield* makeBearer(options.auth, httpServer, path, clock)
   if (bearer !== undefined) yield* addMetadataRoutes(router, options.auth!, bearer.resource)
@@ -326,8 +330,30 @@ export const addRoute = Effect.fnUntraced(function*(
       return session.store.remove(session.finished.shift()!)
     })
 
-  const connect = (session: Session, stream: SseStream.SseStream, prefix?: string) =>
-    SseStream.body(stream, SseStream.attach(stream), { prefix, retry, onEnd: streamEnded(session, stream) })
+  // with auth, a connection ends when the token it was opened with expires
+  // (the stream stays, to be resumed with a fresh token)
+  const untilExpiry = (body: Stream.Stream<Uint8Array>, auth: McpAuth.AuthInfo | undefined): Stream.Stream<Uint8Array> => {
+    const expiresAt = auth?.expiresAt
+    if (expiresAt === undefined) return body
+    return Stream.interruptWhen(
+      body,
+      Effect.suspend(() => {
+        const left = expiresAt * 1000 - now()
+        return left > 0 ? clock.sleep(Duration.millis(left)) : Effect.void
+      })
+    )
+  }
+
+  const connect = (
+    session: Session,
+    stream: SseStream.SseStream,
+    auth: McpAuth.AuthInfo | undefined,
+    prefix?: string
+  ) =>
+    untilExpiry(
+      SseStream.body(stream, SseStream.attach(stream), { prefix, retry, onEnd: streamEnded(session, stream) }),
+      auth
+    )
 
   // ---------------------------------------------------------------------------
   // routing outgoing frames
@@ -364,7 +390,7 @@ export const addRoute = Effect.fnUntraced(function*(
     // JSON mode: the handler streams, so the answer becomes an SSE stream
     const stream = newStream(exchange.session, "post")
     exchange.stream = stream
-    const body = connect(exchange.session, stream)
+    const body = connect(exchange.session, stream, exchange.auth)
     for (const response of exchange.responses ?? []) SseStream.write(stream, response)
     exchange.responses = undefined
     SseStream.write(stream, message)
@@ -516,7 +542,7 @@ export const addRoute = Effect.fnUntraced(function*(
     if (sseMode) {
       const stream = newStream(session, "post")
       exchange.stream = stream
-      response = sseResponse(connect(session, stream))
+      response = sseResponse(connect(session, stream, auth))
     }
     for (const message of messages) {
       if ("method" in message && "id" in message) session.inflight.set(message.id, exchange)
@@ -637,7 +663,7 @@ export const addRoute = Effect.fnUntraced(function*(
       touch(session)
       yield* versionOf(session)
       const lastEventId = headers[LAST_EVENT_ID]
-      if (lastEventId !== undefined && lastEventId !== "") return yield* resume(session, lastEventId)
+      if (lastEventId !== undefined && lastEventId !== "") return yield* resume(session, lastEventId, auth)
       if (session.get !== undefined && session.get.owner !== undefined) {
         return errorResponse(409, -32000, "Conflict: the session's GET stream is already open")
       }
@@ -645,12 +671,12 @@ export const addRoute = Effect.fnUntraced(function*(
       const stream = session.get !== undefined && !session.get.closed ? session.get : newStream(session, "get")
       session.get = stream
       stream.priming = primes(session)
-      return sseResponse(connect(session, stream, SseStream.COMMENT))
+      return sseResponse(connect(session, stream, auth, SseStream.COMMENT))
     })
 
   const unknownEvent = () => errorResponse(400, -32000, "Bad Request: unknown Last-Event-ID")
 
-  const resume = (session: Session, lastEventId: string) =>
+  const resume = (session: Session, lastEventId: string, auth: McpAuth.AuthInfo | undefined) =>
     Effect.gen(function*() {
       const store = session.store
       if (store === undefined) return unknownEvent()
@@ -672,7 +698,9 @@ export const addRoute = Effect.fnUntraced(function*(
       let prefix = SseStream.COMMENT
       for (const event of events) prefix += SseStream.encodeEvent(event.id, event.message)
       stream.priming = false
-      return sseResponse(SseStream.body(stream, connection, { prefix, retry, onEnd: streamEnded(session, stream) }))
+      return sseResponse(
+        untilExpiry(SseStream.body(stream, connection, { prefix, retry, onEnd: streamEnded(session, stream) }), auth)
+      )
     })
 
   const del = (request: HttpServerRequest.HttpServerRequest, auth: McpAuth.AuthInfo | undefined) =>
@@ -705,9 +733,28 @@ export const addRoute = Effect.fnUntraced(function*(
     }
   }
 
+  const allowed = stateless ? "POST, OPTIONS" : "GET, POST, DELETE, OPTIONS"
+
+  // the guard, then CORS (preflights need no token), then the bearer check
   const handle = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
     const forbidden = guard(request.headers)
-    if (forbidden !== undefined) return Effect.succeed(errorResponse(403, -32000, forbidden))
+    if (forbidden !== undefined) {
+      const response = errorResponse(403, -32000, forbidden)
+      return Effect.succeed(cors === undefined ? response : HttpServerResponse.setHeader(response, "vary", "Origin"))
+    }
+    if (cors === undefined) return authenticated(request)
+    const origin = request.headers["origin"]
+    if (request.method === "OPTIONS") {
+      return Effect.succeed(HttpServerResponse.empty({
+        status: 204,
+        headers: { ...cors.preflight(origin, (name) => request.headers[name]), allow: allowed }
+      }))
+    }
+    const headers = cors.headers(origin)
+    return Effect.map(authenticated(request), (response) => HttpServerResponse.setHeaders(response, headers))
+  }
+
+  const authenticated = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
     if (bearer === undefined) return dispatch(request, undefined)
     return Effect.flatMap(
       bearer.authenticate(request.headers["authorization"]),

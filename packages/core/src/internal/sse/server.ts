@@ -9,6 +9,8 @@
  * @internal
  */
 import type * as Cause from "effect/Cause"
+import type * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as SecureRandom from "effect/crypto/SecureRandom"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -33,6 +35,10 @@ export interface Options extends Guard.GuardOptions {
   readonly loopback: boolean
   /** The bearer check of a protected server. */
   readonly bearer?: Bearer.Guard | undefined
+  /** CORS for browser clients. */
+  readonly cors?: Guard.Cors | undefined
+  /** With `bearer`: the clock a stream's token expires by. */
+  readonly clock?: Clock.Clock | undefined
 }
 
 interface Connection {
@@ -46,6 +52,8 @@ interface Connection {
 /** @internal */
 export interface Handlers {
   readonly get: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
+  /** The answer to an `OPTIONS` request (a CORS preflight) on either path. */
+  readonly options: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
   readonly post: Effect.Effect<
     HttpServerResponse.HttpServerResponse,
     never,
@@ -133,7 +141,7 @@ export const make = Effect.fnUntraced(function*(
   )
 
   const refused = (request: HttpServerRequest.HttpServerRequest) =>
-    Guard.check(Guard.headerOf(request.headers), options, options.loopback)
+    Guard.check(Guard.headerOf(request.headers), options, options.loopback, options.cors?.extraOrigins)
 
   // Runs as the response body: the session lives exactly as long as the
   // stream, which ends when the client goes away (the server interrupts it),
@@ -168,9 +176,44 @@ export const make = Effect.fnUntraced(function*(
       yield* Effect.addFinalizer(() => Effect.sync(() => connections.delete(sessionId)))
       // a session that ends on its own (keep-alive failure) ends its stream
       yield* Effect.andThen(session.awaitClose, Queue.end(outbox)).pipe(Effect.forkScoped)
+      // so does the token it was opened with, when it expires: the client
+      // connects again with a fresh one (a new session: nothing resumes here)
+      const expiresAt = auth?.expiresAt
+      const clock = options.clock
+      if (expiresAt !== undefined && clock !== undefined) {
+        const left = expiresAt * 1000 - clock.currentTimeMillisUnsafe()
+        yield* (left > 0 ? clock.sleep(Duration.millis(left)) : Effect.void).pipe(
+          Effect.andThen(Queue.end(outbox)),
+          Effect.forkScoped
+        )
+      }
       const endpoint = `${options.messagesPath}?sessionId=${encodeURIComponent(sessionId)}`
       return Stream.concat(Stream.succeed(event("endpoint", endpoint)), Stream.fromQueue(outbox))
     })
+
+  // CORS headers on every answer of a request that passed the guard
+  const withCors = <R>(
+    handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> => {
+    const cors = options.cors
+    if (cors === undefined) return handler
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const headers = refused(request) === undefined ? cors.headers(request.headers["origin"]) : { vary: "Origin" }
+      return Effect.map(handler, (response) => HttpServerResponse.setHeaders(response, headers))
+    })
+  }
+
+  const preflight = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const reason = refused(request)
+    const cors = options.cors
+    if (cors === undefined) return HttpServerResponse.empty({ status: 405 })
+    if (reason !== undefined) return HttpServerResponse.setHeader(plain(403, reason), "vary", "Origin")
+    return HttpServerResponse.empty({
+      status: 204,
+      headers: { ...cors.preflight(request.headers["origin"], Guard.headerOf(request.headers)), allow: "GET, POST, OPTIONS" }
+    })
+  })
 
   const get = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -235,5 +278,5 @@ export const make = Effect.fnUntraced(function*(
     return accepted ? plain(202, "Accepted") : plain(404, "Session not found")
   })
 
-  return { get, post }
+  return { get: withCors(get), post: withCors(post), options: preflight }
 })
