@@ -38,6 +38,20 @@
  * database. A verifier that needs services captures them when it is made
  * (`Effect.map(MyVerifier, (service) => service.verify)`).
  *
+ * `verify` runs for every request (a client sends its token with each MCP
+ * message), so both verifiers cache the tokens they accepted, in a
+ * least-recently-used map (1,000 tokens by default), never past a token's
+ * `exp`; rejected tokens and failures are never cached, and `cache: false`
+ * turns a cache off. {@link introspection} keeps an active answer for 30
+ * seconds by default (`cache.maxAge`): a revoked token is refused at the
+ * latest 30 seconds after its revocation, and the authorization server gets
+ * one call per token and 30 seconds instead of one per message; concurrent
+ * requests with the same new token share one call. `NodeMcpJwtVerifier`
+ * keeps a verified JWT for 5 minutes (a JWT cannot be revoked; the bound is
+ * for keys removed from the key set), and fetches the key set without
+ * keep-alive, so no connection to the authorization server outlives the
+ * server.
+ *
  * ```ts
  * NodeMcpHttpServer.layer({
  *   port: 3000,
@@ -54,7 +68,11 @@
  *
  * @since 0.1.0
  */
+import * as Cache from "effect/Cache"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
@@ -207,6 +225,28 @@ export interface IntrospectionOptions {
   readonly headers?: Readonly<Record<string, string>> | undefined
   /** The HTTP client. Default: effect's `fetch` client. */
   readonly httpClient?: HttpClient.HttpClient | undefined
+  /**
+   * The cache of active answers (see {@link introspection}); `false` asks
+   * the endpoint about every verification. Default: on, 30 seconds.
+   */
+  readonly cache?: IntrospectionCacheOptions | false | undefined
+}
+
+/**
+ * The bounds of an introspection verifier's cache of active answers.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface IntrospectionCacheOptions {
+  /** The most tokens remembered (at least 1); the least recently used goes first. Default `1000`. */
+  readonly maxEntries?: number | undefined
+  /**
+   * How long after the answer came a token is answered from the cache (never
+   * past its `exp`): how long a revoked token may still be accepted. Default
+   * 30 seconds.
+   */
+  readonly maxAge?: Duration.Input | undefined
 }
 
 const formEncode = (value: string) => encodeURIComponent(value).replace(/%20/g, "+")
@@ -245,15 +285,67 @@ export const authInfoFromClaims = (token: string, claims: Readonly<Record<string
 
 /**
  * A verifier that asks an OAuth 2.0 Token Introspection endpoint (RFC 7662)
- * about each token (`token_type_hint=access_token`). An inactive token is an
+ * about a token (`token_type_hint=access_token`). An inactive token is an
  * `AuthError` (`401 invalid_token`); an endpoint that cannot be reached or
- * does not answer `200` with JSON is a `TransportError` (`500`). Answers are
- * not cached: each request asks again.
+ * does not answer `200` with JSON is a `TransportError` (`500`).
+ *
+ * **Cache.** A client sends its bearer token with every MCP message, so by
+ * default the verifier remembers the active answers it got, for 30 seconds:
+ * a least-recently-used map of token → `AuthInfo` (1,000 entries), each
+ * entry answered until the earlier of the token's `exp` and `cache.maxAge`
+ * after the answer came (both read from the `Clock`). Inactive answers and
+ * failures are not cached: the next request asks again. Concurrent
+ * verifications of a token that is not cached share one introspection call
+ * (interrupting one of them does not cancel the call while others wait for
+ * it). The cost is revocation: introspection is how a resource server learns
+ * that a token was revoked, and a cached token keeps working for up to
+ * `maxAge` after its revocation. The 30-second default keeps that window
+ * short while the authorization server gets one call per token and 30
+ * seconds instead of one per message; set a shorter `maxAge` for a tighter
+ * bound, or `cache: false` to ask about every request (no cache, no shared
+ * calls).
  *
  * @category verifiers
  * @since 0.1.0
  */
 export const introspection = (options: IntrospectionOptions): Verify => {
+  const introspect = introspectWith(options)
+  if (options.cache === false) return introspect
+  const maxEntries = Math.max(1, Math.floor(options.cache?.maxEntries ?? 1000))
+  const maxAge = Math.max(0, Duration.toMillis(options.cache?.maxAge ?? Duration.seconds(30)))
+  // The answer and when it came: an entry lives until `exp` at the latest.
+  const lookup = (token: string): Effect.Effect<Answer, McpError.McpError> =>
+    Effect.flatMap(introspect(token), (auth) => Effect.map(Clock.currentTimeMillis, (at) => ({ auth, at })))
+  const timeToLive = (exit: Exit.Exit<Answer, McpError.McpError>) =>
+    Exit.isFailure(exit)
+      ? Duration.zero
+      : Duration.millis(Math.max(
+        0,
+        Math.min(
+          maxAge,
+          exit.value.auth.expiresAt === undefined ? Infinity : exit.value.auth.expiresAt * 1000 - exit.value.at
+        )
+      ))
+  // made at the first verification (`Cache.makeWith` is an effect); `??=`: one cache even if two race
+  let cache: Cache.Cache<string, Answer, McpError.McpError> | undefined
+  const getCache = Effect.suspend(() =>
+    cache !== undefined
+      ? Effect.succeed(cache)
+      : Effect.map(Cache.makeWith(lookup, { capacity: maxEntries, timeToLive }), (made) => (cache ??= made))
+  )
+  return Effect.fn("McpResourceServer.introspection")(function*(token: string) {
+    const answers = yield* getCache
+    return (yield* Cache.get(answers, token)).auth
+  })
+}
+
+interface Answer {
+  readonly auth: McpAuth.AuthInfo
+  /** ms, `Clock` */
+  readonly at: number
+}
+
+const introspectWith = (options: IntrospectionOptions): Verify => {
   const endpoint = new URL(options.endpoint).href
   const method = options.authMethod ?? (options.clientId === undefined ? "none" : "client_secret_basic")
   let client: HttpClient.HttpClient | undefined = options.httpClient

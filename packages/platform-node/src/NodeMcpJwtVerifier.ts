@@ -34,11 +34,20 @@
  * Rejected tokens and failures to fetch the keys are never cached. Turn it
  * off with `cache: false`.
  *
+ * **Key set requests.** `jwksUrl` key sets are fetched by `jose` (and kept
+ * by it: 10 minutes, `remote.cacheMaxAge`; refetched at most every 30
+ * seconds for an unknown `kid`, `remote.cooldownDuration`) with undici's
+ * `fetch` and an agent that does not keep connections alive: each fetch
+ * opens a connection and closes it with the answer, so none outlives the
+ * server that used the verifier (the global `fetch` keeps one open for
+ * seconds). A `[jose.customFetch]` in `remote` replaces it.
+ *
  * @since 0.1.0
  */
 import type * as McpAuth from "@effect-mcp/core/McpAuth"
 import * as McpError from "@effect-mcp/core/McpError"
 import * as McpResourceServer from "@effect-mcp/core/McpResourceServer"
+import type * as Undici from "@effect/platform-node/Undici"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -64,7 +73,11 @@ export type Options = Keys & {
   readonly typ?: string | undefined
   /** Claims that must be present, beyond those checked above. */
   readonly requiredClaims?: ReadonlyArray<string> | undefined
-  /** For `jwksUrl`: headers and timings of the key set requests (jose's `RemoteJWKSetOptions`). */
+  /**
+   * For `jwksUrl`: headers and timings of the key set requests (jose's
+   * `RemoteJWKSetOptions`); a `[jose.customFetch]` here replaces the default
+   * fetch, which keeps no connection open (see the module documentation).
+   */
   readonly remote?: Jose.RemoteJWKSetOptions | undefined
   /** The cache of accepted tokens (see the module documentation); `false` verifies every token every time. */
   readonly cache?: CacheOptions | false | undefined
@@ -144,6 +157,22 @@ const makeCache = (options: CacheOptions) => {
 }
 
 /**
+ * The key set requests' `fetch`: undici's, with an agent that does not keep
+ * connections alive (`pipelining: 0`: `connection: close`, the socket is
+ * destroyed with the answer). The global `fetch` would leave a keep-alive
+ * socket to the authorization server open for seconds after the server that
+ * used the verifier has closed; key sets are fetched rarely (`jose` caches
+ * them), so a connection per fetch costs nothing. Shared by every verifier:
+ * it holds no socket between fetches.
+ */
+let closingAgent: Undici.Dispatcher | undefined
+const closingFetch = (url: string, init: RequestInit): Promise<Response> =>
+  import("@effect/platform-node/Undici").then((undici) => {
+    closingAgent ??= new undici.Agent({ pipelining: 0 })
+    return undici.fetch(url, { ...init, dispatcher: closingAgent } as never) as unknown as Promise<Response>
+  })
+
+/**
  * The verify function of `McpResourceServer.Options`: a token that fails
  * a check is an `AuthError` (`401 invalid_token`); a key set that cannot
  * be fetched is a `TransportError` (`500`).
@@ -153,7 +182,7 @@ const makeCache = (options: CacheOptions) => {
  */
 export const make = (options: Options): McpResourceServer.Verify => {
   const keys: Jose.JWTVerifyGetKey | Jose.KeyInput = options.jwksUrl !== undefined
-    ? Jose.createRemoteJWKSet(new URL(options.jwksUrl), options.remote)
+    ? Jose.createRemoteJWKSet(new URL(options.jwksUrl), { [Jose.customFetch]: closingFetch, ...options.remote })
     : options.jwks !== undefined
     ? Jose.createLocalJWKSet(options.jwks)
     : options.key

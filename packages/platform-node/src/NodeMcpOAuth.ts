@@ -18,6 +18,17 @@
  *    appended (for an issuer without a path: RFC 8414, then OpenID Connect).
  *    Without protected resource metadata (MCP 2025-03-26): RFC 8414 metadata
  *    at the server's origin, else `/authorize`, `/token`, `/register` there.
+ *
+ *    **A pre-configured authorization server** (`authorizationServer`) skips
+ *    the choice: an issuer (`"https://auth.example.com"`) is used whatever
+ *    the protected resource metadata lists, its metadata still fetched from
+ *    its well-known URLs (in the order above, `issuer` checked); metadata
+ *    (`{ metadata: { issuer, authorization_endpoint, token_endpoint, ... } }`)
+ *    is used as it is, with no request. Either way the well-known protected
+ *    resource metadata URLs are not probed: only a document the challenge
+ *    names (`resource_metadata`) is read, for its `resource` (checked as
+ *    above, and then the `resource` tokens are asked for) and its
+ *    `scopes_supported`; without one, tokens are asked for the server URL.
  * 2. **Client identity**, in order: `client` (pre-registered); a
  *    registration stored for the authorization server's issuer;
  *    `clientMetadataUrl` as `client_id` when the server advertises
@@ -164,6 +175,32 @@ export interface CrossAppAccessGrant {
 }
 
 /**
+ * An authorization server's metadata (RFC 8414, or OpenID Connect
+ * discovery), as published: snake_case fields. The client reads `issuer`
+ * (required), `authorization_endpoint`, `token_endpoint`,
+ * `registration_endpoint`, `scopes_supported`,
+ * `code_challenge_methods_supported` (must list `S256` for the
+ * authorization code grant), `token_endpoint_auth_methods_supported`,
+ * `token_endpoint_auth_signing_alg_values_supported` and
+ * `client_id_metadata_document_supported`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface AuthorizationServerMetadata {
+  readonly issuer: string
+  readonly authorization_endpoint?: string | undefined
+  readonly token_endpoint?: string | undefined
+  readonly registration_endpoint?: string | undefined
+  readonly scopes_supported?: ReadonlyArray<string> | undefined
+  readonly code_challenge_methods_supported?: ReadonlyArray<string> | undefined
+  readonly token_endpoint_auth_methods_supported?: ReadonlyArray<string> | undefined
+  readonly token_endpoint_auth_signing_alg_values_supported?: ReadonlyArray<string> | undefined
+  readonly client_id_metadata_document_supported?: boolean | undefined
+  readonly [field: string]: unknown
+}
+
+/**
  * What {@link make} needs: the MCP server, and how the client identifies
  * itself and which grant it uses (see the module description for the order
  * in which the client identity and the scope are chosen).
@@ -178,6 +215,14 @@ export interface Options {
   readonly clientMetadata?: ClientMetadata | undefined
   /** A Client ID Metadata Document URL (https), the `client_id` where the authorization server supports them. */
   readonly clientMetadataUrl?: string | undefined
+  /**
+   * A pre-configured authorization server, instead of the one the protected
+   * resource metadata names: its issuer (its metadata is fetched from the
+   * issuer's well-known URLs, in the MCP order, and its `issuer` checked), or
+   * its metadata (`{ metadata }`: no discovery request at all). See the
+   * module description.
+   */
+  readonly authorizationServer?: string | URL | { readonly metadata: AuthorizationServerMetadata } | undefined
   /** A pre-registered client: no registration. */
   readonly client?: PreRegisteredClient | undefined
   /** The scope to ask for, instead of the scope selection. */

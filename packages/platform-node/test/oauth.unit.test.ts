@@ -33,6 +33,13 @@ describe("discovery URLs", () => {
     ])
   })
 
+  it("the challenge's protected resource metadata URL alone (a pre-configured authorization server)", () => {
+    const server = new URL("https://example.com/api/mcp")
+    assert.strictEqual(Policy.challengeResourceMetadataUrl(server, "/custom/prm.json")?.href, "https://example.com/custom/prm.json")
+    assert.strictEqual(Policy.challengeResourceMetadataUrl(server, undefined), undefined)
+    assert.strictEqual(Policy.challengeResourceMetadataUrl(server, ""), undefined)
+  })
+
   it("protected resource metadata of a server at the root: the root URL once", () => {
     assert.deepStrictEqual(hrefs(Policy.protectedResourceMetadataUrls(new URL("https://example.com/"), undefined)), [
       "https://example.com/.well-known/oauth-protected-resource"

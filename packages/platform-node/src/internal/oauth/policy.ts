@@ -24,12 +24,19 @@ export const protectedResourceMetadataUrls = (serverUrl: URL, fromChallenge?: st
   const push = (url: URL | undefined) => {
     if (url !== undefined && !out.some((seen) => seen.href === url.href)) out.push(url)
   }
-  if (fromChallenge !== undefined && fromChallenge !== "") push(parse(fromChallenge, serverUrl))
+  push(challengeResourceMetadataUrl(serverUrl, fromChallenge))
   const path = trimSlash(serverUrl.pathname)
   if (path !== "") push(new URL(`/.well-known/oauth-protected-resource${path}`, serverUrl.origin))
   push(new URL("/.well-known/oauth-protected-resource", serverUrl.origin))
   return out
 }
+
+/**
+ * The protected resource metadata URL a `WWW-Authenticate` challenge names
+ * (`resource_metadata`, resolved against the server URL), if any.
+ */
+export const challengeResourceMetadataUrl = (serverUrl: URL, fromChallenge: string | undefined): URL | undefined =>
+  fromChallenge === undefined || fromChallenge === "" ? undefined : parse(fromChallenge, serverUrl)
 
 /**
  * Where to look for the metadata of an authorization server, in the order of
