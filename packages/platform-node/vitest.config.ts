@@ -2,5 +2,11 @@ import { defineProject } from "vitest/config"
 
 export default defineProject({
   resolve: { conditions: ["development"] },
-  test: { name: "platform-node", include: ["test/**/*.test.ts"], exclude: ["test/utils/**"] }
+  test: {
+    name: "platform-node",
+    include: ["test/**/*.test.ts"],
+    exclude: ["test/utils/**"],
+    // these tests spawn processes and servers: on a loaded 2-core machine a few take seconds
+    testTimeout: 30_000
+  }
 })
