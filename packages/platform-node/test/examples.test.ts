@@ -32,6 +32,22 @@ describe("README examples", () => {
     assert.include(stdout, "weather: {\"city\":\"Lisbon\",\"celsius\":21.5,\"conditions\":\"sunny\"}")
   })
 
+  it("the OAuth demo signs in, steps up, and exits", async () => {
+    const { code, stdout } = await node(["scratchpad/oauth-demo.ts"])
+    assert.strictEqual(code, 0)
+    assert.strictEqual(
+      stdout,
+      [
+        "whoami: user-1 with mcp:read",
+        "deploy: deployed",
+        "registrations: 1",
+        "authorizations: mcp:read | mcp:read mcp:admin",
+        "token requests: authorization_code, authorization_code",
+        ""
+      ].join("\n")
+    )
+  })
+
   it("the HTTP client talks to the HTTP server example", async () => {
     const server = spawn(process.execPath, ["--conditions=development", "scratchpad/http-server.ts", "--port", "0"], {
       cwd: root,
