@@ -347,10 +347,27 @@ describe("NodeMcpOAuth challenges", () => {
       assert.strictEqual(yield* auth.authorization(server.url), "Bearer token-1")
       const resource = McpAuth.canonicalResource(server.url)
       const tokens = (yield* store.getTokens(resource))!
+      // stored tokens that expired (as a later run of the program finds them): a new client on the store
       yield* store.setTokens(resource, { ...tokens, expiresAt: 1 })
-      assert.strictEqual(yield* auth.authorization(server.url), "Bearer token-2")
+      const later = yield* clientCredentials(server.url).pipe(Effect.provideService(McpAuth.McpAuthStore, store))
+      assert.strictEqual(yield* later.authorization(server.url), "Bearer token-2")
       assert.strictEqual(server.tokenRequests[1]!.get("grant_type"), "refresh_token")
       assert.strictEqual(server.tokenRequests[1]!.get("refresh_token"), "refresh-1")
+    }))
+
+  it.live("requests take the header from memory: the store is read again only on a challenge or an expiry", () =>
+    Effect.gen(function*() {
+      const server = yield* fixture({ expiresIn: 3600 })
+      const inner = McpAuth.makeMemoryStore()
+      let reads = 0
+      const store = McpAuth.McpAuthStore.of({ ...inner, getTokens: (resource) => Effect.suspend(() => (reads++, inner.getTokens(resource))) })
+      const auth = yield* clientCredentials(server.url).pipe(Effect.provideService(McpAuth.McpAuthStore, store))
+      yield* auth.challenge(challenge401(server.url, undefined))
+      const afterSignIn = reads
+      for (let i = 0; i < 50; i++) assert.strictEqual(yield* auth.authorization(server.url), "Bearer token-1")
+      assert.strictEqual(reads, afterSignIn)
+      // another origin gets no token at all
+      assert.isUndefined(yield* auth.authorization("http://127.0.0.2:1/mcp"))
     }))
 
   it.live("a protected resource metadata resource that is not the server is refused", () =>

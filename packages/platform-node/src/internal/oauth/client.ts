@@ -58,6 +58,20 @@ export const make = (
      */
     const refreshed = yield* Ref.make<{ readonly token: string; readonly uses: number } | undefined>(undefined)
 
+    /**
+     * The tokens this client last read from or wrote to the store. Requests
+     * take their header from here, so a file store is not read per request;
+     * a challenge or an expiry reads the store again (another process may
+     * have refreshed the tokens meanwhile).
+     */
+    const cached = yield* Ref.make<McpAuth.Tokens | undefined>(undefined)
+    const load = Effect.tap(store.getTokens(resource), (tokens) => Ref.set(cached, tokens))
+    const save = (tokens: McpAuth.Tokens) => Effect.andThen(store.setTokens(resource, tokens), Ref.set(cached, tokens))
+    const forget = Effect.andThen(store.clearTokens(resource), Ref.set(cached, undefined))
+    /** Tokens go to this MCP server's origin only (transports pass normalised URLs). */
+    const origin = serverUrl.origin
+    const sameOrigin = (url: string) => url === origin || url.startsWith(`${origin}/`)
+
     const http = yield* Http.make(options)
     const discovery = Discovery.make(http, serverUrl, options.authorizationServer)
     const identities = Identity.make(http, options, store, authorizer)
@@ -80,13 +94,13 @@ export const make = (
         Effect.tap((next) =>
           next === undefined
             ? Effect.void
-            : Effect.andThen(store.setTokens(resource, next), Ref.set(refreshed, { token: next.accessToken, uses: 0 }))
+            : Effect.andThen(save(next), Ref.set(refreshed, { token: next.accessToken, uses: 0 }))
         )
       )
 
-    /** The header of the stored tokens while they are fresh. */
+    /** The header of the stored tokens while they are fresh (read from the store, not the cache). */
     const currentHeader = Effect.gen(function*() {
-      const tokens = yield* store.getTokens(resource)
+      const tokens = yield* load
       if (tokens === undefined) return undefined
       return Tokens.isExpired(tokens, yield* Tokens.nowSeconds, skew) ? undefined : Tokens.header(tokens)
     })
@@ -97,7 +111,7 @@ export const make = (
         // another fiber already replaced the refused credentials
         if (current !== undefined && current !== challenge.authorization) return
         const params = challenge.bearer?.params ?? {}
-        const stored = yield* store.getTokens(resource)
+        const stored = yield* Ref.get(cached)
         const stepUp = challenge.status === 403
         const granted = stepUp ? Policy.splitScope(stored?.scope) : []
         if (stepUp) {
@@ -136,16 +150,15 @@ export const make = (
           offlineAccess: grant === undefined
         })
         const tokens = yield* grants.obtain(discovered, scope)
-        yield* store.setTokens(resource, tokens)
+        yield* save(tokens)
         yield* Ref.set(refreshed, undefined)
         if (!stepUp) yield* Ref.set(stepUps, 0)
       })
 
     const authorization = (url: string) =>
       Effect.gen(function*() {
-        // the token is for this MCP server only
-        if (!URL.canParse(url) || new URL(url).origin !== serverUrl.origin) return undefined
-        const tokens = yield* store.getTokens(resource)
+        if (!sameOrigin(url)) return undefined
+        const tokens = (yield* Ref.get(cached)) ?? (yield* load)
         if (tokens === undefined) return undefined
         if (!Tokens.isExpired(tokens, yield* Tokens.nowSeconds, skew)) {
           yield* Ref.update(refreshed, (last) =>
@@ -157,7 +170,7 @@ export const make = (
         return yield* withLock(Effect.gen(function*() {
           const again = yield* currentHeader
           if (again !== undefined) return again
-          const latest = yield* store.getTokens(resource)
+          const latest = yield* Ref.get(cached)
           if (latest === undefined) return undefined
           const discovered = yield* Effect.option(context)
           if (Option.isNone(discovered)) return undefined
@@ -166,7 +179,7 @@ export const make = (
             yield* Ref.set(refreshed, { token: renewed.value.accessToken, uses: 1 })
             return Tokens.header(renewed.value)
           }
-          yield* store.clearTokens(resource)
+          yield* forget
           return undefined
         }))
       })
