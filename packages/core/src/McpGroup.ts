@@ -184,24 +184,25 @@ export const stdio = (
   ...(options?.cwd === undefined ? {} : { cwd: options.cwd })
 })
 
+/**
+ * What `http` and `sse` take besides the URL.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface HttpOptions {
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  readonly oauth?: OAuthParams | false | undefined
+}
+
 const remote = <Tag extends "StreamableHttp" | "Sse" | "WebSocket">(
   _tag: Tag,
   url: string | URL,
-  headers: Readonly<Record<string, string>> | undefined
-) => ({ _tag, url: String(url), ...(headers === undefined ? {} : { headers }) })
-
-/**
- * @category constructors
- * @since 0.1.0
- */
-export const http = (
-  url: string | URL,
-  options?: {
-    readonly headers?: Readonly<Record<string, string>> | undefined
-    readonly oauth?: OAuthParams | false | undefined
-  }
-): StreamableHttpParams => ({
-  ...remote("StreamableHttp", url, options?.headers),
+  options: HttpOptions | undefined
+) => ({
+  _tag,
+  url: String(url),
+  ...(options?.headers === undefined ? {} : { headers: options.headers }),
   ...(options?.oauth === undefined ? {} : { oauth: options.oauth })
 })
 
@@ -209,16 +210,14 @@ export const http = (
  * @category constructors
  * @since 0.1.0
  */
-export const sse = (
-  url: string | URL,
-  options?: {
-    readonly headers?: Readonly<Record<string, string>> | undefined
-    readonly oauth?: OAuthParams | false | undefined
-  }
-): SseParams => ({
-  ...remote("Sse", url, options?.headers),
-  ...(options?.oauth === undefined ? {} : { oauth: options.oauth })
-})
+export const http = (url: string | URL, options?: HttpOptions): StreamableHttpParams =>
+  remote("StreamableHttp", url, options)
+
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
+export const sse = (url: string | URL, options?: HttpOptions): SseParams => remote("Sse", url, options)
 
 /**
  * @category constructors
@@ -227,7 +226,7 @@ export const sse = (
 export const websocket = (
   url: string | URL,
   options?: { readonly headers?: Readonly<Record<string, string>> | undefined }
-): WebSocketParams => remote("WebSocket", url, options?.headers)
+): WebSocketParams => remote("WebSocket", url, { headers: options?.headers })
 
 /**
  * @category constructors

@@ -14,6 +14,7 @@ import { TestClock } from "effect/testing"
 import * as Http from "node:http"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
 import * as NodeMcpSseServer from "../src/NodeMcpSseServer.ts"
+import { send } from "./fixtures/rawHttp.ts"
 
 // -----------------------------------------------------------------------------
 // fixtures
@@ -48,27 +49,6 @@ const serveHttp = (options: NodeMcpHttpServer.Options = {}) =>
     )
     const url = yield* NodeMcpHttpServer.url().pipe(Effect.provideContext(context))
     return { url, mcp, gate }
-  })
-
-interface Reply {
-  readonly status: number
-  readonly headers: Http.IncomingHttpHeaders
-  readonly body: string
-}
-
-const send = (
-  url: string,
-  options: { readonly method?: string; readonly headers?: Http.OutgoingHttpHeaders; readonly body?: unknown }
-) =>
-  Effect.callback<Reply>((resume) => {
-    const request = Http.request(url, { method: options.method ?? "POST", headers: options.headers, agent: false }, (response) => {
-      let body = ""
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => (body += chunk))
-      response.on("end", () => resume(Effect.succeed({ status: response.statusCode!, headers: response.headers, body })))
-    })
-    request.on("error", (error) => resume(Effect.die(error)))
-    request.end(options.body === undefined ? undefined : JSON.stringify(options.body))
   })
 
 /** A response read as it arrives (an SSE stream); the connection is dropped with the scope. */

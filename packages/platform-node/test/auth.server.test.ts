@@ -19,6 +19,7 @@ import * as Http from "node:http"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
 import * as NodeMcpJwtVerifier from "../src/NodeMcpJwtVerifier.ts"
 import * as NodeMcpSseServer from "../src/NodeMcpSseServer.ts"
+import { head, type Reply, send } from "./fixtures/rawHttp.ts"
 
 // -----------------------------------------------------------------------------
 // fixtures
@@ -116,39 +117,6 @@ const sign = (
         .setAudience(aud === undefined ? [] : typeof aud === "string" ? aud : [...aud])
         .sign(key)
     )
-  })
-
-interface Reply {
-  readonly status: number
-  readonly headers: Http.IncomingHttpHeaders
-  readonly body: string
-}
-
-/** One request with full control over the headers; reads the whole body (not for SSE). */
-const send = (
-  url: string,
-  options: { readonly method?: string; readonly headers?: Http.OutgoingHttpHeaders; readonly body?: unknown }
-) =>
-  Effect.callback<Reply>((resume) => {
-    const request = Http.request(url, { method: options.method ?? "POST", headers: options.headers, agent: false }, (response) => {
-      let body = ""
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => (body += chunk))
-      response.on("end", () => resume(Effect.succeed({ status: response.statusCode!, headers: response.headers, body })))
-    })
-    request.on("error", (error) => resume(Effect.die(error)))
-    request.end(options.body === undefined ? undefined : JSON.stringify(options.body))
-  })
-
-/** The status and headers of a response whose body may never end (an SSE stream); the connection is dropped. */
-const head = (url: string, headers: Http.OutgoingHttpHeaders) =>
-  Effect.callback<Reply>((resume) => {
-    const request = Http.request(url, { method: "GET", headers, agent: false }, (response) => {
-      resume(Effect.succeed({ status: response.statusCode!, headers: response.headers, body: "" }))
-      request.destroy()
-    })
-    request.on("error", () => undefined)
-    request.end()
   })
 
 const mcpHeaders = (token?: string, session?: string): Http.OutgoingHttpHeaders => ({

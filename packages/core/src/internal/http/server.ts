@@ -209,9 +209,8 @@ export const addRoute = Effect.fnUntraced(function*(
     : options.eventStore ?? Option.getOrUndefined(yield* Effect.serviceOption(storeTag)) ?? MemoryStore.makeMemory()
   const httpServer = yield* Effect.serviceOption(HttpServer.HttpServer)
   const loopback = Option.isSome(httpServer) && isLoopback(httpServer.value.address)
-  const cors = options.cors === undefined
-    ? undefined
-    : Guard.makeCors(options.cors, stateless ? "POST, OPTIONS" : "GET, POST, DELETE, OPTIONS")
+  const allowed = stateless ? "POST, OPTIONS" : "GET, POST, DELETE, OPTIONS"
+  const cors = options.cors === undefined ? undefined : Guard.makeCors(options.cors, allowed)
   const guard = (headers: Readonly<Record<string, string | undefined>>) =>
     Guard.check((name) => headers[name], options, loopback, cors?.extraOrigins)
   const path = options.path ?? "/mcp"
@@ -732,8 +731,6 @@ export const addRoute = Effect.fnUntraced(function*(
         return Effect.succeed(notAllowed)
     }
   }
-
-  const allowed = stateless ? "POST, OPTIONS" : "GET, POST, DELETE, OPTIONS"
 
   // the guard, then CORS (preflights need no token), then the bearer check
   const handle = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
