@@ -54,7 +54,7 @@ const main = Effect.gen(function*() {
   // the client: signs in on the first 401, steps up on the 403 of `deploy`
   const client = yield* Effect.map(
     Layer.build(McpClient.layer({ clientInfo: { name: "oauth-demo", version: "1.0.0" } }).pipe(
-      Layer.provide(NodeMcpOAuth.layerHttpClient({ serverUrl: url, clientMetadata: { clientName: "oauth-demo" } })),
+      Layer.provide(NodeMcpOAuth.layerTransport({ serverUrl: url, clientMetadata: { clientName: "oauth-demo" } })),
       Layer.provide([McpAuth.layerMemoryStore, NodeMcpAuthorizer.layerHeadless(), NodeJsonSchemaValidator.layer])
     )),
     Context.get(McpClient.McpClient)

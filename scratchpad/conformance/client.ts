@@ -74,7 +74,7 @@ const oauthOptions = (serverUrl: string): NodeMcpOAuth.Options => {
 
 const transport = (serverUrl: string) =>
   scenario.startsWith("auth/")
-    ? NodeMcpOAuth.layerHttpClient(oauthOptions(serverUrl)).pipe(
+    ? NodeMcpOAuth.layerTransport(oauthOptions(serverUrl)).pipe(
       Layer.provide([McpAuth.layerMemoryStore, NodeMcpAuthorizer.layerHeadless()])
     )
     : NodeMcpHttpClient.layer({ url: serverUrl })

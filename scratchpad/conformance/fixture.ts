@@ -217,7 +217,7 @@ export const jsonSchema202012 = McpTool.fromJsonSchema("json_schema_2020_12_tool
  * POST's SSE stream mid-call and the client to resume it. `closeStream` does
  * that where the transport can (HTTP); over stdio there is nothing to close.
  */
-export const reconnection = (closeStream: (context: McpServer.Context) => Effect.Effect<void>) =>
+export const reconnection = (closeStream: (context: McpServer.RequestContext) => Effect.Effect<void>) =>
   McpTool.make("test_reconnection", {
     description: "Closes the SSE stream of its own call, then answers (SEP-1699)",
     input: NoInput,
@@ -325,7 +325,7 @@ export const promptWithImage = McpPrompt.make({
  * `test_reconnection` does to its own SSE stream (nothing, over stdio).
  */
 export const layer = (options?: {
-  readonly closeStream?: ((context: McpServer.Context) => Effect.Effect<void>) | undefined
+  readonly closeStream?: ((context: McpServer.RequestContext) => Effect.Effect<void>) | undefined
 }) =>
   McpServer.register(
     simpleText,

@@ -33,6 +33,7 @@
  * @since 0.1.0
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as JsonRpc from "@effect-mcp/core/JsonRpc"
 import * as McpAuth from "@effect-mcp/core/McpAuth"
 import * as McpError from "@effect-mcp/core/McpError"
 import * as McpGroup from "@effect-mcp/core/McpGroup"
@@ -51,6 +52,7 @@ import * as CliError from "effect/cli/CliError"
 import * as CliOutput from "effect/cli/CliOutput"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
+import * as Predicate from "effect/Predicate"
 import * as Format from "./internal/format.ts"
 import * as Progress from "./internal/progress.ts"
 
@@ -170,8 +172,6 @@ const connectionFailure = (error: McpError.McpError, server?: string): CliFailur
   return new CliFailure({ kind: "Connection", description: `${where}${describeMcpError(error)}${hint}` })
 }
 
-const RESOURCE_NOT_FOUND = -32002
-
 /**
  * A request: a lost connection is a connection failure, a name no server
  * offers a usage error, an answered error (or a timeout) a request failure.
@@ -191,7 +191,7 @@ const requestFailure = (error: McpError.McpError): CliFailure => {
     case "ProtocolError":
       // -32002: the server knows no such resource, like a name no server offers
       return new CliFailure({
-        kind: error.reason.code === RESOURCE_NOT_FOUND ? "Usage" : "Request",
+        kind: error.reason.code === JsonRpc.ErrorCode.ResourceNotFound ? "Usage" : "Request",
         description: describeMcpError(error)
       })
     default:
@@ -216,8 +216,8 @@ export const parseArgs = (text: string | undefined): Result.Result<Record<string
     catch: (error) => usage(`--args is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
   })
   return Result.flatMap(parsed, (value) =>
-    typeof value === "object" && value !== null && !Array.isArray(value)
-      ? Result.succeed(value as Record<string, unknown>)
+    Predicate.isObject(value)
+      ? Result.succeed(value)
       : Result.fail(
         usage(`--args must be a JSON object, got ${Array.isArray(value) ? "an array" : JSON.stringify(value)}`)
       ))
@@ -405,7 +405,7 @@ const listKinds = {
     run: ({ group, json, order }: Connected) =>
       Effect.map(group.resourceTemplates, (entries) => {
         const sorted = inConfigOrder(order, entries)
-        return json ? Format.json(sorted) : Format.templates(sorted)
+        return json ? Format.json(sorted) : Format.resourceTemplates(sorted)
       })
   },
   prompts: {

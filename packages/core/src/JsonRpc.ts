@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Predicate from "effect/Predicate"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -190,6 +191,10 @@ export const ErrorCode = {
   InvalidParams: -32602,
   /** Internal error of the receiver. */
   InternalError: -32603,
+  /** Implementation-defined: an HTTP server transport's refusal (bad headers, no session id, too many sessions, ...). */
+  ServerError: -32000,
+  /** Streamable HTTP: the `Mcp-Session-Id` names no live session (HTTP 404), or the session closed meanwhile. */
+  SessionNotFound: -32001,
   /** MCP: the requested resource does not exist (2024-11-05 … 2025-11-25). */
   ResourceNotFound: -32002,
   /** MCP 2025-11-25: the request needs a URL-mode elicitation first. */
@@ -261,9 +266,6 @@ export type Classified =
 const isId = (u: unknown): u is RequestId =>
   typeof u === "string" || (typeof u === "number" && Number.isInteger(u))
 
-const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 const isParams = (u: unknown) => u === undefined || typeof u === "object" && u !== null
 
 /**
@@ -275,7 +277,7 @@ const isParams = (u: unknown) => u === undefined || typeof u === "object" && u !
  * @since 0.1.0
  */
 export const classify = (u: unknown): Classified => {
-  if (!isObject(u)) return { _tag: "Invalid", id: null, reason: "a JSON-RPC message must be an object" }
+  if (!Predicate.isObject(u)) return { _tag: "Invalid", id: null, reason: "a JSON-RPC message must be an object" }
   const id = isId(u.id) ? u.id : null
   if (u.jsonrpc !== "2.0") return { _tag: "Invalid", id, reason: "jsonrpc must be \"2.0\"" }
   if (typeof u.method === "string") {
@@ -294,7 +296,7 @@ export const classify = (u: unknown): Classified => {
   }
   if ("error" in u) {
     const error = u.error
-    if (!isObject(error) || typeof error.code !== "number" || typeof error.message !== "string") {
+    if (!Predicate.isObject(error) || typeof error.code !== "number" || typeof error.message !== "string") {
       return { _tag: "Invalid", id, reason: "error must have a numeric code and a message" }
     }
     if (u.id !== null && id === null) {

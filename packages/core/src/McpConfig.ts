@@ -35,6 +35,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
+import * as Predicate from "effect/Predicate"
 import * as McpError from "./McpError.ts"
 import type * as McpGroup from "./McpGroup.ts"
 
@@ -182,9 +183,6 @@ const decodeWith = <S extends Schema.Codec<any, unknown>>(
   }))
 }
 
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const describe = (value: unknown): string =>
   value === null ? "null" : Array.isArray(value) ? "an array" : typeof value
 
@@ -241,7 +239,7 @@ const serverParams = (
   value: unknown,
   source: string
 ): Result.Result<McpGroup.ServerParams | undefined, McpError.McpError> => {
-  if (!isRecord(value)) {
+  if (!Predicate.isObject(value)) {
     return Result.fail(McpError.config(source, `expected an object, got ${describe(value)}`, { server: name }))
   }
   if (value.disabled === true) return Result.succeed(undefined)
@@ -282,7 +280,7 @@ export const decode: (
   source: string
 ) => Effect.Effect<Record<string, McpGroup.ServerParams>, McpError.McpError> = Effect.fn("McpConfig.decode")(
   function*(json: unknown, source: string) {
-    if (!isRecord(json)) {
+    if (!Predicate.isObject(json)) {
       return yield* McpError.config(source, `expected a JSON object with "mcpServers", got ${describe(json)}`)
     }
     if (!("mcpServers" in json)) {

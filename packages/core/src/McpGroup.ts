@@ -5,7 +5,7 @@
  *
  * - **Servers** are {@link ServerParams}: stdio, Streamable HTTP, legacy
  *   HTTP+SSE, WebSocket, or an in-memory `McpServer` layer. The transports
- *   come from the {@link Connector} in context (`NodeMcpGroup.layerConnector`
+ *   come from the {@link Connector} in context (`NodeMcpGroup.layerConnector()`
  *   on Node); in-memory servers are served here. The static form
  *   ({@link layer} with `servers`) connects them concurrently; at run time,
  *   `connect` and `disconnect` add and remove servers on the live group.
@@ -121,7 +121,7 @@ export interface OAuthParams {
 }
 
 /**
- * A legacy HTTP+SSE (2024-11-05) server.
+ * A HTTP+SSE (2024-11-05) server.
  *
  * @category models
  * @since 0.1.0
@@ -280,7 +280,7 @@ export const layerConnectorInMemory: Layer.Layer<Connector> = Layer.succeed(Conn
         McpTransport,
         Effect.fail(McpError.transport(
           `no transport for ${params._tag} servers: this connector connects in-memory servers only ` +
-            `(on Node, provide NodeMcpGroup.layerConnector)`
+            `(on Node, provide NodeMcpGroup.layerConnector())`
         ))
       )
 })

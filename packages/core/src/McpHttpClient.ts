@@ -45,7 +45,7 @@ import * as Layer from "effect/Layer"
 import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Internal from "./internal/http/client.ts"
-import * as Common from "./internal/http/clientCommon.ts"
+import * as ClientCommon from "./internal/http/clientCommon.ts"
 import type * as McpAuth from "./McpAuth.ts"
 import type * as McpError from "./McpError.ts"
 import { McpTransport } from "./McpTransport.ts"
@@ -63,7 +63,7 @@ import { McpTransport } from "./McpTransport.ts"
  * @category models
  * @since 0.1.0
  */
-export type Headers = Common.HeadersOption
+export type Headers = ClientCommon.HeadersOption
 
 /**
  * How the transport connects.
@@ -120,13 +120,13 @@ export interface Options {
  * @category errors
  * @since 0.1.0
  */
-export const HttpStatusError: typeof Common.HttpStatusError = Common.HttpStatusError
+export const HttpStatusError: typeof ClientCommon.HttpStatusError = ClientCommon.HttpStatusError
 
 /**
  * @category errors
  * @since 0.1.0
  */
-export type HttpStatusError = Common.HttpStatusError
+export type HttpStatusError = ClientCommon.HttpStatusError
 
 /**
  * The default `reconnect` schedule: exponential from 1 s, doubling, at most

@@ -61,7 +61,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as HttpRouter from "effect/http/HttpRouter"
-import * as InternalStore from "./internal/http/eventStore.ts"
+import * as InternalEventStore from "./internal/http/eventStore.ts"
 import * as InternalServer from "./internal/http/server.ts"
 import type * as JsonRpc from "./JsonRpc.ts"
 import type * as McpError from "./McpError.ts"
@@ -139,7 +139,7 @@ export interface EventStoreMemoryOptions {
  * @since 0.1.0
  */
 export const makeEventStoreMemory: (options?: EventStoreMemoryOptions) => Effect.Effect<EventStoreShape> = (options) =>
-  Effect.sync(() => InternalStore.makeMemory(options))
+  Effect.sync(() => InternalEventStore.makeMemory(options))
 
 /**
  * The in-memory event store as a layer.

@@ -36,7 +36,7 @@ export interface McpPrompt<out R = never> {
   readonly prompt: McpSchema.Prompt
   readonly get: (
     args: Readonly<Record<string, string>>,
-    context: McpServer.Context
+    context: McpServer.RequestContext
   ) => Effect.Effect<McpSchema.GetPromptResult, McpError.McpError, R>
   readonly complete: Readonly<Record<string, McpResource.Complete<R>>>
 }
@@ -67,7 +67,7 @@ export const make = <Fields extends StringFields = {}, E = never, R = never, R2 
   readonly _meta?: Readonly<Record<string, unknown>> | undefined
   readonly arguments?: Schema.Struct<Fields> | undefined
   readonly complete?: { readonly [K in keyof Fields]?: McpResource.Complete<R2> } | undefined
-  readonly get: (args: Schema.Struct.Type<Fields>, context: McpServer.Context) => Effect.Effect<Output, E, R>
+  readonly get: (args: Schema.Struct.Type<Fields>, context: McpServer.RequestContext) => Effect.Effect<Output, E, R>
 }): McpPrompt<R | R2> => {
   const struct = options.arguments ?? (Schema.Struct({}) as unknown as Schema.Struct<Fields>)
   const decode = Schema.decodeUnknownEffect(struct as unknown as Schema.Codec<Schema.Struct.Type<Fields>, unknown, any>)

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
+import * as JsonRpc from "./JsonRpc.ts"
 import * as McpContent from "./McpContent.ts"
 import * as McpError from "./McpError.ts"
 import type * as McpSchema from "./McpSchema.ts"
@@ -54,7 +55,7 @@ export interface McpResource<out R = never> {
   readonly uri: string
   /** The entry of `resources/list`. */
   readonly resource: McpSchema.Resource
-  readonly read: (context: McpServer.Context) => Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError, R>
+  readonly read: (context: McpServer.RequestContext) => Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError, R>
 }
 
 /**
@@ -73,10 +74,10 @@ export interface McpResourceTemplate<out R = never> {
   readonly read: (
     uri: string,
     variables: Readonly<Record<string, string | ReadonlyArray<string>>>,
-    context: McpServer.Context
+    context: McpServer.RequestContext
   ) => Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError, R>
   /** Concrete resources of this template, for `resources/list`. */
-  readonly list: ((context: McpServer.Context) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, McpError.McpError, R>) | undefined
+  readonly list: ((context: McpServer.RequestContext) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, McpError.McpError, R>) | undefined
   readonly complete: Readonly<Record<string, Complete<R>>>
 }
 
@@ -109,7 +110,7 @@ export const make = <E, R>(options: Info & {
   readonly uri: string
   readonly name: string
   readonly size?: number | undefined
-  readonly read: (context: McpServer.Context) => Effect.Effect<Contents, E, R>
+  readonly read: (context: McpServer.RequestContext) => Effect.Effect<Contents, E, R>
 }): McpResource<R> => ({
   _tag: "McpResource",
   uri: options.uri,
@@ -148,12 +149,12 @@ export const template = <
   readonly uriTemplate: T
   readonly name: string
   readonly variables?: V | undefined
-  readonly list?: ((context: McpServer.Context) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, E, R2>) | undefined
+  readonly list?: ((context: McpServer.RequestContext) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, E, R2>) | undefined
   readonly complete?: { readonly [K in UriTemplate.Variables<T>]?: Complete<R2> } | undefined
   readonly read: (
     variables: { readonly [K in UriTemplate.Variables<T>]: K extends keyof V ? Schema.Schema.Type<NonNullable<V[K]>> : string },
     uri: string,
-    context: McpServer.Context
+    context: McpServer.RequestContext
   ) => Effect.Effect<Contents, E, R>
 }): McpResourceTemplate<R | R2 | VariableServices<V>> => {
   const parsed = UriTemplate.make(options.uriTemplate)
@@ -200,7 +201,7 @@ type VariableServices<V> = { readonly [K in keyof V]-?: NonNullable<V[K]> extend
  * @since 0.1.0
  */
 export const notFound = (uri: string): McpError.McpError =>
-  McpError.protocol(-32002, `Resource not found: ${uri}`, { uri })
+  McpError.protocol(JsonRpc.ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
 
 // -----------------------------------------------------------------------------
 // Internal

@@ -23,7 +23,7 @@
  *
  * The verified {@link McpAuth.AuthInfo} reaches the handlers of the
  * requests it carried: `yield* McpAuth.CurrentAuth` (and
- * `McpServer.Context.auth`). A session stays with the user who opened it: a
+ * `McpServer.RequestContext.auth`). A session stays with the user who opened it: a
  * request on it with a token of another subject or client gets `404`
  * (`Session not found`), as if the session did not exist.
  *

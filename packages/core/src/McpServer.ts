@@ -8,13 +8,13 @@
  *   matching `notifications/…/list_changed` to every initialized session.
  * - Each connection is a session (`McpServer.serve`, `McpServer.layerSession`)
  *   with its own log level and resource subscriptions.
- * - Handlers receive a {@link Context}: the request, the client, progress,
+ * - Handlers receive a {@link RequestContext}: the request, the client, progress,
  *   logging filtered by the session's level, sampling, elicitation, roots.
  * - Middleware wraps every inbound request and notification, outermost first.
  *
  * @since 0.1.0
  */
-import * as Context_ from "effect/Context"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -125,7 +125,7 @@ export interface NotificationContext {
  * @category models
  * @since 0.1.0
  */
-export interface Context extends NotificationContext {
+export interface RequestContext extends NotificationContext {
   readonly kind: "request"
   readonly requestId: JsonRpc.RequestId
   readonly meta: Readonly<Record<string, unknown>> | undefined
@@ -150,7 +150,7 @@ export interface Context extends NotificationContext {
  * @category references
  * @since 0.1.0
  */
-export const CurrentContext: Context_.Reference<Context | undefined> = InternalContext.CurrentContext
+export const CurrentRequestContext: Context.Reference<RequestContext | undefined> = InternalContext.CurrentRequestContext
 
 /**
  * The context of the request being handled, if any.
@@ -158,8 +158,8 @@ export const CurrentContext: Context_.Reference<Context | undefined> = InternalC
  * @category accessors
  * @since 0.1.0
  */
-export const currentContext: Effect.Effect<Option.Option<Context>> = Effect.gen(function*() {
-  return Option.fromUndefinedOr(yield* CurrentContext)
+export const currentRequestContext: Effect.Effect<Option.Option<RequestContext>> = Effect.gen(function*() {
+  return Option.fromUndefinedOr(yield* CurrentRequestContext)
 })
 
 /**
@@ -173,7 +173,7 @@ export const currentContext: Effect.Effect<Option.Option<Context>> = Effect.gen(
  * @since 0.1.0
  */
 export type Middleware = (
-  context: Context | (NotificationContext & { readonly kind: "notification" }),
+  context: RequestContext | (NotificationContext & { readonly kind: "notification" }),
   method: string,
   params: unknown,
   next: Effect.Effect<unknown, McpError.McpError>
@@ -254,7 +254,7 @@ export interface Server {
  * @category services
  * @since 0.1.0
  */
-export class McpServer extends Context_.Service<McpServer, Server>()("@effect-mcp/core/McpServer") {}
+export class McpServer extends Context.Service<McpServer, Server>()("@effect-mcp/core/McpServer") {}
 
 /**
  * Makes a server.
@@ -329,7 +329,7 @@ export const urlElicitationRequired = (
 // -----------------------------------------------------------------------------
 
 const bridge = Logger.make<unknown, void>(({ fiber, logLevel, message }) => {
-  const context = fiber.getRef(CurrentContext)
+  const context = fiber.getRef(CurrentRequestContext)
   if (context === undefined) return
   const parts = Array.isArray(message) ? message : [message]
   const data = parts.length === 1 ? parts[0] : parts

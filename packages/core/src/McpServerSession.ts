@@ -13,7 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import * as Legacy from "./internal/legacy.ts"
+import * as Stateful from "./internal/era/stateful.ts"
 import type * as McpError from "./McpError.ts"
 import * as McpMethod from "./McpMethod.ts"
 import * as McpSchema from "./McpSchema.ts"
@@ -30,7 +30,7 @@ import type { McpTransport } from "./McpTransport.ts"
  * @category models
  * @since 0.1.0
  */
-export type State = Legacy.ServerState
+export type State = Stateful.ServerState
 
 /**
  * What a server handler learns of the request and of the client.
@@ -132,7 +132,7 @@ export const make = Effect.fn("McpServerSession.make")(function*(
   const clientCapabilities = () => clientOf(Ref.getUnsafe(state))?.capabilities
 
   const initialize = McpSession.handler(McpSchema.Initialize, (params) => {
-    const protocolVersion = Legacy.negotiate(params.protocolVersion, supported)
+    const protocolVersion = Stateful.negotiate(params.protocolVersion, supported)
     return Effect.as(Ref.set(state, { _tag: "Initializing", client: params, protocolVersion }), {
       protocolVersion,
       capabilities: options.capabilities,
@@ -172,10 +172,10 @@ export const make = Effect.fn("McpServerSession.make")(function*(
     handlers: [initialize, ...(options.handlers ?? []).map(wrap)],
     notificationHandlers: [initialized, ...(options.notificationHandlers ?? [])],
     capabilities: { own: options.capabilities, peer: clientCapabilities },
-    admit: (message, kind) => Legacy.admitOnServer(Ref.getUnsafe(state), message, kind),
+    admit: (message, kind) => Stateful.admitOnServer(Ref.getUnsafe(state), message, kind),
     acceptBatches: () => {
       const current = Ref.getUnsafe(state)
-      return Legacy.acceptsBatches(current._tag === "NotInitialized" ? undefined : current.protocolVersion)
+      return Stateful.acceptsBatches(current._tag === "NotInitialized" ? undefined : current.protocolVersion)
     },
     defaultTimeout: options.defaultTimeout,
     keepAlive: options.keepAlive

@@ -24,8 +24,8 @@ import * as Logger from "effect/Logger"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Common from "./internal/http/clientCommon.ts"
-import * as Legacy from "./internal/http/sseClient.ts"
+import * as ClientCommon from "./internal/http/clientCommon.ts"
+import * as Internal from "./internal/sse/client.ts"
 import type * as McpAuth from "./McpAuth.ts"
 import * as McpError from "./McpError.ts"
 import type * as McpHttpClient from "./McpHttpClient.ts"
@@ -65,11 +65,11 @@ export interface Options {
 export const make = Effect.fn("McpSseClient.make")(function*(
   options: Options
 ): Effect.fn.Return<McpTransport["Service"], McpError.McpError, HttpClient.HttpClient | Scope.Scope> {
-  const url = yield* Common.parseUrl(options.url)
+  const url = yield* ClientCommon.parseUrl(options.url)
   const incoming = yield* Queue.unbounded<unknown, McpError.McpError | Cause.Done>()
   const fibers = yield* FiberSet.make<void>()
   let closed = false
-  const connection = yield* Legacy.connect(
+  const connection = yield* Internal.connect(
     { ...options, url },
     {
       offer: (value) => Effect.asVoid(Queue.offer(incoming, value)),

@@ -21,7 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
-import { toObjectJsonSchema } from "./internal/jsonSchema.ts"
+import { toObjectJsonSchema } from "./internal/jsonSchema/tool.ts"
 import * as JsonRpc from "./JsonRpc.ts"
 import * as JsonSchemaValidator from "./JsonSchemaValidator.ts"
 import * as McpError from "./McpError.ts"
@@ -46,7 +46,7 @@ export interface McpTool<out R = never> {
   /** Runs a call; failures are `isError` results, but for a URL elicitation request (`-32042`). */
   readonly call: (
     args: unknown,
-    context: McpServer.Context
+    context: McpServer.RequestContext
   ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpError, R>
 }
 
@@ -101,17 +101,17 @@ export const make: {
   <I extends Schema.Top, O extends Schema.Top, E, R>(name: string, options: Info & {
     readonly input: I
     readonly output: O
-    readonly handler: (input: I["Type"], context: McpServer.Context) => Effect.Effect<O["Type"], E, R>
+    readonly handler: (input: I["Type"], context: McpServer.RequestContext) => Effect.Effect<O["Type"], E, R>
   }): McpTool<R | I["DecodingServices"] | O["EncodingServices"]>
   <I extends Schema.Top, E, R>(name: string, options: Info & {
     readonly input: I
     readonly output?: undefined
-    readonly handler: (input: I["Type"], context: McpServer.Context) => Effect.Effect<Output, E, R>
+    readonly handler: (input: I["Type"], context: McpServer.RequestContext) => Effect.Effect<Output, E, R>
   }): McpTool<R | I["DecodingServices"]>
 } = (name: string, options: Info & {
   readonly input: Schema.Top
   readonly output?: Schema.Top | undefined
-  readonly handler: (input: any, context: McpServer.Context) => Effect.Effect<any, any, any>
+  readonly handler: (input: any, context: McpServer.RequestContext) => Effect.Effect<any, any, any>
 }): McpTool<any> => {
   const decode = Schema.decodeUnknownEffect(options.input as Schema.Codec<unknown, unknown, any>)
   const encode = options.output === undefined
@@ -154,7 +154,7 @@ export const fromJsonSchema = <E, R>(name: string, options: Info & {
   readonly outputSchema?: McpSchema.Tool["outputSchema"] | undefined
   readonly handler: (
     input: Readonly<Record<string, unknown>>,
-    context: McpServer.Context
+    context: McpServer.RequestContext
   ) => Effect.Effect<Output | Readonly<Record<string, unknown>>, E, R>
 }): McpTool<R | JsonSchemaValidator.JsonSchemaValidator> => ({
   _tag: "McpTool",

@@ -21,7 +21,7 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "./JsonRpc.ts"
 import type * as McpAuth from "./McpAuth.ts"
 import * as McpError from "./McpError.ts"
-import { ndjsonDecoder } from "./internal/ndjson.ts"
+import { ndjsonDecoder } from "./internal/framing/ndjson.ts"
 
 // -----------------------------------------------------------------------------
 // Service

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import { toRequestedSchema, type UnsupportedField } from "../src/internal/elicitationSchema.ts"
+import { toRequestedSchema, type UnsupportedField } from "../src/internal/jsonSchema/form.ts"
 import * as McpSchema from "../src/McpSchema.ts"
 
 const isFormParams = Schema.is(McpSchema.ElicitRequestFormParams)

@@ -1,7 +1,7 @@
 import { Validator } from "@cfworker/json-schema"
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { toObjectJsonSchema } from "../src/internal/jsonSchema.ts"
+import { toObjectJsonSchema } from "../src/internal/jsonSchema/tool.ts"
 import * as McpSchema from "../src/McpSchema.ts"
 
 const validator = (schema: object) => new Validator(schema, "2020-12", false)

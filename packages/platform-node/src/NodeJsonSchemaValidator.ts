@@ -10,8 +10,7 @@ import * as JsonSchemaValidator from "@effect-mcp/core/JsonSchemaValidator"
 import * as JsonPointer from "effect/JsonPointer"
 import type * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+import * as Predicate from "effect/Predicate"
 
 /**
  * The draft a schema declares with `$schema`; 2020-12 (MCP's default
@@ -87,11 +86,11 @@ const unreadable = (problem: string): JsonSchemaValidator.Check => {
  * @since 0.1.0
  */
 export const compile = (schema: unknown): JsonSchemaValidator.Check => {
-  if (typeof schema !== "boolean" && !isRecord(schema)) {
+  if (typeof schema !== "boolean" && !Predicate.isObject(schema)) {
     return unreadable(`a JSON Schema is an object or a boolean, got ${JSON.stringify(schema) ?? String(schema)}`)
   }
   const validator = Result.try({
-    try: () => new Validator(structuredClone(schema), isRecord(schema) ? draftOf(schema) : "2020-12", false),
+    try: () => new Validator(structuredClone(schema), Predicate.isObject(schema) ? draftOf(schema) : "2020-12", false),
     catch: messageOf
   })
   if (Result.isFailure(validator)) return unreadable(validator.failure)

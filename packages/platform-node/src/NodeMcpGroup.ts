@@ -26,7 +26,7 @@
  *   const servers = yield* NodeMcpGroup.loadConfig("mcp.json")
  *   const group = yield* McpGroup.make({ servers, nameHook: McpGroup.prefixed() })
  *   yield* Console.log((yield* group.tools).map((entry) => entry.name).join("\n"))
- * }).pipe(Effect.scoped, Effect.provide([NodeMcpGroup.layerConnector, NodeJsonSchemaValidator.layer]))
+ * }).pipe(Effect.scoped, Effect.provide([NodeMcpGroup.layerConnector(), NodeJsonSchemaValidator.layer]))
  * ```
  *
  * @since 0.1.0
@@ -213,12 +213,13 @@ export const transport = (
 }
 
 /**
- * The Node connector, with options.
+ * The Node connector: stdio, Streamable HTTP, HTTP+SSE, WebSocket and
+ * in-memory servers.
  *
  * @category layers
  * @since 0.1.0
  */
-export const layerConnectorWith = (options: ConnectorOptions): Layer.Layer<McpGroup.Connector> =>
+export const layerConnector = (options: ConnectorOptions = {}): Layer.Layer<McpGroup.Connector> =>
   options.auth === undefined
     ? Layer.succeed(McpGroup.Connector, { transport: (params, server) => transport(params, server, options) })
     : Layer.effect(
@@ -227,15 +228,6 @@ export const layerConnectorWith = (options: ConnectorOptions): Layer.Layer<McpGr
         transport: (params: McpGroup.ServerParams, server: string) => transport(params, server, options, auth)
       }))
     )
-
-/**
- * The Node connector: stdio, Streamable HTTP, HTTP+SSE, WebSocket and
- * in-memory servers.
- *
- * @category layers
- * @since 0.1.0
- */
-export const layerConnector: Layer.Layer<McpGroup.Connector> = layerConnectorWith({})
 
 /**
  * A group on Node: `McpGroup.layer` with the Node connector and the
@@ -248,7 +240,7 @@ export const layer = (
   options?: McpGroup.Options & { readonly connector?: ConnectorOptions | undefined }
 ): Layer.Layer<McpGroup.McpGroup, McpError.McpError> =>
   McpGroup.layer(options).pipe(
-    Layer.provide([layerConnectorWith(options?.connector ?? {}), NodeJsonSchemaValidator.layer])
+    Layer.provide([layerConnector(options?.connector), NodeJsonSchemaValidator.layer])
   )
 
 /**

@@ -271,7 +271,7 @@ export const make: (
  * @category layers
  * @since 0.1.0
  */
-export const layerHttpClient = (
+export const layerTransport = (
   options: Options,
   http?: Omit<McpHttpClient.Options, "url" | "auth">
 ): Layer.Layer<McpTransport.McpTransport, McpError.McpError, McpAuth.McpAuthStore> =>

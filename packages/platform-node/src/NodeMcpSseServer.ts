@@ -1,5 +1,5 @@
 /**
- * A standalone Node HTTP server speaking the legacy HTTP+SSE transport (MCP
+ * A standalone Node HTTP server speaking the HTTP+SSE transport (MCP
  * 2024-11-05) for the `McpServer` in context: `McpSseServer.layerRoute` on
  * its own `NodeHttpServer`, on `127.0.0.1` and an ephemeral port unless told
  * otherwise. Closing the layer's scope ends every stream and closes the

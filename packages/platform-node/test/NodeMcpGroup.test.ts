@@ -31,7 +31,7 @@ const server = (name: string, env: Record<string, string> = {}): McpGroup.StdioP
   McpGroup.stdio(process.execPath, [fixture], { env: { GROUP_NAME: name, ...env } })
 
 const makeGroup = (options: McpGroup.Options) =>
-  McpGroup.make(options).pipe(Effect.provide([NodeMcpGroup.layerConnector, NodeJsonSchemaValidator.layer]))
+  McpGroup.make(options).pipe(Effect.provide([NodeMcpGroup.layerConnector(), NodeJsonSchemaValidator.layer]))
 
 /** A fresh directory for log files, removed with the test's scope. */
 const tempDir = Effect.acquireRelease(

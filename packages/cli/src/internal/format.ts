@@ -81,7 +81,7 @@ export const resources = (entries: ReadonlyArray<McpGroup.ResourceEntry>): strin
     )
 
 /** @internal */
-export const templates = (entries: ReadonlyArray<McpGroup.ResourceTemplateEntry>): string =>
+export const resourceTemplates = (entries: ReadonlyArray<McpGroup.ResourceTemplateEntry>): string =>
   entries.length === 0
     ? "(no resource templates)"
     : table(

@@ -1,6 +1,6 @@
 /**
  * The bearer check of a protected MCP endpoint, shared by the Streamable
- * HTTP and legacy SSE server transports: the `Authorization` header, the
+ * HTTP and HTTP+SSE server transports: the `Authorization` header, the
  * verifier, expiry, audience, scopes, and the `WWW-Authenticate` challenges
  * (RFC 6750 §3, RFC 9728 §5.1). Transports render a {@link Refusal} in their
  * own error body.

@@ -30,7 +30,7 @@ import * as McpSchema from "../../McpSchema.ts"
 import { McpTransport } from "../../McpTransport.ts"
 import * as Cache from "./cache.ts"
 import * as Handlers from "./handlers.ts"
-import * as Hub from "./notifications.ts"
+import * as Notifications from "./notifications.ts"
 import { DEFAULT_MAX_PAGES, paginate } from "./paginate.ts"
 import { checkOutput } from "./tools.ts"
 
@@ -93,7 +93,7 @@ export const make = Effect.fnUntraced(function*(
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES
   const capabilities = Handlers.capabilities(options)
   const currentRoots = yield* Ref.make<ReadonlyArray<McpSchema.Root>>(options.roots ?? [])
-  const hub = yield* Hub.make(options.notificationBuffer ?? DEFAULT_NOTIFICATION_BUFFER)
+  const hub = yield* Notifications.make(options.notificationBuffer ?? DEFAULT_NOTIFICATION_BUFFER)
 
   const session = yield* McpClientSession.make({
     clientInfo: options.clientInfo,

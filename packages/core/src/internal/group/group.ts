@@ -53,7 +53,7 @@ import type {
 import type * as McpSchema from "../../McpSchema.ts"
 import { McpTransport } from "../../McpTransport.ts"
 import * as InMemory from "./inMemory.ts"
-import * as Aggregate from "./views.ts"
+import * as Aggregate from "./aggregate.ts"
 
 /** @internal */
 export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Schedule.exponential("1 second", 2).pipe(

@@ -4,7 +4,7 @@
  * into `incoming`, and so is the session's GET stream. SSE streams are
  * resumed with `Last-Event-ID` after the server's `retry` (or the reconnect
  * schedule); a session that the server forgot (404) is re-initialized
- * transparently; the legacy HTTP+SSE transport is the fallback of a server
+ * transparently; the HTTP+SSE transport is the fallback of a server
  * that refuses the first POST.
  *
  * The transport looks at one exchange only: `initialize`, for the session id,
@@ -34,8 +34,8 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpError from "../../McpError.ts"
 import type { McpTransport } from "../../McpTransport.ts"
-import * as Common from "./clientCommon.ts"
-import * as Legacy from "./sseClient.ts"
+import * as ClientCommon from "./clientCommon.ts"
+import * as SseClient from "../sse/client.ts"
 
 /** @internal */
 export type Options = McpHttpClient.Options
@@ -48,7 +48,7 @@ export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Schedule.ex
 
 const ACCEPT_POST = "application/json, text/event-stream"
 
-/** Statuses that send a refused first `initialize` to the legacy transport. */
+/** Statuses that send a refused first `initialize` to the sse transport. */
 const LEGACY_STATUSES: ReadonlySet<number> = new Set([400, 404, 405])
 
 const isOk = (response: HttpClientResponse.HttpClientResponse) => response.status >= 200 && response.status < 300
@@ -77,7 +77,7 @@ export const make = Effect.fnUntraced(function*(
 ): Effect.fn.Return<McpTransport["Service"], McpError.McpError, HttpClient.HttpClient | Scope.Scope> {
   const http = yield* HttpClient.HttpClient
   const scope = yield* Effect.scope
-  const url = yield* Common.parseUrl(options.url)
+  const url = yield* ClientCommon.parseUrl(options.url)
   const reconnect = options.reconnect ?? defaultReconnect
   const maxReinitializations = options.maxReinitializations ?? 1
 
@@ -90,8 +90,8 @@ export const make = Effect.fnUntraced(function*(
   // the initialize exchange, remembered for a transparent re-initialize
   let initializeFrame: JsonRpc.Request | undefined
   let initializedFrame: JsonRpc.Notification | undefined
-  // after a fallback, every frame goes over the legacy connection
-  let legacy: Legacy.Connection | undefined
+  // after a fallback, every frame goes over the HTTP+SSE connection
+  let sse: SseClient.Connection | undefined
   // the re-initialize under way, for the session id that got 404
   let reinit: { readonly stale: string; readonly done: Deferred.Deferred<void, McpError.McpError> } | undefined
   // the GET stream's fiber
@@ -113,22 +113,22 @@ export const make = Effect.fnUntraced(function*(
 
   // the transport's own POSTs and GETs are not traced unless asked: a span per
   // message costs more than the message on loopback
-  const execute = Common.authorized((request) => {
-    const sent = http.execute(request).pipe(Effect.mapError(Common.requestError))
+  const execute = ClientCommon.authorized((request) => {
+    const sent = http.execute(request).pipe(Effect.mapError(ClientCommon.requestError))
     return options.tracing === true ? sent : Effect.provideContext(sent, untraced)
   }, options.auth)
 
   const post = (frame: JsonRpc.Frame, session: string | undefined, withVersion: boolean) =>
-    Effect.flatMap(Common.resolveHeaders(options.headers), (custom) =>
-      execute(Common.postFrame(url, frame, custom, {
+    Effect.flatMap(ClientCommon.resolveHeaders(options.headers), (custom) =>
+      execute(ClientCommon.postFrame(url, frame, custom, {
         accept: ACCEPT_POST,
         "mcp-session-id": session,
         "mcp-protocol-version": withVersion ? protocolVersion : undefined
       })))
 
   const get = (lastEventId: string | undefined) =>
-    Effect.flatMap(Common.resolveHeaders(options.headers), (custom) =>
-      execute(Common.withHeaders(HttpClientRequest.get(url), custom, {
+    Effect.flatMap(ClientCommon.resolveHeaders(options.headers), (custom) =>
+      execute(ClientCommon.withHeaders(HttpClientRequest.get(url), custom, {
         accept: "text/event-stream",
         "mcp-session-id": sessionId,
         "mcp-protocol-version": protocolVersion,
@@ -136,14 +136,14 @@ export const make = Effect.fnUntraced(function*(
       })))
 
   const terminate = (session: string) =>
-    Effect.flatMap(Common.resolveHeaders(options.headers), (custom) =>
-      execute(Common.withHeaders(HttpClientRequest.delete(url), custom, {
+    Effect.flatMap(ClientCommon.resolveHeaders(options.headers), (custom) =>
+      execute(ClientCommon.withHeaders(HttpClientRequest.delete(url), custom, {
         "mcp-session-id": session,
         "mcp-protocol-version": protocolVersion
       }))).pipe(
         Effect.flatMap((response) =>
           Effect.andThen(
-            Common.discard(response),
+            ClientCommon.discard(response),
             isOk(response) || response.status === 405 || response.status === 404
               ? Effect.void
               : Effect.logDebug(`DELETE of the MCP session answered HTTP ${response.status}`)
@@ -166,8 +166,8 @@ export const make = Effect.fnUntraced(function*(
     Effect.suspend(() => {
       let responses = 0
       let events = 0
-      return Common.decodeSse(response.stream, options.maxEventSize).pipe(
-        Stream.mapError(Common.requestError),
+      return ClientCommon.decodeSse(response.stream, options.maxEventSize).pipe(
+        Stream.mapError(ClientCommon.requestError),
         Stream.runForEachWhile((item) => {
           switch (item._tag) {
             case "Retry":
@@ -178,9 +178,9 @@ export const make = Effect.fnUntraced(function*(
             case "Event": {
               events++
               if (item.id !== undefined) cursor.lastEventId = item.id
-              if (!Common.isMessageEvent(item)) return Effect.succeed(true)
-              const values = Common.parseJson(item.data)
-              for (const value of values) if (Common.isResponse(value)) responses++
+              if (!ClientCommon.isMessageEvent(item)) return Effect.succeed(true)
+              const values = ClientCommon.parseJson(item.data)
+              for (const value of values) if (ClientCommon.isResponse(value)) responses++
               return Effect.as(Effect.forEach(values, route, { discard: true }), responses < expected)
             }
           }
@@ -242,11 +242,11 @@ export const make = Effect.fnUntraced(function*(
         if (connected !== undefined) yield* Deferred.succeed(connected, undefined)
         if (Exit.isFailure(attempt)) continue
         const answer = attempt.value
-        if (isOk(answer) && Common.mediaType(answer) === "text/event-stream") {
+        if (isOk(answer) && ClientCommon.mediaType(answer) === "text/event-stream") {
           response = answer
           continue
         }
-        yield* Common.discard(answer)
+        yield* ClientCommon.discard(answer)
         if (answer.status === 405) {
           return yield* kind === "get"
             ? Effect.logDebug(`${url} offers no GET stream (405)`)
@@ -293,18 +293,18 @@ export const make = Effect.fnUntraced(function*(
     frame: JsonRpc.Frame,
     route: (value: unknown) => Effect.Effect<void>
   ): Effect.Effect<void, McpError.McpError> => {
-    const expected = Common.requestCount(frame)
-    if (response.status === 202 || expected === 0) return Common.discard(response)
-    const type = Common.mediaType(response)
+    const expected = ClientCommon.requestCount(frame)
+    if (response.status === 202 || expected === 0) return ClientCommon.discard(response)
+    const type = ClientCommon.mediaType(response)
     if (type === "text/event-stream") return Effect.asVoid(background(follow("post", response, route, expected)))
     if (type === "application/json") {
       return response.text.pipe(
-        Effect.mapError(Common.requestError),
-        Effect.flatMap((text) => Effect.forEach(Common.parseJson(text), route, { discard: true }))
+        Effect.mapError(ClientCommon.requestError),
+        Effect.flatMap((text) => Effect.forEach(ClientCommon.parseJson(text), route, { discard: true }))
       )
     }
     return Effect.andThen(
-      Common.discard(response),
+      ClientCommon.discard(response),
       Effect.fail(McpError.transport(`POST ${url} answered a request with ${response.headers["content-type"] ?? "no content type"}`))
     )
   }
@@ -318,20 +318,20 @@ export const make = Effect.fnUntraced(function*(
     Effect.gen(function*() {
       let answer: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse | undefined
       const route = (value: unknown) => {
-        if (answer === undefined && Common.isResponse(value) && value.id === id) {
+        if (answer === undefined && ClientCommon.isResponse(value) && value.id === id) {
           answer = value
           return Effect.void
         }
         return offer(value)
       }
-      const type = Common.mediaType(response)
+      const type = ClientCommon.mediaType(response)
       if (type === "text/event-stream") {
         yield* readStream(response, { lastEventId: undefined, retry: undefined }, route, 1)
       } else if (type === "application/json") {
-        const text = yield* Effect.mapError(response.text, Common.requestError)
-        yield* Effect.forEach(Common.parseJson(text), route, { discard: true })
+        const text = yield* Effect.mapError(response.text, ClientCommon.requestError)
+        yield* Effect.forEach(ClientCommon.parseJson(text), route, { discard: true })
       } else {
-        yield* Common.discard(response)
+        yield* ClientCommon.discard(response)
       }
       if (answer === undefined) return yield* McpError.transport("the server did not answer the replayed initialize")
       return answer
@@ -355,14 +355,14 @@ export const make = Effect.fnUntraced(function*(
         yield* stopListening
         const response = yield* post(init, undefined, false)
         if (!isOk(response)) {
-          return yield* Effect.flatMap(Common.statusError(response, "re-initializing the expired session"), Effect.fail)
+          return yield* Effect.flatMap(ClientCommon.statusError(response, "re-initializing the expired session"), Effect.fail)
         }
         const fresh = response.headers["mcp-session-id"]
         const answer = yield* awaitInitializeAnswer(response, init.id)
         if (!JsonRpc.isSuccess(answer)) {
           return yield* McpError.transport(`the server refused the replayed initialize: ${answer.error.message}`)
         }
-        const version = Common.protocolVersionOf(answer)
+        const version = ClientCommon.protocolVersionOf(answer)
         if (version !== undefined && version !== protocolVersion) {
           yield* Effect.logWarning(`the new MCP session negotiated ${version}, the old one ${protocolVersion}`)
           protocolVersion = version
@@ -371,9 +371,9 @@ export const make = Effect.fnUntraced(function*(
         if (initializedFrame !== undefined) {
           const accepted = yield* post(initializedFrame, fresh, true)
           if (!isOk(accepted)) {
-            return yield* Effect.flatMap(Common.statusError(accepted, "re-initializing the expired session"), Effect.fail)
+            return yield* Effect.flatMap(ClientCommon.statusError(accepted, "re-initializing the expired session"), Effect.fail)
           }
-          yield* Common.discard(accepted)
+          yield* ClientCommon.discard(accepted)
         }
         yield* Effect.logDebug(`the MCP session ${stale} expired; continuing in ${fresh}`)
         yield* startListening
@@ -400,13 +400,13 @@ export const make = Effect.fnUntraced(function*(
       const response = yield* post(frame, session, true)
       if (isOk(response)) {
         yield* deliver(response, frame, offer)
-        if (Common.isInitialized(frame)) yield* startListening
+        if (ClientCommon.isInitialized(frame)) yield* startListening
         return
       }
       const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
       if (response.status === 404 && session !== undefined && initializeFrame !== undefined) {
         if (reinitialized >= maxReinitializations) {
-          return yield* Common.statusErrorWithBody(
+          return yield* ClientCommon.statusErrorWithBody(
             response,
             body,
             `the MCP session expired and ${reinitialized} re-initialization(s) did not help`
@@ -414,12 +414,12 @@ export const make = Effect.fnUntraced(function*(
         }
         yield* reinitialize(session)
         // an answer to a request of the old session means nothing to the new one
-        if (Common.requestCount(frame) === 0 && !Array.isArray(frame) && Common.isResponse(frame)) {
+        if (ClientCommon.requestCount(frame) === 0 && !Array.isArray(frame) && ClientCommon.isResponse(frame)) {
           return yield* Effect.logDebug(`a response to request ${frame.id} of the expired session was dropped`)
         }
         return yield* sendFrame(frame, reinitialized + 1)
       }
-      return yield* Common.statusErrorWithBody(response, body)
+      return yield* ClientCommon.statusErrorWithBody(response, body)
     })
 
   const sendInitialize = (frame: JsonRpc.Request): Effect.Effect<void, McpError.McpError> =>
@@ -427,7 +427,7 @@ export const make = Effect.fnUntraced(function*(
       initializeFrame = frame
       const response = yield* post(frame, undefined, false)
       const route = (value: unknown) => {
-        if (Common.isResponse(value) && value.id === frame.id) protocolVersion = Common.protocolVersionOf(value)
+        if (ClientCommon.isResponse(value) && value.id === frame.id) protocolVersion = ClientCommon.protocolVersionOf(value)
         return offer(value)
       }
       if (isOk(response)) {
@@ -435,12 +435,12 @@ export const make = Effect.fnUntraced(function*(
         return yield* deliver(response, frame, route)
       }
       const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
-      const refused = Common.statusErrorWithBody(response, body)
-      if (options.fallbackToSse === false || !LEGACY_STATUSES.has(response.status) || Common.isJsonRpcErrorBody(body)) {
+      const refused = ClientCommon.statusErrorWithBody(response, body)
+      if (options.fallbackToSse === false || !LEGACY_STATUSES.has(response.status) || ClientCommon.isJsonRpcErrorBody(body)) {
         return yield* refused
       }
       yield* Effect.logDebug(`${url} refused the initialize POST (HTTP ${response.status}); trying the HTTP+SSE transport`)
-      const connection = yield* Legacy.connect(
+      const connection = yield* SseClient.connect(
         { url, headers: options.headers, auth: options.auth, endpointTimeout: options.endpointTimeout, maxEventSize: options.maxEventSize },
         {
           offer,
@@ -455,16 +455,16 @@ export const make = Effect.fnUntraced(function*(
           McpError.transport(`${refused.message}; the HTTP+SSE fallback failed too: ${error.message}`, { cause: error })
         )
       )
-      legacy = connection
+      sse = connection
       return yield* connection.send(frame)
     })
 
   const send = (frame: JsonRpc.Frame): Effect.Effect<void, McpError.McpError> =>
     Effect.suspend(() => {
       if (closed) return Effect.fail(McpError.closed("transport closed"))
-      if (legacy !== undefined) return legacy.send(frame)
-      if (Common.isInitialize(frame) && initializeFrame === undefined) return sendInitialize(frame)
-      if (Common.isInitialized(frame)) initializedFrame = frame
+      if (sse !== undefined) return sse.send(frame)
+      if (ClientCommon.isInitialize(frame) && initializeFrame === undefined) return sendInitialize(frame)
+      if (ClientCommon.isInitialized(frame)) initializedFrame = frame
       return sendFrame(frame, 0)
     })
 
@@ -477,7 +477,7 @@ export const make = Effect.fnUntraced(function*(
       closed = true
       yield* FiberSet.clear(fibers)
       const session = sessionId
-      if (legacy === undefined && session !== undefined) {
+      if (sse === undefined && session !== undefined) {
         yield* terminate(session).pipe(
           Effect.timeout(options.terminateTimeout ?? "5 seconds"),
           Effect.catchCause((cause) => Effect.logDebug("DELETE of the MCP session failed", cause))

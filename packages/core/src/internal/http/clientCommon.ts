@@ -13,6 +13,7 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
+import * as Predicate from "effect/Predicate"
 import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpAuth from "../../McpAuth.ts"
 import * as McpError from "../../McpError.ts"
@@ -176,8 +177,7 @@ export const isJsonRpcErrorBody = (text: string): boolean => {
   const parsed = Result.try(() => JSON.parse(text) as unknown)
   if (Result.isFailure(parsed)) return false
   const value = parsed.success
-  return typeof value === "object" && value !== null && !Array.isArray(value) &&
-    (value as { jsonrpc?: unknown }).jsonrpc === "2.0" && "error" in value
+  return Predicate.isObject(value) && value.jsonrpc === "2.0" && "error" in value
 }
 
 // -----------------------------------------------------------------------------
@@ -225,14 +225,12 @@ export const isMessageEvent = (event: Sse.Event): boolean =>
 // Frames
 // -----------------------------------------------------------------------------
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** `true` for a JSON-RPC request (it has a method and an id). */
-export const isRequest = (u: unknown): u is JsonRpc.Request => isObject(u) && typeof u.method === "string" && "id" in u
+export const isRequest = (u: unknown): u is JsonRpc.Request => Predicate.isObject(u) && typeof u.method === "string" && "id" in u
 
 /** `true` for a JSON-RPC response (a result or an error, no method). */
 export const isResponse = (u: unknown): u is JsonRpc.SuccessResponse | JsonRpc.ErrorResponse =>
-  isObject(u) && u.method === undefined && ("result" in u || "error" in u)
+  Predicate.isObject(u) && u.method === undefined && ("result" in u || "error" in u)
 
 /** How many requests a frame holds: the responses its POST's stream should carry. */
 export const requestCount = (frame: JsonRpc.Frame): number =>
@@ -244,11 +242,11 @@ export const isInitialize = (frame: JsonRpc.Frame): frame is JsonRpc.Request =>
 
 /** `true` when the frame is the `notifications/initialized` notification. */
 export const isInitialized = (frame: JsonRpc.Frame): frame is JsonRpc.Notification =>
-  !Array.isArray(frame) && isObject(frame) && frame.method === "notifications/initialized" && !("id" in frame)
+  !Array.isArray(frame) && Predicate.isObject(frame) && frame.method === "notifications/initialized" && !("id" in frame)
 
 /** The protocol version of a successful `initialize` response. */
 export const protocolVersionOf = (response: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse): string | undefined => {
-  if (!JsonRpc.isSuccess(response) || !isObject(response.result)) return undefined
+  if (!JsonRpc.isSuccess(response) || !Predicate.isObject(response.result)) return undefined
   const version = response.result.protocolVersion
   return typeof version === "string" ? version : undefined
 }

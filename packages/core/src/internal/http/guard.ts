@@ -1,6 +1,6 @@
 /**
  * DNS-rebinding protection for every server transport on HTTP (Streamable
- * HTTP, legacy SSE, the WebSocket handshake): checks a request's `Host` and
+ * HTTP, HTTP+SSE, the WebSocket handshake): checks a request's `Host` and
  * `Origin` headers.
  *
  * - `allowedHosts`: a hostname (any port) or `host:port`, or `"any"`. Default:

@@ -51,9 +51,9 @@ import type * as McpServerSession from "../../McpServerSession.ts"
 import { McpTransport, RequestOrigin } from "../../McpTransport.ts"
 import { addMetadataRoutes } from "../../McpResourceServer.ts"
 import * as Bearer from "../auth/bearer.ts"
-import { acceptsBatches } from "../legacy.ts"
-import * as MemoryStore from "./eventStore.ts"
-import * as SseStream from "./serverStream.ts"
+import { acceptsBatches } from "../era/stateful.ts"
+import * as EventStore from "./eventStore.ts"
+import * as SseStream from "./sseStream.ts"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -140,7 +140,7 @@ const accepted = HttpServerResponse.empty({ status: 202 })
 const emptyStream = () => sseResponse(Stream.empty)
 
 const refused = (refusal: Bearer.Refusal) =>
-  errorResponse(refusal.status, -32000, refusal.message, {
+  errorResponse(refusal.status, JsonRpc.ErrorCode.ServerError, refusal.message, {
     headers: refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge }
   })
 
@@ -206,7 +206,7 @@ export const addRoute = Effect.fnUntraced(function*(
   const retry = options.retry === undefined ? undefined : SseStream.encodeRetry(Duration.fromInputUnsafe(options.retry))
   const store: McpHttpServer.EventStoreShape | undefined = stateless || options.eventStore === false
     ? undefined
-    : options.eventStore ?? Option.getOrUndefined(yield* Effect.serviceOption(storeTag)) ?? MemoryStore.makeMemory()
+    : options.eventStore ?? Option.getOrUndefined(yield* Effect.serviceOption(storeTag)) ?? EventStore.makeMemory()
   const httpServer = yield* Effect.serviceOption(HttpServer.HttpServer)
   const loopback = Option.isSome(httpServer) && isLoopback(httpServer.value.address)
   const allowed = stateless ? "POST, OPTIONS" : "GET, POST, DELETE, OPTIONS"
@@ -235,7 +235,7 @@ export const addRoute = Effect.fnUntraced(function*(
       for (const exchange of new Set(session.inflight.values())) {
         if (exchange.stream !== undefined) SseStream.close(exchange.stream)
         if (exchange.reply !== undefined) {
-          Deferred.doneUnsafe(exchange.reply, Effect.succeed(errorResponse(404, -32001, "Session closed")))
+          Deferred.doneUnsafe(exchange.reply, Effect.succeed(errorResponse(404, JsonRpc.ErrorCode.SessionNotFound, "Session closed")))
         }
       }
       session.inflight.clear()
@@ -450,10 +450,10 @@ export const addRoute = Effect.fnUntraced(function*(
     Effect.gen(function*() {
       const headers = request.headers
       if (!acceptsPost(headers["accept"])) {
-        return errorResponse(406, -32000, "Not Acceptable: accept both application/json and text/event-stream")
+        return errorResponse(406, JsonRpc.ErrorCode.ServerError, "Not Acceptable: accept both application/json and text/event-stream")
       }
       if (mediaTypes(headers["content-type"])[0] !== "application/json") {
-        return errorResponse(415, -32000, "Unsupported Media Type: the body must be application/json")
+        return errorResponse(415, JsonRpc.ErrorCode.ServerError, "Unsupported Media Type: the body must be application/json")
       }
       const body = yield* readBody(request)
       if (Result.isFailure(body)) return body.failure
@@ -558,7 +558,7 @@ export const addRoute = Effect.fnUntraced(function*(
   const postInitialize = (initialize: JsonRpc.Request, auth: McpAuth.AuthInfo | undefined) =>
     Effect.gen(function*() {
       if (sessions.size >= maxSessions) {
-        return errorResponse(503, -32000, "Service Unavailable: too many sessions", { id: initialize.id })
+        return errorResponse(503, JsonRpc.ErrorCode.ServerError, "Service Unavailable: too many sessions", { id: initialize.id })
       }
       const session = yield* openSession(globalThis.crypto.randomUUID(), Bearer.principal(auth))
       const exchange: Exchange = {
@@ -599,7 +599,7 @@ export const addRoute = Effect.fnUntraced(function*(
       if (batch && !acceptsBatches(version)) {
         return errorResponse(400, JsonRpc.ErrorCode.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported")
       }
-      if (sessions.size >= maxSessions) return errorResponse(503, -32000, "Service Unavailable: too many sessions")
+      if (sessions.size >= maxSessions) return errorResponse(503, JsonRpc.ErrorCode.ServerError, "Service Unavailable: too many sessions")
       const session = yield* openSession(undefined, undefined)
       if (initialize === undefined) {
         // no session remembers the handshake: each request gets its own
@@ -628,11 +628,11 @@ export const addRoute = Effect.fnUntraced(function*(
   // user's token gets the answer of an unknown id (nothing tells it apart)
   const findSession = (headers: Readonly<Record<string, string | undefined>>, auth: McpAuth.AuthInfo | undefined) => {
     const id = headers[SESSION_ID]
-    if (id === undefined) return errorResponse(400, -32000, "Bad Request: the Mcp-Session-Id header is required")
+    if (id === undefined) return errorResponse(400, JsonRpc.ErrorCode.ServerError, "Bad Request: the Mcp-Session-Id header is required")
     const session = sessions.get(id)
-    if (session === undefined || session.id === undefined) return errorResponse(404, -32001, "Session not found")
+    if (session === undefined || session.id === undefined) return errorResponse(404, JsonRpc.ErrorCode.SessionNotFound, "Session not found")
     if (bearer !== undefined && session.principal !== Bearer.principal(auth)) {
-      return errorResponse(404, -32001, "Session not found")
+      return errorResponse(404, JsonRpc.ErrorCode.SessionNotFound, "Session not found")
     }
     return session
   }
@@ -642,7 +642,7 @@ export const addRoute = Effect.fnUntraced(function*(
   const unsupportedVersion = (version: string) =>
     errorResponse(
       400,
-      -32000,
+      JsonRpc.ErrorCode.ServerError,
       `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${McpSchema.SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`
     )
 
@@ -654,7 +654,7 @@ export const addRoute = Effect.fnUntraced(function*(
   const get = (request: HttpServerRequest.HttpServerRequest, auth: McpAuth.AuthInfo | undefined) =>
     Effect.gen(function*() {
       const headers = request.headers
-      if (!acceptsSse(headers["accept"])) return errorResponse(406, -32000, "Not Acceptable: accept text/event-stream")
+      if (!acceptsSse(headers["accept"])) return errorResponse(406, JsonRpc.ErrorCode.ServerError, "Not Acceptable: accept text/event-stream")
       const session = findSession(headers, auth)
       if (!("inbox" in session)) return session
       const versionError = checkVersion(headers)
@@ -664,7 +664,7 @@ export const addRoute = Effect.fnUntraced(function*(
       const lastEventId = headers[LAST_EVENT_ID]
       if (lastEventId !== undefined && lastEventId !== "") return yield* resume(session, lastEventId, auth)
       if (session.get !== undefined && session.get.owner !== undefined) {
-        return errorResponse(409, -32000, "Conflict: the session's GET stream is already open")
+        return errorResponse(409, JsonRpc.ErrorCode.ServerError, "Conflict: the session's GET stream is already open")
       }
       // a GET stream that cannot be resumed ends with its connection
       const stream = session.get !== undefined && !session.get.closed ? session.get : newStream(session, "get")
@@ -673,7 +673,7 @@ export const addRoute = Effect.fnUntraced(function*(
       return sseResponse(connect(session, stream, auth, SseStream.COMMENT))
     })
 
-  const unknownEvent = () => errorResponse(400, -32000, "Bad Request: unknown Last-Event-ID")
+  const unknownEvent = () => errorResponse(400, JsonRpc.ErrorCode.ServerError, "Bad Request: unknown Last-Event-ID")
 
   const resume = (session: Session, lastEventId: string, auth: McpAuth.AuthInfo | undefined) =>
     Effect.gen(function*() {
@@ -712,7 +712,7 @@ export const addRoute = Effect.fnUntraced(function*(
       return HttpServerResponse.empty({ status: 204 })
     })
 
-  const notAllowed = errorResponse(405, -32000, "Method Not Allowed", {
+  const notAllowed = errorResponse(405, JsonRpc.ErrorCode.ServerError, "Method Not Allowed", {
     headers: { allow: stateless ? "POST" : "GET, POST, DELETE" }
   })
 
@@ -736,7 +736,7 @@ export const addRoute = Effect.fnUntraced(function*(
   const handle = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
     const forbidden = guard(request.headers)
     if (forbidden !== undefined) {
-      const response = errorResponse(403, -32000, forbidden)
+      const response = errorResponse(403, JsonRpc.ErrorCode.ServerError, forbidden)
       return Effect.succeed(cors === undefined ? response : HttpServerResponse.setHeader(response, "vary", "Origin"))
     }
     if (cors === undefined) return authenticated(request)

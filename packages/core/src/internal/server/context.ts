@@ -15,12 +15,12 @@ import * as McpError from "../../McpError.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
 import type * as McpServerSession from "../../McpServerSession.ts"
-import { toRequestedSchema } from "../elicitationSchema.ts"
+import { toRequestedSchema } from "../jsonSchema/form.ts"
 import * as Logging from "./logging.ts"
 
 /** The context of the request being handled. @internal */
-export const CurrentContext = Context.Reference<McpServer.Context | undefined>(
-  "@effect-mcp/core/McpServer/CurrentContext",
+export const CurrentRequestContext = Context.Reference<McpServer.RequestContext | undefined>(
+  "@effect-mcp/core/McpServer/CurrentRequestContext",
   { defaultValue: () => undefined }
 )
 
@@ -110,7 +110,7 @@ export const requestContext = (
   live: LiveSession,
   context: McpServerSession.RequestContext,
   session: McpServerSession.ServerSession
-): McpServer.Context => ({
+): McpServer.RequestContext => ({
   kind: "request",
   method: context.method,
   requestId: context.requestId,

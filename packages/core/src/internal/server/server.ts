@@ -18,7 +18,7 @@ import type * as McpServer from "../../McpServer.ts"
 import * as McpServerSession from "../../McpServerSession.ts"
 import * as McpSession from "../../McpSession.ts"
 import type * as McpTool from "../../McpTool.ts"
-import { CurrentContext, type LiveSession, requestContext, sessionContext } from "./context.ts"
+import { CurrentRequestContext, type LiveSession, requestContext, sessionContext } from "./context.ts"
 import * as Pagination from "./pagination.ts"
 
 // -----------------------------------------------------------------------------
@@ -33,7 +33,7 @@ interface Entry<D> {
 interface Registry {
   readonly tools: ReadonlyMap<string, Entry<McpTool.McpTool>>
   readonly resources: ReadonlyMap<string, Entry<McpResource.McpResource>>
-  readonly templates: ReadonlyMap<string, Entry<McpResource.McpResourceTemplate>>
+  readonly resourceTemplates: ReadonlyMap<string, Entry<McpResource.McpResourceTemplate>>
   readonly prompts: ReadonlyMap<string, Entry<McpPrompt.McpPrompt>>
 }
 
@@ -46,7 +46,7 @@ const kindOf = (definition: McpServer.Definition<any>): Kind => {
     case "McpResource":
       return "resources"
     case "McpResourceTemplate":
-      return "templates"
+      return "resourceTemplates"
     case "McpPrompt":
       return "prompts"
   }
@@ -67,7 +67,7 @@ const keyOf = (definition: McpServer.Definition<any>): string => {
 const listChanged = {
   tools: McpSchema.ToolListChanged,
   resources: McpSchema.ResourceListChanged,
-  templates: McpSchema.ResourceListChanged,
+  resourceTemplates: McpSchema.ResourceListChanged,
   prompts: McpSchema.PromptListChanged
 } as const
 
@@ -97,23 +97,23 @@ const withServices = <D>(definition: D, services: Context.Context<never>): D => 
   const d = definition as unknown as McpServer.Definition<any>
   switch (d._tag) {
     case "McpTool":
-      return { ...d, call: (args: unknown, context: McpServer.Context) => provide(d.call(args, context)) } as D
+      return { ...d, call: (args: unknown, context: McpServer.RequestContext) => provide(d.call(args, context)) } as D
     case "McpResource":
-      return { ...d, read: (context: McpServer.Context) => provide(d.read(context)) } as D
+      return { ...d, read: (context: McpServer.RequestContext) => provide(d.read(context)) } as D
     case "McpResourceTemplate": {
       const list = d.list
       return {
         ...d,
-        read: (uri: string, variables: Readonly<Record<string, string | ReadonlyArray<string>>>, context: McpServer.Context) =>
+        read: (uri: string, variables: Readonly<Record<string, string | ReadonlyArray<string>>>, context: McpServer.RequestContext) =>
           provide(d.read(uri, variables, context)),
-        list: list && ((context: McpServer.Context) => provide(list(context))),
+        list: list && ((context: McpServer.RequestContext) => provide(list(context))),
         complete: provideEach(d.complete)
       } as D
     }
     case "McpPrompt":
       return {
         ...d,
-        get: (args: Readonly<Record<string, string>>, context: McpServer.Context) => provide(d.get(args, context)),
+        get: (args: Readonly<Record<string, string>>, context: McpServer.RequestContext) => provide(d.get(args, context)),
         complete: provideEach(d.complete)
       } as D
   }
@@ -134,7 +134,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     const registry = yield* Ref.make<Registry>({
       tools: new Map(),
       resources: new Map(),
-      templates: new Map(),
+      resourceTemplates: new Map(),
       prompts: new Map()
     })
     const sessions = new Set<LiveSession>()
@@ -174,7 +174,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     const handlersOf = (live: LiveSession) => {
       const handler = <M extends McpMethod.Request>(
         method: M,
-        handle: (params: McpMethod.Params<M>, context: McpServer.Context) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>
+        handle: (params: McpMethod.Params<M>, context: McpServer.RequestContext) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>
       ) =>
         McpServerSession.handler(method, (params, sessionContext) => {
           const context = requestContext(live, sessionContext, live.session!)
@@ -182,7 +182,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             (next, wrap) => wrap(context, method.name, params, next),
             Effect.suspend(() => handle(params, context))
           )
-          return Effect.provideService(run, CurrentContext, context) as Effect.Effect<McpMethod.Result<M>, McpError.McpError>
+          return Effect.provideService(run, CurrentRequestContext, context) as Effect.Effect<McpMethod.Result<M>, McpError.McpError>
         })
 
       const list = <D, A>(
@@ -208,7 +208,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           Effect.gen(function*() {
             const current = yield* Ref.get(registry)
             const listed = yield* Effect.forEach(
-              enabled(current.templates),
+              enabled(current.resourceTemplates),
               (template) => template.list === undefined ? Effect.succeed([]) : template.list(context)
             )
             const all = [...enabled(current.resources).map((resource) => resource.resource), ...listed.flat()]
@@ -218,7 +218,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         handler(McpSchema.ListResourceTemplates, (params) =>
           Effect.map(
             list<McpResource.McpResourceTemplate, McpSchema.ResourceTemplate>(
-              "templates",
+              "resourceTemplates",
               params.cursor,
               (template) => template.template
             ),
@@ -228,7 +228,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           Effect.flatMap(Ref.get(registry), (current) => {
             const resource = current.resources.get(params.uri)
             if (resource !== undefined && resource.enabled) return resource.definition.read(context)
-            for (const template of enabled(current.templates)) {
+            for (const template of enabled(current.resourceTemplates)) {
               const variables = template.match(params.uri)
               if (Option.isSome(variables)) return template.read(params.uri, variables.value, context)
             }
@@ -261,7 +261,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             const ref = params.ref
             const owner = ref.type === "ref/prompt"
               ? current.prompts.get(ref.name)
-              : current.templates.get(ref.uri)
+              : current.resourceTemplates.get(ref.uri)
             if (owner === undefined || !owner.enabled) {
               const what = ref.type === "ref/prompt" ? `prompt ${ref.name}` : `resource template ${ref.uri}`
               return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown ${what}`))
@@ -313,13 +313,13 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     // -------------------------------------------------------------------------
 
     const capabilities = (current: Registry): McpSchema.ServerCapabilities => {
-      const completions = [...enabled(current.prompts), ...enabled(current.templates)].some((d) =>
+      const completions = [...enabled(current.prompts), ...enabled(current.resourceTemplates)].some((d) =>
         Object.keys(d.complete).length > 0
       )
       return {
         logging: {},
         ...(current.tools.size > 0 ? { tools: { listChanged: true } } : {}),
-        ...(current.resources.size + current.templates.size > 0
+        ...(current.resources.size + current.resourceTemplates.size > 0
           ? { resources: { subscribe: true, listChanged: true } }
           : {}),
         ...(current.prompts.size > 0 ? { prompts: { listChanged: true } } : {}),

@@ -1,5 +1,5 @@
 /**
- * The legacy HTTP+SSE server transport (MCP 2024-11-05): a GET opens an event
+ * The HTTP+SSE server transport (MCP 2024-11-05): a GET opens an event
  * stream whose first event, `endpoint`, names the URL (with `?sessionId=`) the
  * client POSTs its messages to; every message of the server goes out as a
  * `message` event on that stream. One GET is one connection is one MCP

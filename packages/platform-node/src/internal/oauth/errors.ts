@@ -8,7 +8,9 @@
  * @internal
  */
 import * as McpError from "@effect-mcp/core/McpError"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import * as oauth from "oauth4webapi"
 
 /**
@@ -16,15 +18,15 @@ import * as oauth from "oauth4webapi"
  * client that authenticated with a header): oauth4webapi reports the challenge and
  * leaves the body unread; the RFC 6749 §5.2 error is in the body.
  */
-class ChallengedError extends Error {
+class ChallengedError extends Data.TaggedError("ChallengedError")<{
   readonly status: number
   readonly error: string | undefined
-  constructor(status: number, error: string | undefined, description: string | undefined, cause: unknown) {
-    super(`HTTP ${status}${error === undefined ? "" : `, ${error}`}${description === undefined ? "" : `: ${description}`}`, {
-      cause
-    })
-    this.status = status
-    this.error = error
+  readonly description: string | undefined
+  readonly cause: unknown
+}> {
+  override get message(): string {
+    const error = this.error === undefined ? "" : `, ${this.error}`
+    return `HTTP ${this.status}${error}${this.description === undefined ? "" : `: ${this.description}`}`
   }
 }
 
@@ -52,14 +54,20 @@ export const withErrorBody = (cause: unknown): Effect.Effect<unknown> => {
   return Effect.promise(() =>
     cause.response.json().then(
       (body: unknown) => {
-        const fields = typeof body === "object" && body !== null ? body as Record<string, unknown> : {}
+        const fields: Record<string, unknown> = Predicate.isObject(body) ? body : {}
         const error = typeof fields.error === "string" ? fields.error : params?.error
         const description = typeof fields.error_description === "string"
           ? fields.error_description
           : params?.error_description
-        return new ChallengedError(cause.status, error, description, cause)
+        return new ChallengedError({ status: cause.status, error, description, cause })
       },
-      () => new ChallengedError(cause.status, params?.error, params?.error_description, cause)
+      () =>
+        new ChallengedError({
+          status: cause.status,
+          error: params?.error,
+          description: params?.error_description,
+          cause
+        })
     )
   )
 }

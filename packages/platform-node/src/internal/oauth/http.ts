@@ -13,6 +13,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
+import * as Predicate from "effect/Predicate"
 import * as oauth from "oauth4webapi"
 import { authError, withErrorBody } from "./errors.ts"
 import * as Policy from "./policy.ts"
@@ -101,8 +102,8 @@ export const make = (options: {
     const readJson: Http["readJson"] = (response, what) =>
       call("Discovery", what, () => response.json() as Promise<unknown>).pipe(
         Effect.flatMap((json) =>
-          typeof json === "object" && json !== null && !Array.isArray(json)
-            ? Effect.succeed(json as Record<string, unknown>)
+          Predicate.isObject(json)
+            ? Effect.succeed(json)
             : Effect.fail(McpError.auth("Discovery", `${what} is not a JSON object`))
         )
       )

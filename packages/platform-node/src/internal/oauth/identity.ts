@@ -10,6 +10,7 @@
 import type * as McpAuth from "@effect-mcp/core/McpAuth"
 import * as McpError from "@effect-mcp/core/McpError"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import * as jose from "jose"
 import * as oauth from "oauth4webapi"
 import type * as NodeMcpOAuth from "../../NodeMcpOAuth.ts"
@@ -237,9 +238,7 @@ interface RegistrationResponse {
 const registrationResponse = (response: Response): Promise<RegistrationResponse> =>
   response.text().then((text) => {
     const parsed: unknown = text === "" ? undefined : JSON.parse(text)
-    const body = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-      ? parsed as Record<string, unknown>
-      : undefined
+    const body: Record<string, unknown> | undefined = Predicate.isObject(parsed) ? parsed : undefined
     if (response.status !== 201 && response.status !== 200) {
       const error = typeof body?.error === "string" ? body.error : undefined
       const detail = typeof body?.error_description === "string" ? `: ${body.error_description}` : ""

@@ -12,8 +12,8 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import type * as JsonRpc from "../JsonRpc.ts"
-import type * as McpError from "../McpError.ts"
+import type * as JsonRpc from "../../JsonRpc.ts"
+import type * as McpError from "../../McpError.ts"
 
 /** @internal */
 export interface Progress {

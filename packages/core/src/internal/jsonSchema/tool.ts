@@ -26,79 +26,9 @@
  *
  * @since 0.1.0
  */
-import * as JsonPointer from "effect/JsonPointer"
 import * as Schema from "effect/Schema"
-import type { ObjectJsonSchema } from "./schema/tools.ts"
-
-type Json = Record<string, unknown>
-
-const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
-
-/** Keywords whose values are data, not schemas: never searched for `$ref`. */
-const dataKeywords: ReadonlySet<string> = new Set(["const", "enum", "default", "examples"])
-
-/**
- * The name of the definition a local reference points at (`#/$defs/Name`,
- * or draft-07's `#/definitions/Name`), `undefined` for any other reference.
- */
-const definitionName = (ref: unknown): string | undefined => {
-  if (typeof ref !== "string") return undefined
-  const path = JsonPointer.parseUriFragment(ref)
-  return path !== undefined && path.length === 2 && (path[0] === "$defs" || path[0] === "definitions")
-    ? path[1]
-    : undefined
-}
-
-/**
- * A deep copy of a schema with every local definition reference written as
- * `#/$defs/Name`; `onReference` sees the name of each.
- */
-const copySchema = (schema: unknown, onReference: (name: string) => void): unknown => {
-  if (Array.isArray(schema)) return schema.map((item) => copySchema(item, onReference))
-  if (!isRecord(schema)) return schema
-  const out: Json = {}
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === "$ref") {
-      const name = definitionName(value)
-      if (name !== undefined) {
-        onReference(name)
-        out[key] = JsonPointer.formatUriFragment(["$defs", name])
-        continue
-      }
-    }
-    out[key] = dataKeywords.has(key) ? value : copySchema(value, onReference)
-  }
-  return out
-}
-
-/**
- * Follows a chain of local references (`{ $ref: "#/$defs/A" }`) to the
- * schema they name. Keywords next to a `$ref` (annotations) take precedence
- * over the definition's. A missing or circular reference is left as is.
- *
- * @category utils
- * @since 0.1.0
- */
-export const inlineReference = (
-  schema: Readonly<Record<string, unknown>>,
-  definitions: Readonly<Record<string, unknown>>
-): Record<string, unknown> => {
-  let root: Json = schema
-  const seen = new Set<string>()
-  for (let name = definitionName(root.$ref); name !== undefined; name = definitionName(root.$ref)) {
-    const target = Object.hasOwn(definitions, name) ? definitions[name] : undefined
-    if (seen.has(name) || !isRecord(target)) return root
-    seen.add(name)
-    const { $ref: _, ...siblings } = root
-    root = { ...target, ...siblings }
-  }
-  return root
-}
-
-const describe = (schema: unknown): string => {
-  const text = JSON.stringify(schema)
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text
-}
+import type { ObjectJsonSchema } from "../schema/tools.ts"
+import { copySchema, describe, inlineReference, type Json } from "./document.ts"
 
 /**
  * The JSON Schema (2020-12) of a tool's arguments or structured result:

@@ -12,8 +12,8 @@
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { inlineReference } from "./jsonSchema.ts"
-import { ElicitRequestedSchema, type PrimitiveSchemaDefinition } from "./schema/elicitation.ts"
+import { inlineReference, isJson, type Json } from "./document.ts"
+import { ElicitRequestedSchema, type PrimitiveSchemaDefinition } from "../schema/elicitation.ts"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -46,10 +46,6 @@ export interface Options<S extends Schema.Top> {
   readonly defaults?: { readonly [K in keyof S["Encoded"]]?: S["Encoded"][K] } | undefined
 }
 
-type Json = Record<string, unknown>
-
-const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
-
 const isStringArray = (u: unknown): u is ReadonlyArray<string> =>
   Array.isArray(u) && u.every((item) => typeof item === "string")
 
@@ -70,7 +66,7 @@ const upperBounds: ReadonlySet<string> = new Set(["maximum", "exclusiveMaximum",
  * given after a check) merged in; of two bounds the stricter wins.
  */
 const normalize = (schema: unknown, definitions: Json): Json => {
-  if (!isRecord(schema)) return {}
+  if (!isJson(schema)) return {}
   const { allOf, ...rest } = inlineReference(schema, definitions)
   if (!Array.isArray(allOf)) return rest
   const out: Json = { ...rest }
@@ -348,13 +344,13 @@ export const toRequestedSchema = <S extends Schema.Top>(
   const document = Schema.toJsonSchemaDocument(schema)
   const definitions: Json = document.definitions
   const root = normalize(document.schema, definitions)
-  if (root.type !== "object" || !isRecord(root.properties)) {
+  if (root.type !== "object" || !isJson(root.properties)) {
     return Result.fail({
       field: undefined,
       message: "an elicitation form must be a struct (a JSON object with fixed properties)"
     })
   }
-  if (isRecord(root.additionalProperties) || root.patternProperties !== undefined) {
+  if (isJson(root.additionalProperties) || root.patternProperties !== undefined) {
     return Result.fail({
       field: undefined,
       message: "an elicitation form cannot have index signatures (records): only fixed properties"

@@ -21,12 +21,12 @@ import * as Stream from "effect/Stream"
 import type * as JsonRpc from "../../JsonRpc.ts"
 import type * as McpAuth from "../../McpAuth.ts"
 import * as McpError from "../../McpError.ts"
-import * as Common from "./clientCommon.ts"
+import * as ClientCommon from "../http/clientCommon.ts"
 
 /** @internal */
 export interface Options {
   readonly url: string
-  readonly headers?: Common.HeadersOption | undefined
+  readonly headers?: ClientCommon.HeadersOption | undefined
   readonly auth?: McpAuth.ClientAuth | undefined
   /** How long to wait for the `endpoint` event. Default 30 s. */
   readonly endpointTimeout?: Duration.Input | undefined
@@ -65,20 +65,20 @@ export const connect = Effect.fnUntraced(function*(
   fork: (effect: Effect.Effect<void>) => Effect.Effect<Fiber.Fiber<void>>
 ): Effect.fn.Return<Connection, McpError.McpError, HttpClient.HttpClient> {
   const http = yield* HttpClient.HttpClient
-  const execute = Common.authorized(
-    (request) => Effect.mapError(http.execute(request), Common.requestError),
+  const execute = ClientCommon.authorized(
+    (request) => Effect.mapError(http.execute(request), ClientCommon.requestError),
     options.auth
   )
   const base = options.url
-  const custom = yield* Common.resolveHeaders(options.headers)
+  const custom = yield* ClientCommon.resolveHeaders(options.headers)
   const response = yield* execute(
-    Common.withHeaders(HttpClientRequest.get(base), custom, { accept: "text/event-stream" })
+    ClientCommon.withHeaders(HttpClientRequest.get(base), custom, { accept: "text/event-stream" })
   )
   if (response.status < 200 || response.status >= 300) {
-    return yield* Effect.flatMap(Common.statusError(response, "opening the SSE stream"), Effect.fail)
+    return yield* Effect.flatMap(ClientCommon.statusError(response, "opening the SSE stream"), Effect.fail)
   }
-  if (Common.mediaType(response) !== "text/event-stream") {
-    yield* Common.discard(response)
+  if (ClientCommon.mediaType(response) !== "text/event-stream") {
+    yield* ClientCommon.discard(response)
     return yield* McpError.transport(
       `GET ${base} answered ${response.headers["content-type"] ?? "no content type"}, not an SSE stream`
     )
@@ -105,18 +105,18 @@ export const connect = Effect.fnUntraced(function*(
       }
       return Deferred.succeed(endpoint, resolved.success.href).pipe(Effect.asVoid)
     }
-    if (!Common.isMessageEvent(event)) return Effect.void
-    return Effect.forEach(Common.parseJson(event.data), (value) => {
-      if (initializeId !== undefined && Common.isResponse(value) && value.id === initializeId) {
-        protocolVersion = Common.protocolVersionOf(value) ?? protocolVersion
+    if (!ClientCommon.isMessageEvent(event)) return Effect.void
+    return Effect.forEach(ClientCommon.parseJson(event.data), (value) => {
+      if (initializeId !== undefined && ClientCommon.isResponse(value) && value.id === initializeId) {
+        protocolVersion = ClientCommon.protocolVersionOf(value) ?? protocolVersion
         initializeId = undefined
       }
       return sink.offer(value)
     }, { discard: true })
   }
 
-  const read = Common.decodeSse(response.stream, options.maxEventSize).pipe(
-    Stream.mapError(Common.requestError),
+  const read = ClientCommon.decodeSse(response.stream, options.maxEventSize).pipe(
+    Stream.mapError(ClientCommon.requestError),
     Stream.runForEach((item) => {
       switch (item._tag) {
         case "Event":
@@ -156,13 +156,13 @@ export const connect = Effect.fnUntraced(function*(
 
   const send = (frame: JsonRpc.Frame): Effect.Effect<void, McpError.McpError> =>
     Effect.gen(function*() {
-      if (Common.isInitialize(frame)) initializeId = frame.id
-      const headers = yield* Common.resolveHeaders(options.headers)
-      const answer = yield* execute(Common.postFrame(url, frame, headers, {
+      if (ClientCommon.isInitialize(frame)) initializeId = frame.id
+      const headers = yield* ClientCommon.resolveHeaders(options.headers)
+      const answer = yield* execute(ClientCommon.postFrame(url, frame, headers, {
         "mcp-protocol-version": protocolVersion
       }))
-      if (answer.status >= 200 && answer.status < 300) return yield* Common.discard(answer)
-      return yield* Effect.flatMap(Common.statusError(answer), Effect.fail)
+      if (answer.status >= 200 && answer.status < 300) return yield* ClientCommon.discard(answer)
+      return yield* Effect.flatMap(ClientCommon.statusError(answer), Effect.fail)
     })
 
   return { endpoint: url, send, protocolVersion: () => protocolVersion }

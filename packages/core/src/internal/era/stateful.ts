@@ -2,13 +2,13 @@
  * The stateful ("legacy") era of MCP, revisions 2024-11-05 to 2025-11-25: the
  * initialize handshake, version negotiation, and the server's admission rule
  * while the handshake is under way. An era is a property of a session: the
- * stateless 2026-07-28 era will sit beside this file with its own admission
- * rule (version and capabilities read from each request's `_meta`).
+ * stateless 2026-07-28 era gets `stateless.ts` beside this file, with its own
+ * admission rule (version and capabilities read from each request's `_meta`).
  *
  * @internal
  */
-import * as JsonRpc from "../JsonRpc.ts"
-import * as McpSchema from "../McpSchema.ts"
+import * as JsonRpc from "../../JsonRpc.ts"
+import * as McpSchema from "../../McpSchema.ts"
 
 /** The server's side of the handshake. @internal */
 export type ServerState =

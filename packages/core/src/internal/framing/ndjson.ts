@@ -5,7 +5,7 @@
  * @internal
  */
 import * as Result from "effect/Result"
-import * as JsonRpc from "../JsonRpc.ts"
+import * as JsonRpc from "../../JsonRpc.ts"
 
 const NEWLINE = 10
 const CARRIAGE_RETURN = 13
