@@ -1,7 +1,6 @@
 /**
  * The configuration file of MCP hosts (`mcp.json`, `claude_desktop_config.json`,
- * `.cursor/mcp.json`, ...), as Schemas, and its decoding into
- * `McpGroup.ServerParams`:
+ * `.cursor/mcp.json`, ...) as Schemas, and its decoding into `McpGroup.ServerParams`.
  *
  * ```json
  * {
@@ -13,21 +12,6 @@
  *   }
  * }
  * ```
- *
- * - An entry with `command` is a stdio server (`args`, `env`, `cwd`); one with
- *   `url` a remote server (`headers`, and for HTTP `oauth`: `clientId`,
- *   `clientSecret`, `scope`, `clientMetadataUrl`, `callbackPort`, or `false`
- *   to never sign in; see `McpGroup.OAuthParams`). The transport of a remote server is
- *   `transport` (or `type`, as some hosts write it): `"streamable-http"` (or
- *   `"http"`), `"sse"`, `"websocket"` (or `"ws"`); without one, `ws://` and
- *   `wss://` URLs are WebSocket and the others Streamable HTTP (whose client
- *   falls back to HTTP+SSE by itself).
- * - Entries with `"disabled": true` are left out. Other fields hosts add
- *   (`autoApprove`, `timeout`, ...) are ignored.
- * - A bad file fails with a `ConfigError` naming the source, the server and
- *   the field: `mcp.json: server "files": args[1]: Expected string, got 3`.
- *
- * Reading a file is the platform's business (`NodeMcpGroup.loadConfig`).
  *
  * @since 0.1.0
  */
@@ -46,7 +30,11 @@ import type * as McpGroup from "./McpGroup.ts"
 const StringRecord = Schema.Record(Schema.String, Schema.String)
 
 /**
- * The names a remote server's transport goes by.
+ * The names a remote server's transport goes by (in `transport`, or `type` as
+ * some hosts write it): `"streamable-http"` (or `"http"`), `"sse"`,
+ * `"websocket"` (or `"ws"`). Without one, `ws://` and `wss://` URLs are
+ * WebSocket and the others Streamable HTTP (whose client falls back to
+ * HTTP+SSE by itself).
  *
  * @category schemas
  * @since 0.1.0
@@ -60,7 +48,8 @@ export const Transport = Schema.Literals(["streamable-http", "http", "sse", "web
 export type Transport = typeof Transport.Type
 
 /**
- * A stdio server: the command to spawn.
+ * A stdio server (an entry with `command`): the command to spawn, its `args`,
+ * `env` and `cwd`.
  *
  * @category schemas
  * @since 0.1.0
@@ -86,8 +75,9 @@ const isUrl = Schema.makeFilter<string>(
 )
 
 /**
- * The OAuth settings of an HTTP server (`"oauth"`; see
- * `McpGroup.OAuthParams`), or `false` to never sign in.
+ * The OAuth settings of an HTTP server (`"oauth"`: `clientId`, `clientSecret`,
+ * `scope`, `clientMetadataUrl`, `callbackPort`; see `McpGroup.OAuthParams`),
+ * or `false` to never sign in.
  *
  * @category schemas
  * @since 0.1.0
@@ -112,7 +102,8 @@ export const OAuth = Schema.Union([
 export type OAuth = typeof OAuth.Type
 
 /**
- * A remote server: its URL, headers, transport and OAuth settings.
+ * A remote server (an entry with `url`): its URL, `headers`, transport (see
+ * {@link Transport}) and, for HTTP, OAuth settings (see {@link OAuth}).
  *
  * @category schemas
  * @since 0.1.0
@@ -134,7 +125,8 @@ export type RemoteServer = typeof RemoteServer.Type
 /**
  * The file: `mcpServers`, by name. Each entry is checked by {@link decode}
  * (as a {@link StdioServer} or a {@link RemoteServer}), so that an error names
- * its server.
+ * its server. Entries with `"disabled": true` are left out; other fields
+ * hosts add (`autoApprove`, `timeout`, ...) are ignored.
  *
  * @category schemas
  * @since 0.1.0
@@ -270,7 +262,9 @@ const serverParams = (
 
 /**
  * Decodes a parsed configuration file into server parameters, by name, in
- * the file's order. `source` names the file in errors.
+ * the file's order. `source` names the file in errors: a bad file fails with
+ * a `ConfigError` naming the source, the server and the field
+ * (`mcp.json: server "files": args[1]: Expected string, got 3`).
  *
  * @category decoding
  * @since 0.1.0
@@ -298,7 +292,8 @@ export const decode: (
 
 /**
  * Parses the text of a configuration file (JSON) and decodes it
- * ({@link decode}).
+ * ({@link decode}). Reading the file is the platform's business
+ * (`NodeMcpGroup.loadConfig`).
  *
  * @category decoding
  * @since 0.1.0

@@ -1,52 +1,17 @@
 /**
  * Many MCP servers as one scoped service: a group of `McpClient`s, each in a
- * scope of its own inside the group's, behind aggregated views and routed
- * calls.
- *
- * - **Servers** are {@link ServerParams}: stdio, Streamable HTTP, legacy
- *   HTTP+SSE, WebSocket, or an in-memory `McpServer` layer. The transports
- *   come from the {@link Connector} in context (`NodeMcpGroup.layerConnector()`
- *   on Node); in-memory servers are served here. The static form
- *   ({@link layer} with `servers`) connects them concurrently; at run time,
- *   `connect` and `disconnect` add and remove servers on the live group.
- * - **Views.** `tools`, `resources`, `resourceTemplates` and `prompts` list
- *   every server's components, in order of connection, each entry naming its
- *   server and its group name (after the {@link NameHook}). `changes` streams
- *   every new set of views. `callTool`, `getPrompt`, `readResource` and
- *   `complete` find the server by group name (resources by URI, exact or
- *   through a template) and call it with the server's own name.
- * - **Collisions.** Two servers offering a name fail the second one's
- *   connection with a `NameCollisionError` naming both, unless a `nameHook`
- *   namespaces them ({@link prefixed}). Aggregation is atomic: a server whose
- *   components collide or whose listing fails adds nothing and leaves the
- *   group as it was; a `list_changed` refresh that would collide is refused
- *   the same way (the server keeps its previous components, with the error
- *   in its status) until a disconnection or failure frees the name.
- * - **Failures.** A server whose session ends (its process exits, its
- *   connection drops, keep-alive fails) is marked down and its components are
- *   withdrawn; calls to them fail with a `ServerUnavailableError` naming it,
- *   and it is reconnected on the `reconnect` schedule. The others are not
- *   touched. Over HTTP a session outlives its server, so a call that fails
- *   for want of a connection makes the group ping the server, and a ping
- *   that fails the same way counts as the server going down (give
- *   `client.keepAlive` to notice it without a call).
- * - **Scopes.** `disconnect` closes exactly that server's scope (its process
- *   or connection ends). Closing the group's scope closes every server, one
- *   at a time, in reverse order of connection.
+ * scope of its own inside the group's, behind aggregated views and calls
+ * routed by group name.
  *
  * ```ts
- * const Group = NodeMcpGroup.layer({
- *   servers: {
- *     files: McpGroup.stdio("npx", ["-y", "@modelcontextprotocol/server-filesystem", "."]),
- *     search: McpGroup.http("http://127.0.0.1:3000/mcp")
- *   },
- *   nameHook: McpGroup.prefixed()
- * })
  * const program = Effect.gen(function*() {
  *   const group = yield* McpGroup.McpGroup
- *   for (const { server, name } of yield* group.tools) yield* Console.log(`${server}: ${name}`)
- *   yield* group.callTool("files__read_file", { path: "README.md" })
- * }).pipe(Effect.provide(Group))
+ *   yield* Console.log((yield* group.tools).map((tool) => `${tool.server}: ${tool.name}`))
+ *   return yield* group.callTool("files__read_file", { path: "README.md" })
+ * }).pipe(Effect.provide(NodeMcpGroup.layer({
+ *   servers: { files: McpGroup.stdio("npx", ["-y", "@modelcontextprotocol/server-filesystem", "."]) },
+ *   nameHook: McpGroup.prefixed()
+ * })))
  * ```
  *
  * @since 0.1.0
@@ -59,183 +24,20 @@ import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as Internal from "./internal/group/group.ts"
 import * as InMemory from "./internal/group/inMemory.ts"
+import type { ServerParams } from "./internal/group/params.ts"
 import type { JsonSchemaValidator } from "./JsonSchemaValidator.ts"
 import type * as McpClient from "./McpClient.ts"
-import * as McpError from "./McpError.ts"
+import type * as McpError from "./McpError.ts"
 import type * as McpSchema from "./McpSchema.ts"
 import type * as McpServer from "./McpServer.ts"
-import { McpTransport } from "./McpTransport.ts"
+import type { McpTransport } from "./McpTransport.ts"
 
 // -----------------------------------------------------------------------------
-// Server parameters
+// Server parameters: `StdioParams` ... `InMemoryParams`, `ServerParams`, and
+// their constructors `stdio`, `http`, `sse`, `websocket`, `inMemory`
 // -----------------------------------------------------------------------------
 
-/**
- * A server spawned as a child process, spoken to over its stdin and stdout.
- *
- * @category models
- * @since 0.1.0
- */
-export interface StdioParams {
-  readonly _tag: "Stdio"
-  readonly command: string
-  readonly args?: ReadonlyArray<string> | undefined
-  /** Laid over this process's environment. */
-  readonly env?: Readonly<Record<string, string>> | undefined
-  readonly cwd?: string | undefined
-}
-
-/**
- * A Streamable HTTP server (the client falls back to HTTP+SSE for a legacy one).
- *
- * @category models
- * @since 0.1.0
- */
-export interface StreamableHttpParams {
-  readonly _tag: "StreamableHttp"
-  readonly url: string
-  readonly headers?: Readonly<Record<string, string>> | undefined
-  /** OAuth settings for a protected server (`false`: never sign in). See {@link OAuthParams}. */
-  readonly oauth?: OAuthParams | false | undefined
-}
-
-/**
- * How a connector that supports OAuth (`NodeMcpGroup` with `auth`) signs in
- * to a protected HTTP server: all optional, the defaults are discovery and
- * dynamic registration (or a Client ID Metadata Document).
- *
- * @category models
- * @since 0.1.0
- */
-export interface OAuthParams {
-  /** A pre-registered client id (no dynamic registration). */
-  readonly clientId?: string | undefined
-  /** Its secret, for a confidential pre-registered client. */
-  readonly clientSecret?: string | undefined
-  /** The scopes to ask for (space separated), instead of what the server advertises. */
-  readonly scope?: string | undefined
-  /** The URL of a Client ID Metadata Document, used as the client id where the authorization server supports it. */
-  readonly clientMetadataUrl?: string | undefined
-  /** The port of the loopback redirect URI (`http://127.0.0.1:<port>/callback`), for a client registered with a fixed one. */
-  readonly callbackPort?: number | undefined
-}
-
-/**
- * A HTTP+SSE (2024-11-05) server.
- *
- * @category models
- * @since 0.1.0
- */
-export interface SseParams {
-  readonly _tag: "Sse"
-  readonly url: string
-  readonly headers?: Readonly<Record<string, string>> | undefined
-  /** OAuth settings for a protected server (`false`: never sign in). See {@link OAuthParams}. */
-  readonly oauth?: OAuthParams | false | undefined
-}
-
-/**
- * A WebSocket server (subprotocol `mcp`).
- *
- * @category models
- * @since 0.1.0
- */
-export interface WebSocketParams {
-  readonly _tag: "WebSocket"
-  readonly url: string
-  readonly headers?: Readonly<Record<string, string>> | undefined
-}
-
-/**
- * An `McpServer` served in this process over an in-memory link. Its layer is
- * built for each connection, in the connection's scope: give
- * `Layer.succeed(McpServer.McpServer, server)` to keep one server across
- * reconnections.
- *
- * @category models
- * @since 0.1.0
- */
-export interface InMemoryParams {
-  readonly _tag: "InMemory"
-  readonly server: Layer.Layer<McpServer.McpServer, unknown>
-}
-
-/**
- * How to reach one server.
- *
- * @category models
- * @since 0.1.0
- */
-export type ServerParams = StdioParams | StreamableHttpParams | SseParams | WebSocketParams | InMemoryParams
-
-/**
- * @category constructors
- * @since 0.1.0
- */
-export const stdio = (
-  command: string,
-  args?: ReadonlyArray<string>,
-  options?: { readonly env?: Readonly<Record<string, string>> | undefined; readonly cwd?: string | undefined }
-): StdioParams => ({
-  _tag: "Stdio",
-  command,
-  ...(args === undefined ? {} : { args }),
-  ...(options?.env === undefined ? {} : { env: options.env }),
-  ...(options?.cwd === undefined ? {} : { cwd: options.cwd })
-})
-
-/**
- * What `http` and `sse` take besides the URL.
- *
- * @category models
- * @since 0.1.0
- */
-export interface HttpOptions {
-  readonly headers?: Readonly<Record<string, string>> | undefined
-  readonly oauth?: OAuthParams | false | undefined
-}
-
-const remote = <Tag extends "StreamableHttp" | "Sse" | "WebSocket">(
-  _tag: Tag,
-  url: string | URL,
-  options: HttpOptions | undefined
-) => ({
-  _tag,
-  url: String(url),
-  ...(options?.headers === undefined ? {} : { headers: options.headers }),
-  ...(options?.oauth === undefined ? {} : { oauth: options.oauth })
-})
-
-/**
- * @category constructors
- * @since 0.1.0
- */
-export const http = (url: string | URL, options?: HttpOptions): StreamableHttpParams =>
-  remote("StreamableHttp", url, options)
-
-/**
- * @category constructors
- * @since 0.1.0
- */
-export const sse = (url: string | URL, options?: HttpOptions): SseParams => remote("Sse", url, options)
-
-/**
- * @category constructors
- * @since 0.1.0
- */
-export const websocket = (
-  url: string | URL,
-  options?: { readonly headers?: Readonly<Record<string, string>> | undefined }
-): WebSocketParams => remote("WebSocket", url, { headers: options?.headers })
-
-/**
- * @category constructors
- * @since 0.1.0
- */
-export const inMemory = (server: Layer.Layer<McpServer.McpServer, unknown>): InMemoryParams => ({
-  _tag: "InMemory",
-  server
-})
+export * from "./internal/group/params.ts"
 
 // -----------------------------------------------------------------------------
 // Connector
@@ -272,18 +74,7 @@ export const transportInMemory: (
  * @category connectors
  * @since 0.1.0
  */
-export const layerConnectorInMemory: Layer.Layer<Connector> = Layer.succeed(Connector, {
-  transport: (params) =>
-    params._tag === "InMemory"
-      ? InMemory.transport(params.server)
-      : Layer.effect(
-        McpTransport,
-        Effect.fail(McpError.transport(
-          `no transport for ${params._tag} servers: this connector connects in-memory servers only ` +
-            `(on Node, provide NodeMcpGroup.layerConnector())`
-        ))
-      )
-})
+export const layerConnectorInMemory: Layer.Layer<Connector> = Layer.succeed(Connector, InMemory.connector)
 
 // -----------------------------------------------------------------------------
 // Options
@@ -377,7 +168,11 @@ export interface ConnectOptions {
 export interface Options {
   /** The servers connected (concurrently) when the group is made, by name. */
   readonly servers?: Readonly<Record<string, ServerConfig>> | undefined
-  /** Names components in the group. Default: their own names (collisions fail). */
+  /**
+   * Names components in the group. Default: their own names, and a name two
+   * servers offer fails the second one's connection with a
+   * `NameCollisionError` naming both; {@link prefixed} namespaces them.
+   */
   readonly nameHook?: NameHook | undefined
   /**
    * The delays between reconnection attempts of a server that went down
@@ -414,9 +209,19 @@ export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Internal.de
 // -----------------------------------------------------------------------------
 
 /**
- * A server of the group and how it is doing. `error` is why it is down (or
- * why its last reconnection attempt failed, or why a `list_changed` refresh
- * was refused while it is up).
+ * A server of the group and how it is doing. `error` is why it is down, or
+ * why its last reconnection attempt failed, or, while it is up, why a
+ * `list_changed` refresh was refused (a refreshed list that would collide is
+ * refused, and the server keeps its previous one, until a disconnection or a
+ * failure frees the names).
+ *
+ * A server whose session ends (its process exits, its connection drops,
+ * keep-alive fails) goes down: its components are withdrawn, calls to them
+ * fail with a `ServerUnavailableError` naming it, and it is reconnected on
+ * the `reconnect` schedule; the others are not touched. Over HTTP a session
+ * outlives its server: a call that fails for want of a connection makes the
+ * group ping the server, and a ping that fails the same way counts as the
+ * server going down (give `client.keepAlive` to notice it without a call).
  *
  * @category models
  * @since 0.1.0
@@ -481,7 +286,8 @@ export interface PromptEntry {
 }
 
 /**
- * Every component of the group's up servers, in order of connection.
+ * Every component of the group's up servers, in order of connection, each
+ * under its group name (given by the {@link NameHook}).
  *
  * @category models
  * @since 0.1.0
@@ -608,11 +414,9 @@ export class McpGroup extends Context.Service<McpGroup, Group>()("@effect-mcp/co
  * @category constructors
  * @since 0.1.0
  */
-export const make: (
+export const make = Effect.fn("McpGroup.make")(function*(
   options?: Options
-) => Effect.Effect<Group, McpError.McpError, Connector | JsonSchemaValidator | Scope.Scope> = Effect.fn(
-  "McpGroup.make"
-)(function*(options?: Options) {
+): Effect.fn.Return<Group, McpError.McpError, Connector | JsonSchemaValidator | Scope.Scope> {
   return yield* Internal.make(options ?? {}, yield* Connector)
 })
 

@@ -1,25 +1,8 @@
 /**
  * `McpGroup` on Node: the connector that turns server parameters into the
- * Node client transports, the group layer with it and the JSON Schema
- * validator, and the reading of an `mcp.json` file.
- *
- * | params | transport |
- * | --- | --- |
- * | `Stdio` | `NodeMcpStdio.layerClient` (the child's process tree ends with its connection) |
- * | `StreamableHttp` | `NodeMcpHttpClient.layer` (falls back to HTTP+SSE) |
- * | `Sse` | `NodeMcpHttpClient.layerSse` |
- * | `WebSocket` | `NodeMcpWebSocket.layerClient` |
- * | `InMemory` | `McpGroup.transportInMemory` |
- *
- * With `auth` in the connector options, Streamable HTTP and HTTP+SSE servers
- * sign in with OAuth when they ask for it (`NodeMcpOAuth`): the first
- * request a server refuses runs the authorization code flow in the user's
- * browser (`NodeMcpAuthorizer.makeLoopback`, one listener per callback port
- * for the whole group), the tokens are kept in the store (by default the
- * file of `NodeMcpAuthStore`) and refreshed silently, and later runs reuse
- * them. A server's `oauth` settings (`McpGroup.OAuthParams`) name a
- * pre-registered client, the scopes, a callback port; `oauth: false` or a
- * static `Authorization` header turns OAuth off for it.
+ * Node client transports (signing in to protected HTTP servers with OAuth if
+ * asked), the group layer with it and the JSON Schema validator, and the
+ * reading of an `mcp.json` file.
  *
  * ```ts
  * const main = Effect.gen(function*() {
@@ -63,12 +46,20 @@ export interface ConnectorOptions {
   readonly onStderr?: ((server: string, text: string) => Effect.Effect<void>) | undefined
   /** The delays of the children's shutdown. */
   readonly shutdown?: NodeMcpStdio.ShutdownOptions | undefined
-  /** OAuth for HTTP servers (see the module description). Default: none (only static headers). */
+  /** OAuth for HTTP servers (see {@link AuthOptions}). Default: none (only static headers). */
   readonly auth?: AuthOptions | undefined
 }
 
 /**
- * How the connector signs in to protected HTTP servers.
+ * How the connector signs in to protected HTTP servers (Streamable HTTP and
+ * HTTP+SSE) when they ask for it (`NodeMcpOAuth`): the first request a server
+ * refuses runs the authorization code flow in the user's browser (by default
+ * `NodeMcpAuthorizer.makeLoopback`, one listener per callback port for the
+ * whole group), the tokens are kept in the store (by default the file of
+ * `NodeMcpAuthStore`) and refreshed silently, and later runs reuse them. A
+ * server's `oauth` settings (`McpGroup.OAuthParams`) name a pre-registered
+ * client, the scopes, a callback port; `oauth: false` or a static
+ * `Authorization` header turns OAuth off for it.
  *
  * @category models
  * @since 0.1.0
@@ -215,6 +206,17 @@ export const transport = (
 /**
  * The Node connector: stdio, Streamable HTTP, HTTP+SSE, WebSocket and
  * in-memory servers.
+ *
+ * | params | transport |
+ * | --- | --- |
+ * | `Stdio` | `NodeMcpStdio.layerClient` (the child's process tree ends with its connection) |
+ * | `StreamableHttp` | `NodeMcpHttpClient.layer` (falls back to HTTP+SSE) |
+ * | `Sse` | `NodeMcpHttpClient.layerSse` |
+ * | `WebSocket` | `NodeMcpWebSocket.layerClient` |
+ * | `InMemory` | `McpGroup.transportInMemory` |
+ *
+ * With `auth`, HTTP servers sign in with OAuth when they ask for it (see
+ * {@link AuthOptions}).
  *
  * @category layers
  * @since 0.1.0

@@ -1,7 +1,8 @@
 /**
  * The transport of an in-memory server of a group: the server's layer built
  * in the transport's scope (with a memo map of its own, so that every
- * connection builds it afresh), one session served over an in-memory link.
+ * connection builds it afresh), one session served over an in-memory link;
+ * and the connector of groups of in-memory servers only.
  *
  * @internal
  */
@@ -9,10 +10,11 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as McpError from "../../McpError.ts"
+import type { Connector } from "../../McpGroup.ts"
 import * as McpServer from "../../McpServer.ts"
 import { makeInMemoryPair, McpTransport } from "../../McpTransport.ts"
 
-/** @internal */
+/** The transport of an in-memory server. @internal */
 export const transport = (
   server: Layer.Layer<McpServer.McpServer, unknown>
 ): Layer.Layer<McpTransport, McpError.McpError> =>
@@ -37,3 +39,17 @@ export const transport = (
       return client
     })
   )
+
+/** Connects in-memory servers, and fails to connect any other kind. @internal */
+export const connector: Connector["Service"] = {
+  transport: (params) =>
+    params._tag === "InMemory"
+      ? transport(params.server)
+      : Layer.effect(
+        McpTransport,
+        Effect.fail(McpError.transport(
+          `no transport for ${params._tag} servers: this connector connects in-memory servers only ` +
+            `(on Node, provide NodeMcpGroup.layerConnector())`
+        ))
+      )
+}
