@@ -17,16 +17,18 @@ import * as JsonRpc from "./JsonRpc.ts"
 
 /**
  * The connection failed: it could not be opened, written or read, or the peer
- * went away (a child process that exited carries its exit code and the tail
- * of its stderr).
+ * went away. `status` is the HTTP status of the response that failed (an HTTP
+ * exchange, a WebSocket handshake), when one did; a child process that exited
+ * carries its `exitCode` or `signal` (e.g. `SIGKILL`) and the tail of its
+ * `stderr`.
  *
  * @category reasons
  * @since 0.1.0
  */
 export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
   description: Schema.String,
+  status: Schema.optionalKey(Schema.Int),
   exitCode: Schema.optionalKey(Schema.Int),
-  /** The signal that ended a child process (e.g. `SIGKILL`). */
   signal: Schema.optionalKey(Schema.String),
   stderr: Schema.optionalKey(Schema.String),
   cause: Schema.optionalKey(Schema.Defect())
@@ -266,19 +268,8 @@ export class AuthError extends Schema.TaggedError<AuthError>()("AuthError", {
  * @since 0.1.0
  */
 export const Reason = Schema.Union([
-  TransportError,
-  ProtocolError,
-  InvalidParamsError,
-  InvalidResultError,
-  TimeoutError,
-  ClosedError,
-  UnsupportedError,
-  HandshakeError,
-  ServerUnavailableError,
-  NameCollisionError,
-  NotFoundError,
-  ConfigError,
-  AuthError
+  TransportError, ProtocolError, InvalidParamsError, InvalidResultError, TimeoutError, ClosedError, UnsupportedError,
+  HandshakeError, ServerUnavailableError, NameCollisionError, NotFoundError, ConfigError, AuthError
 ])
 
 /**
@@ -321,6 +312,7 @@ export const isMcpError = (u: unknown): u is McpError => Predicate.hasProperty(u
  * @since 0.1.0
  */
 export const transport = (description: string, extra?: {
+  readonly status?: number
   readonly exitCode?: number
   readonly signal?: string
   readonly stderr?: string
@@ -332,9 +324,7 @@ export const transport = (description: string, extra?: {
  * @since 0.1.0
  */
 export const protocol = (code: number, description: string, data?: unknown): McpError =>
-  new McpError({
-    reason: new ProtocolError(data === undefined ? { code, description } : { code, description, data })
-  })
+  new McpError({ reason: new ProtocolError(data === undefined ? { code, description } : { code, description, data }) })
 
 /**
  * @category constructors

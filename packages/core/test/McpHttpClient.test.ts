@@ -5,9 +5,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Fiber, Layer, Queue, Ref, Schedule, Stream } from "effect"
-import { HttpClient, HttpClientResponse } from "effect/http"
+import { HttpClient, HttpClientError, HttpClientResponse } from "effect/http"
 import type { HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
+import * as McpAuth from "../src/McpAuth.ts"
 import * as McpClientSession from "../src/McpClientSession.ts"
 import * as McpError from "../src/McpError.ts"
 import * as McpHttpClient from "../src/McpHttpClient.ts"
@@ -686,5 +687,96 @@ describe("McpSseClient", () => {
       const transport = yield* McpSseClient.make({ url: URL }).pipe(Effect.provide(fake.layer))
       const error = yield* Effect.flip(transport.send({ jsonrpc: "2.0", id: 1, method: "ping" }))
       assert.strictEqual((transportReason(error).cause as McpHttpClient.HttpStatusError).status, 500)
+    }))
+})
+
+describe("TransportError.status and messages", () => {
+  it.effect("a POST answered 500 or 403 fails with the status on the reason", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFake({
+        onRequest: (message) =>
+          message.method === "tools/list" ? status(500, "boom") : message.method === "tools/call" ? status(403) : undefined
+      })
+      const session = yield* connect(fake)
+      const failed = transportReason(yield* Effect.flip(session.request(McpSchema.ListTools, {})))
+      assert.strictEqual(failed.status, 500)
+      const forbidden = transportReason(yield* Effect.flip(session.request(McpSchema.CallTool, { name: "t", arguments: {} })))
+      assert.strictEqual(forbidden.status, 403)
+      assert.include(forbidden.description, "HTTP 403")
+    }))
+
+  it.effect("the refused initialize, the expired session and the failed fallback carry their status", () =>
+    Effect.gen(function*() {
+      const modern = yield* makeFake({
+        onInitialize: () => json({ jsonrpc: "2.0", error: { code: -32000, message: "Unsupported protocol version" }, id: null }, 400)
+      })
+      assert.strictEqual(transportReason(yield* Effect.flip(connect(modern))).status, 400)
+
+      const expiring = yield* makeFake()
+      const session = yield* connect(expiring)
+      expiring.state.requestsExpire = true
+      assert.strictEqual(transportReason(yield* Effect.flip(session.ping())).status, 404)
+
+      // the POST's status: the GET of the fallback failed with its own
+      const legacyless = yield* makeFake({ onInitialize: () => status(404, "nope"), onGet: () => status(410, "gone") })
+      const both = transportReason(yield* Effect.flip(connect(legacyless)))
+      assert.strictEqual(both.status, 404)
+      assert.include(both.description, "HTTP 410")
+    }))
+
+  it.effect("a fallback refused for authorization fails with the AuthError itself", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFake({
+        onInitialize: () => status(405),
+        onGet: () => new Response("", { status: 401, headers: { "www-authenticate": "Bearer realm=\"mcp\"" } })
+      })
+      const error = yield* Effect.flip(connect(fake, { auth: McpAuth.bearer("expired") }))
+      assert.strictEqual(error.reason._tag, "AuthError")
+    }))
+
+  it.effect("McpSseClient: a GET or a POST answered with an error status carries it", () =>
+    Effect.gen(function*() {
+      const refusing = yield* makeFake({ onGet: () => status(403, "forbidden") })
+      const opening = yield* Effect.flip(Layer.build(McpSseClient.layer({ url: URL })).pipe(Effect.provide(refusing.layer)))
+      assert.strictEqual(transportReason(opening).status, 403)
+      assert.include(transportReason(opening).description, "opening the SSE stream")
+
+      const legacy = legacyServer({ postStatus: 502 })
+      const fake = yield* makeFake({ onGet: legacy.onGet, other: legacy.other })
+      const transport = yield* McpSseClient.make({ url: URL }).pipe(Effect.provide(fake.layer))
+      const refused = yield* Effect.flip(transport.send({ jsonrpc: "2.0", id: 1, method: "ping" }))
+      assert.strictEqual(transportReason(refused).status, 502)
+    }))
+
+  it.effect("errors without a response have no status", () =>
+    Effect.gen(function*() {
+      const legacy = legacyServer({ endpoint: "http://evil.test/messages" })
+      const fake = yield* makeFake({ onGet: legacy.onGet, other: legacy.other })
+      const error = yield* Effect.flip(Layer.build(McpSseClient.layer({ url: URL })).pipe(Effect.provide(fake.layer)))
+      assert.isUndefined(transportReason(error).status)
+    }))
+
+  it.effect("a request that got no response says what went wrong on the wire (the innermost cause)", () =>
+    Effect.gen(function*() {
+      // as fetch reports a refused connection: TypeError("fetch failed") caused by the socket's error
+      const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" })
+      const client = HttpClient.make((request) =>
+        Effect.fail(
+          new HttpClientError.HttpClientError({
+            reason: new HttpClientError.TransportError({ request, cause: new TypeError("fetch failed", { cause: refused }) })
+          })
+        )
+      )
+      const error = yield* Effect.flip(
+        McpHttpClient.make({ url: URL }).pipe(
+          Effect.flatMap((transport) => transport.send({ jsonrpc: "2.0", id: 0, method: "ping" })),
+          Effect.provideService(HttpClient.HttpClient, client)
+        )
+      )
+      const reason = transportReason(error)
+      assert.strictEqual(reason.description, `Transport error (POST ${URL}): connect ECONNREFUSED 127.0.0.1:1`)
+      assert.strictEqual(error.message, reason.description)
+      assert.isUndefined(reason.status)
+      assert.instanceOf(reason.cause, HttpClientError.HttpClientError)
     }))
 })

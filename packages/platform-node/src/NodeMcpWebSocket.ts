@@ -79,7 +79,11 @@ export const layerServer = (
           else callback(false, verdict.status, verdict.message)
         }
       }).pipe(
-        Effect.mapError((error) => McpError.transport("the WebSocket server could not listen", { cause: error.cause }))
+        Effect.mapError((error) =>
+          McpError.transport(`the WebSocket server could not listen: ${McpError.messageOf(error.cause)}`, {
+            cause: error.cause
+          })
+        )
       )
       // each connection runs in a fiber of this one: interrupting it (when
       // the scope closes) closes every socket before the server

@@ -5,10 +5,11 @@
  * what closing leaves behind.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpClientSession, McpSchema } from "@effect-mcp/core"
+import { McpClientSession, type McpError, McpSchema } from "@effect-mcp/core"
 import { Context, Effect, Fiber, Layer, Ref, Schedule } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as NodeMcpHttpClient from "../src/NodeMcpHttpClient.ts"
+import * as NodeMcpWebSocket from "../src/NodeMcpWebSocket.ts"
 
 const clientInfo = { name: "node-http-client-test", version: "1.0.0" }
 
@@ -205,5 +206,63 @@ describe("NodeMcpHttpClient over real sockets", () => {
         yield* Effect.sleep("10 millis")
       }
       assert.isTrue(server.seen.some((s) => s.message?.method === "notifications/cancelled"))
+    }))
+})
+
+describe("TransportError over real sockets: the status, and what went wrong on the wire", () => {
+  const transportReason = (error: McpError.McpError) => {
+    assert.strictEqual(error.reason._tag, "TransportError")
+    return error.reason as McpError.TransportError
+  }
+
+  it.live("a refused connection says ECONNREFUSED, and has no status", () =>
+    Effect.gen(function*() {
+      // a loopback port that was just let go: nothing listens there
+      const server = yield* Effect.scoped(rawServer(() => {}))
+      const error = yield* Effect.flip(connect({ url: server.url, fallbackToSse: false }))
+      const reason = transportReason(error)
+      assert.include(error.message, "ECONNREFUSED")
+      assert.include(reason.description, server.url)
+      assert.isUndefined(reason.status)
+    }))
+
+  it.live("a POST answered 500 or 403 carries the status", () =>
+    Effect.gen(function*() {
+      const server = yield* rawServer((seen, res) => {
+        if (seen.method === "GET") return res.writeHead(405).end()
+        if (seen.message?.method === "tools/list") return res.writeHead(500).end("internal")
+        res.writeHead(403).end("forbidden")
+      })
+      const session = yield* connect({ url: server.url })
+      const failed = transportReason(yield* Effect.flip(session.request(McpSchema.ListTools, {})))
+      assert.strictEqual(failed.status, 500)
+      assert.include(failed.description, "internal")
+      const forbidden = transportReason(yield* Effect.flip(session.request(McpSchema.CallTool, { name: "t", arguments: {} })))
+      assert.strictEqual(forbidden.status, 403)
+    }))
+
+  it.live("a WebSocket handshake answered 403 carries the status; a refused one says ECONNREFUSED", () =>
+    Effect.gen(function*() {
+      const refusing = createServer((_req, res) => res.writeHead(403).end("no"))
+      yield* Effect.acquireRelease(
+        Effect.callback<void>((resume) => {
+          refusing.listen(0, "127.0.0.1", () => resume(Effect.void))
+        }),
+        () =>
+          Effect.callback<void>((resume) => {
+            refusing.closeAllConnections()
+            refusing.close(() => resume(Effect.void))
+          })
+      )
+      const address = refusing.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      const open = (url: string) => Effect.flip(Layer.build(NodeMcpWebSocket.layerClient({ url })))
+      const handshake = yield* open(`ws://127.0.0.1:${port}/mcp`)
+      assert.strictEqual(transportReason(handshake).status, 403)
+      assert.include(handshake.message, "403")
+      const closed = yield* Effect.scoped(rawServer(() => {}))
+      const refused = yield* open(closed.url.replace("http:", "ws:"))
+      assert.include(refused.message, "ECONNREFUSED")
+      assert.isUndefined(transportReason(refused).status)
     }))
 })

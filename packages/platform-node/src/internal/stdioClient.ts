@@ -237,7 +237,7 @@ export const makeClient = Effect.fnUntraced(function*(
 
   let writeFailure: unknown = undefined
   const writeError = (cause: unknown) =>
-    leaderExited() ? exitError() : McpError.transport("could not write to the server's stdin", { cause })
+    leaderExited() ? exitError() : McpError.transport(`could not write to the server's stdin: ${McpError.messageOf(cause)}`, { cause })
 
   return {
     pid: child.pid!,

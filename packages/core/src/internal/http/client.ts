@@ -451,8 +451,12 @@ export const make = Effect.fnUntraced(function*(
       ).pipe(
         Effect.provideService(HttpClient.HttpClient, http),
         Scope.provide(scope),
+        // a legacy server that asked for authorization the fallback could not get fails with that
         Effect.mapError((error) =>
-          McpError.transport(`${refused.message}; the HTTP+SSE fallback failed too: ${error.message}`, { cause: error })
+          error.reason._tag === "AuthError" ? error : McpError.transport(
+            `${refused.message}; the HTTP+SSE fallback failed too: ${error.message}`,
+            { status: response.status, cause: error }
+          )
         )
       )
       sse = connection

@@ -37,7 +37,7 @@ export class HttpStatusError extends Data.TaggedError("HttpStatusError")<{
 
 const excerpt = (text: string): string => text.length > 300 ? `${text.slice(0, 300)}…` : text
 
-/** The transport error of an HTTP response with an unexpected status (the body is read for the message). */
+/** The transport error of an HTTP response with an unexpected status, carrying it (the body is read for the message). */
 export const statusError = (
   response: HttpClientResponse.HttpClientResponse,
   context?: string
@@ -59,12 +59,34 @@ export const statusErrorWithBody = (
     status: response.status,
     body
   })
-  return McpError.transport(context === undefined ? cause.message : `${context}: ${cause.message}`, { cause })
+  return McpError.transport(context === undefined ? cause.message : `${context}: ${cause.message}`, {
+    status: response.status,
+    cause
+  })
 }
 
-/** The transport error of a request that got no response at all. */
-export const requestError = (error: HttpClientError.HttpClientError | McpError.McpError): McpError.McpError =>
-  McpError.isMcpError(error) ? error : McpError.transport(error.message, { cause: error })
+/**
+ * The transport error of a request that got no response at all (or whose body
+ * could not be read): the client's message, then what went wrong on the wire,
+ * e.g. `Transport error (POST http://127.0.0.1:1/mcp): connect ECONNREFUSED 127.0.0.1:1`.
+ */
+export const requestError = (error: HttpClientError.HttpClientError | McpError.McpError): McpError.McpError => {
+  if (McpError.isMcpError(error)) return error
+  const wire = rootMessage(error.reason.cause, 0)
+  return McpError.transport(wire === "" || error.message.includes(wire) ? error.message : `${error.message}: ${wire}`, {
+    cause: error
+  })
+}
+
+/**
+ * The message of the innermost cause: undici's own error (`connect
+ * ECONNREFUSED ...`) is the reason's cause, fetch's is under a `fetch failed`.
+ */
+const rootMessage = (cause: unknown, depth: number): string => {
+  if (cause === undefined || cause === null) return ""
+  const inner = depth < 4 && Predicate.hasProperty(cause, "cause") ? rootMessage(cause.cause, depth + 1) : ""
+  return inner !== "" ? inner : McpError.messageOf(cause)
+}
 
 // -----------------------------------------------------------------------------
 // Requests

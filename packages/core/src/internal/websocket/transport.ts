@@ -7,6 +7,7 @@
 import type * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Socket from "effect/socket/Socket"
@@ -27,6 +28,24 @@ export const isNormalClose = (code: number): boolean => code === 1000 || code ==
 const describeClose = (reason: Socket.SocketCloseError): string =>
   `the WebSocket closed with code ${reason.code}${reason.closeReason ? ` (${reason.closeReason})` : ""}`
 
+/**
+ * What a socket's error event (or error) says, if anything: `ws` tells what
+ * went wrong (`connect ECONNREFUSED ...`, `Unexpected server response: 403`),
+ * a browser's event nothing.
+ */
+const detailOf = (cause: unknown): string =>
+  Predicate.hasProperty(cause, "message") && typeof cause.message === "string" ? cause.message : ""
+
+/** A socket that could not be opened; the status of a refused handshake is kept. */
+const openError = (cause: unknown): McpError.McpError => {
+  const detail = detailOf(cause)
+  const status = /^Unexpected server response: (\d{3})$/.exec(detail)?.[1]
+  return McpError.transport(
+    detail === "" ? "could not open the WebSocket" : `could not open the WebSocket: ${detail}`,
+    status === undefined ? { cause } : { status: Number(status), cause }
+  )
+}
+
 /** @internal */
 export const fromSocketError = (error: Socket.SocketError, context: string): McpError.McpError => {
   const reason = error.reason
@@ -34,12 +53,13 @@ export const fromSocketError = (error: Socket.SocketError, context: string): Mcp
     case "SocketCloseError":
       return McpError.transport(describeClose(reason), { cause: error })
     case "SocketOpenError":
-      return McpError.transport(
-        reason.kind === "Timeout" ? "timed out opening the WebSocket" : "could not open the WebSocket",
-        { cause: reason.cause }
-      )
-    default:
-      return McpError.transport(`${context}: ${reason.message}`, { cause: error })
+      return reason.kind === "Timeout"
+        ? McpError.transport("timed out opening the WebSocket", { cause: reason.cause })
+        : openError(reason.cause)
+    default: {
+      const detail = "cause" in reason ? detailOf(reason.cause) : ""
+      return McpError.transport(`${context}: ${reason.message}${detail === "" ? "" : `: ${detail}`}`, { cause: error })
+    }
   }
 }
 

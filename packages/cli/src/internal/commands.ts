@@ -1,0 +1,269 @@
+/**
+ * The commands of `effect-mcp`: `servers`, `list tools|resources|templates|prompts`,
+ * `call`, `read`, `prompt`, `login` and `logout`, and the parsing of `--args`.
+ *
+ * @internal
+ */
+import type * as McpError from "@effect-mcp/core/McpError"
+import { NodeMcpAuthStore } from "@effect-mcp/platform-node"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Connect from "./connect.ts"
+import * as Failures from "./failures.ts"
+import * as Format from "./format.ts"
+import * as Progress from "./progress.ts"
+
+// -----------------------------------------------------------------------------
+// Arguments
+// -----------------------------------------------------------------------------
+
+/** The text of `--args`: a JSON object (absent means `{}`). */
+export const parseArgs = (text: string | undefined): Result.Result<Record<string, unknown>, Failures.CliFailure> => {
+  if (text === undefined) return Result.succeed({})
+  const parsed = Result.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: (error) => Failures.usage(`--args is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
+  })
+  return Result.flatMap(parsed, (value) =>
+    Predicate.isObject(value)
+      ? Result.succeed(value)
+      : Result.fail(
+        Failures.usage(`--args must be a JSON object, got ${Array.isArray(value) ? "an array" : JSON.stringify(value)}`)
+      ))
+}
+
+/** The text of a prompt's `--args`: a JSON object of strings (numbers and booleans become strings). */
+export const parsePromptArgs = (text: string | undefined): Result.Result<Record<string, string>, Failures.CliFailure> =>
+  Result.flatMap(parseArgs(text), (object) => {
+    const out: Record<string, string> = {}
+    for (const [key, value] of Object.entries(object)) {
+      if (typeof value === "string") out[key] = value
+      else if (typeof value === "number" || typeof value === "boolean") out[key] = String(value)
+      else {
+        return Result.fail(Failures.usage(`prompt arguments are strings: --args key "${key}" is ${JSON.stringify(value)}`))
+      }
+    }
+    return Result.succeed(out)
+  })
+
+const argsFlag = Flag.String("args").pipe(
+  Flag.withMetavar("JSON"),
+  Flag.withDescription("The arguments, as a JSON object"),
+  Flag.optional
+)
+
+const request = <A>(effect: Effect.Effect<A, McpError.McpError>) => Effect.mapError(effect, Failures.requestFailure)
+
+/** Entries in the config's order of their servers (they were connected concurrently). */
+const inConfigOrder = <A extends { readonly server: string }>(
+  order: ReadonlyArray<string>,
+  entries: ReadonlyArray<A>
+): ReadonlyArray<A> =>
+  entries
+    .map((entry, index) => ({ entry, index, rank: order.indexOf(entry.server) }))
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .map(({ entry }) => entry)
+
+// -----------------------------------------------------------------------------
+// list, call, read, prompt, servers
+// -----------------------------------------------------------------------------
+
+/** `list <name>`: the entries of every server, in the config's order. */
+const listing = <Name extends string, A extends { readonly server: string }>(
+  name: Name,
+  description: string,
+  entries: (group: Connect.Group) => Effect.Effect<ReadonlyArray<A>>,
+  format: (entries: ReadonlyArray<A>) => string
+) =>
+  Command.make(name, {}, () =>
+    Connect.withGroup(({ group, json, order }) =>
+      Effect.flatMap(entries(group), (all) => {
+        const sorted = inConfigOrder(order, all)
+        return Console.log(json ? Format.json(sorted) : format(sorted))
+      })
+    )).pipe(Command.withDescription(description))
+
+const list = Command.make("list").pipe(
+  Command.withDescription("List tools, resources, resource templates or prompts"),
+  Command.withSubcommands([
+    listing("tools", "List the tools of every server", (group) => group.tools, Format.tools),
+    listing("resources", "List the resources of every server", (group) => group.resources, Format.resources),
+    listing(
+      "templates",
+      "List the resource templates of every server",
+      (group) => group.resourceTemplates,
+      Format.resourceTemplates
+    ),
+    listing("prompts", "List the prompts of every server", (group) => group.prompts, Format.prompts)
+  ])
+)
+
+const call = Command.make(
+  "call",
+  {
+    tool: Argument.String("tool").pipe(Argument.withDescription("The tool's name (as `list tools` shows it)")),
+    args: argsFlag,
+    progress: Flag.Boolean("progress").pipe(
+      Flag.withDescription("Show a progress bar on stderr when the tool reports progress (--no-progress: never)"),
+      Flag.withDefault(true)
+    )
+  },
+  ({ args, progress, tool }) =>
+    Effect.gen(function*() {
+      // --args is checked before any server is started
+      const parsed = yield* Effect.fromResult(parseArgs(Option.getOrUndefined(args)))
+      return yield* Connect.withGroup(({ group, json }) =>
+        Effect.gen(function*() {
+          const tools = yield* group.tools
+          if (!tools.some((entry) => entry.name === tool)) {
+            return yield* Failures.unknownName("tool", tool, tools.map((entry) => entry.name))
+          }
+          // the bar lives as long as the call: its line is erased before the output
+          const result = yield* Effect.scoped(Effect.gen(function*() {
+            const bar = progress ? yield* Effect.flatMap(Progress.stderr, Progress.make) : undefined
+            return yield* request(group.callTool(
+              tool,
+              parsed,
+              bar === undefined ? {} : { onProgress: (update: Progress.Update) => bar.update(update) }
+            ))
+          }))
+          if (json) yield* Console.log(Format.json(result))
+          if (result.isError === true) {
+            const text = Format.callToolResult(result)
+            return yield* new Failures.CliFailure({
+              kind: "ToolError",
+              description: json || text === ""
+                ? `tool ${tool} returned an error result`
+                : `tool ${tool} returned an error result:\n${text}`
+            })
+          }
+          if (!json) yield* Console.log(Format.callToolResult(result))
+        })
+      )
+    })
+).pipe(
+  Command.withDescription("Call a tool"),
+  Command.withExamples([
+    { command: "effect-mcp call weather --args '{\"city\":\"Lisbon\"}'", description: "Call the weather tool" },
+    {
+      command: "effect-mcp call example_weather --qualify --json --args '{\"city\":\"Oslo\"}'",
+      description: "The same by its qualified name, printing the result as JSON"
+    }
+  ])
+)
+
+const read = Command.make(
+  "read",
+  { uri: Argument.String("uri").pipe(Argument.withDescription("The resource's URI")) },
+  ({ uri }) =>
+    Connect.withGroup(({ group, json }) =>
+      Effect.flatMap(
+        request(group.readResource(uri)),
+        (result) => Console.log(json ? Format.json(result) : Format.readResourceResult(result))
+      )
+    )
+).pipe(Command.withDescription("Read a resource (from the server that lists it or a template matching it)"))
+
+const prompt = Command.make(
+  "prompt",
+  {
+    name: Argument.String("name").pipe(Argument.withDescription("The prompt's name (as `list prompts` shows it)")),
+    args: argsFlag
+  },
+  ({ args, name }) =>
+    Effect.gen(function*() {
+      const parsed = yield* Effect.fromResult(parsePromptArgs(Option.getOrUndefined(args)))
+      return yield* Connect.withGroup(({ group, json }) =>
+        Effect.gen(function*() {
+          const prompts = yield* group.prompts
+          if (!prompts.some((entry) => entry.name === name)) {
+            return yield* Failures.unknownName("prompt", name, prompts.map((entry) => entry.name))
+          }
+          const result = yield* request(group.getPrompt(name, parsed))
+          yield* Console.log(json ? Format.json(result) : Format.getPromptResult(result))
+        })
+      )
+    })
+).pipe(Command.withDescription("Get a prompt"))
+
+const servers = Command.make("servers", {}, () =>
+  Connect.withGroup(({ group, json, order }) =>
+    Effect.gen(function*() {
+      const views = yield* group.views
+      const count = (entries: ReadonlyArray<{ readonly server: string }>, server: string) =>
+        entries.filter((entry) => entry.server === server).length
+      const statuses = inConfigOrder(order, (yield* group.servers).map((status) => ({ ...status, server: status.name })))
+      const rows: Array<Format.ServerRow> = []
+      for (const status of statuses) {
+        const client = yield* request(group.client(status.name))
+        rows.push({
+          server: status.name,
+          transport: status.params._tag,
+          status: status.status,
+          serverInfo: client.serverInfo,
+          protocolVersion: client.protocolVersion,
+          tools: count(views.tools, status.name),
+          resources: count(views.resources, status.name),
+          resourceTemplates: count(views.resourceTemplates, status.name),
+          prompts: count(views.prompts, status.name)
+        })
+      }
+      yield* Console.log(json ? Format.json(rows) : Format.servers(rows))
+    })
+  )).pipe(Command.withDescription("Connect to every server and show what each is"))
+
+// -----------------------------------------------------------------------------
+// login, logout
+// -----------------------------------------------------------------------------
+
+const serverArgument = Argument.String("server").pipe(Argument.withDescription("The server's name in the config"))
+
+const login = Command.make("login", { server: serverArgument }, ({ server }) =>
+  Effect.gen(function*() {
+    const { json, resource } = yield* Connect.httpServer(server)
+    const signedIn = yield* Effect.scoped(Effect.flatMap(Connect.connectTo(server), ({ store }) =>
+      store.getTokens(resource).pipe(
+        Effect.map((tokens) => tokens !== undefined),
+        Effect.mapError((error) => Failures.connectionFailure(error, server))
+      )))
+    yield* Console.log(
+      json
+        ? Format.json({ server, resource, signedIn })
+        : signedIn
+        ? `signed in to ${server} (${resource})`
+        : `${server} (${resource}) did not ask for authorization`
+    )
+  })).pipe(
+    Command.withDescription("Connect to an HTTP server, signing in with OAuth unless a stored token still works"),
+    Command.withExamples([{ command: "effect-mcp login search", description: "Sign in to the server named search" }])
+  )
+
+const logout = Command.make("logout", { server: serverArgument }, ({ server }) =>
+  Effect.gen(function*() {
+    const { authFile, json, resource } = yield* Connect.httpServer(server)
+    const store = yield* NodeMcpAuthStore.make({ path: authFile })
+    const signedIn = yield* store.getTokens(resource).pipe(
+      Effect.map((tokens) => tokens !== undefined),
+      Effect.andThen((had) => Effect.as(store.clearTokens(resource), had)),
+      Effect.mapError((error) => Failures.connectionFailure(error, server))
+    )
+    yield* Console.log(
+      json
+        ? Format.json({ server, resource, signedOut: signedIn })
+        : signedIn
+        ? `signed out of ${server} (${resource})`
+        : `${server} (${resource}) had no tokens`
+    )
+  })).pipe(
+    Command.withDescription("Forget the OAuth tokens of a server (the next connection signs in again)"),
+    Command.withExamples([{ command: "effect-mcp logout search", description: "Sign out of the server named search" }])
+  )
+
+/** The command tree. */
+export const command = Connect.root.pipe(Command.withSubcommands([servers, list, call, read, prompt, login, logout]))

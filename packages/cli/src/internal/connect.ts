@@ -1,0 +1,150 @@
+/**
+ * How `effect-mcp` connects: the root command and its shared flags, the
+ * config, where OAuth tokens are kept and how the browser is opened, and the
+ * `McpGroup` of the servers a command uses.
+ *
+ * @internal
+ */
+import * as McpAuth from "@effect-mcp/core/McpAuth"
+import * as McpGroup from "@effect-mcp/core/McpGroup"
+import { NodeMcpAuthorizer, NodeMcpAuthStore, NodeMcpGroup } from "@effect-mcp/platform-node"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Failures from "./failures.ts"
+
+/** The version `effect-mcp --version` prints, and the OAuth client announces. */
+export const version = "0.1.0"
+
+/** The name hook of `--qualify`: tools and prompts are named `<server>_<name>`. */
+export const qualify: McpGroup.NameHook = McpGroup.prefixed({ separator: "_" })
+
+/** `effect-mcp` without its subcommands: the flags every command shares. */
+export const root = Command.make("effect-mcp").pipe(
+  Command.withSharedFlags({
+    config: Flag.String("config").pipe(
+      Flag.withAlias("c"),
+      Flag.withMetavar("FILE"),
+      Flag.withDescription("The servers to connect to: an mcp.json file"),
+      Flag.withDefault("./mcp.json")
+    ),
+    server: Flag.String("server").pipe(
+      Flag.withAlias("s"),
+      Flag.withMetavar("NAME"),
+      Flag.withDescription("Connect to this server of the config only"),
+      Flag.optional
+    ),
+    qualify: Flag.Boolean("qualify").pipe(
+      Flag.withDescription("Name tools and prompts <server>_<name>"),
+      Flag.withDefault(false)
+    ),
+    verbose: Flag.Boolean("verbose").pipe(
+      Flag.withDescription("Pass the servers' stderr through to stderr"),
+      Flag.withDefault(false)
+    ),
+    json: Flag.Boolean("json").pipe(
+      Flag.withDescription("Print JSON on stdout"),
+      Flag.withDefault(false)
+    ),
+    authFile: Flag.String("auth-file").pipe(
+      Flag.withMetavar("FILE"),
+      Flag.withDescription(
+        "Where OAuth tokens are kept (default: $EFFECT_MCP_AUTH_FILE, else $XDG_CONFIG_HOME/effect-mcp/auth.json or ~/.config/effect-mcp/auth.json)"
+      ),
+      Flag.optional
+    )
+  }),
+  Command.withDescription("A command-line MCP client over the servers of an mcp.json config")
+)
+
+/** The group's service. */
+export type Group = McpGroup.McpGroup["Service"]
+
+/** What a command gets once its servers are connected. */
+export interface Connected {
+  readonly group: Group
+  readonly json: boolean
+  /** The servers' names, in the config's order. */
+  readonly order: ReadonlyArray<string>
+  /** Where OAuth tokens are kept. */
+  readonly store: McpAuth.McpAuthStore["Service"]
+}
+
+/** The auth file: `--auth-file`, else `EFFECT_MCP_AUTH_FILE`, else the store's default. */
+export const authFile = (flag: Option.Option<string>): string | undefined => {
+  if (Option.isSome(flag)) return flag.value
+  const env = process.env.EFFECT_MCP_AUTH_FILE
+  return env === undefined || env === "" ? undefined : env
+}
+
+/** How the CLI signs in: the auth file, the browser (`EFFECT_MCP_BROWSER` or the platform's). */
+const authOptions = (): NodeMcpGroup.AuthOptions => {
+  const browser = process.env.EFFECT_MCP_BROWSER
+  return {
+    clientMetadata: { clientName: "effect-mcp", softwareId: "effect-mcp-cli", softwareVersion: version },
+    loopback: browser === undefined || browser.trim() === "" ? {} : { open: NodeMcpAuthorizer.openWith(browser) }
+  }
+}
+
+/** The servers of the config (`--config`); a missing or invalid file is a connection failure. */
+const loadConfig = (path: string) =>
+  NodeMcpGroup.loadConfig(path).pipe(Effect.mapError((error) => Failures.connectionFailure(error)))
+
+/** Connects to the config's servers: `only`, else `--server`, else all. */
+export const connectTo = (only: string | undefined) =>
+  Effect.gen(function*() {
+    const options = yield* root
+    const all = yield* loadConfig(options.config)
+    const store = yield* NodeMcpAuthStore.make({ path: authFile(options.authFile) })
+    let servers = all
+    const selected = only !== undefined ? Option.some(only) : options.server
+    if (Option.isSome(selected)) {
+      const name = selected.value
+      const params = all[name]
+      if (params === undefined) {
+        return yield* Failures.unknownName("server", name, Object.keys(all))
+      }
+      servers = { [name]: params }
+    }
+    // one shot: a server that goes down stays down; the servers' stderr is kept
+    // for the error that reports their death, unless --verbose
+    const context = yield* Layer.build(NodeMcpGroup.layer({
+      reconnect: false,
+      connector: {
+        stderr: options.verbose ? "forward" : "capture",
+        auth: { ...authOptions(), store }
+      },
+      ...(options.qualify ? { nameHook: qualify } : {})
+    })).pipe(Effect.mapError((error) => Failures.connectionFailure(error)))
+    const group = Context.get(context, McpGroup.McpGroup)
+    // connected one by one (concurrently) so that a failure names its server
+    yield* Effect.forEach(
+      Object.entries(servers),
+      ([name, params]) =>
+        group.connect(name, params).pipe(Effect.mapError((error) => Failures.connectionFailure(error, name))),
+      { concurrency: "unbounded", discard: true }
+    )
+    return { group, json: options.json, order: Object.keys(servers), store } satisfies Connected
+  })
+
+/** Runs `use` with the servers connected (`--server`, else all); they are closed when it ends. */
+export const withGroup = <A>(
+  use: (connected: Connected) => Effect.Effect<A, Failures.CliFailure>
+): Effect.Effect<A, Failures.CliFailure, Command.CommandContext<"effect-mcp">> =>
+  Effect.scoped(Effect.flatMap(connectTo(undefined), use))
+
+/** The config's HTTP server `server` and its canonical URL (the key of its tokens). */
+export const httpServer = (server: string) =>
+  Effect.gen(function*() {
+    const options = yield* root
+    const all = yield* loadConfig(options.config)
+    const params = all[server]
+    if (params === undefined) return yield* Failures.unknownName("server", server, Object.keys(all))
+    if (params._tag !== "StreamableHttp" && params._tag !== "Sse") {
+      return yield* Failures.usage(`server "${server}" is not an HTTP server: it has no OAuth tokens`)
+    }
+    return { params, resource: McpAuth.canonicalResource(params.url), json: options.json, authFile: authFile(options.authFile) }
+  })

@@ -1,0 +1,128 @@
+/**
+ * How `effect-mcp` fails: its exit codes, its one error (`CliFailure`), and
+ * how an `McpError` becomes one. `McpCli` re-exports the public part.
+ *
+ * @internal
+ */
+import * as JsonRpc from "@effect-mcp/core/JsonRpc"
+import type * as McpError from "@effect-mcp/core/McpError"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+
+// -----------------------------------------------------------------------------
+// Exit codes and the error
+// -----------------------------------------------------------------------------
+
+/** The process exit codes (documented on `McpCli.ExitCode`). */
+export const ExitCode = {
+  Ok: 0,
+  ToolError: 1,
+  Usage: 2,
+  Connection: 3,
+  Request: 4,
+  Auth: 5
+} as const
+
+/** What made a command fail, named after its exit code. */
+export type FailureKind = Exclude<keyof typeof ExitCode, "Ok">
+
+/**
+ * The one error of the CLI: it carries the exit code (read by the runtime's
+ * teardown) and a message for stderr. It is printed once by `McpCli.run`, so
+ * the runtime does not report it again.
+ */
+export class CliFailure extends Schema.TaggedError<CliFailure>()("CliFailure", {
+  kind: Schema.Literals(["ToolError", "Usage", "Connection", "Request", "Auth"]),
+  description: Schema.String
+}) {
+  override get message(): string {
+    return this.description
+  }
+  override get [Runtime.errorExitCode](): number {
+    return ExitCode[this.kind]
+  }
+  override get [Runtime.errorReported](): boolean {
+    return false
+  }
+}
+
+/** A usage error (exit 2). */
+export const usage = (description: string): CliFailure => new CliFailure({ kind: "Usage", description })
+
+/** A name no server has, with the names there are (the first 20). */
+export const unknownName = (what: string, name: string, known: ReadonlyArray<string>): CliFailure => {
+  const shown = known.slice(0, 20).join(", ")
+  return usage(
+    `unknown ${what} "${name}"; ${
+      known.length === 0
+        ? `there are no ${what}s`
+        : `the ${what}s are: ${shown}${known.length > 20 ? `, … (${known.length} in all)` : ""}`
+    }`
+  )
+}
+
+// -----------------------------------------------------------------------------
+// From McpError
+// -----------------------------------------------------------------------------
+
+/** The error's message, then the end of the server's stderr when it has one the message does not quote. */
+const describe = (error: McpError.McpError): string => {
+  const reason = error.reason
+  const message = error.message
+  if (reason._tag !== "TransportError" || reason.stderr === undefined) return message
+  const tail = reason.stderr.trimEnd().split("\n").slice(-10)
+  const quoted = tail.length === 1 && message.includes(tail[0]!.trim())
+  return tail.join("").trim() === "" || quoted
+    ? message
+    : `${message}\n  the end of its stderr:\n${tail.map((line) => `    ${line}`).join("\n")}`
+}
+
+const authFailure = (error: McpError.AuthError, server?: string): CliFailure => {
+  const where = server === undefined || error.description.includes(server) ? "" : `server "${server}": `
+  const hint = error.kind === "Storage" ? "" : " (effect-mcp logout <server> forgets its tokens)"
+  return new CliFailure({
+    kind: "Auth",
+    description: `${where}authorization failed (${error.kind}): ${error.description}${
+      error.kind === "Unauthorized" || error.kind === "InsufficientScope" ? hint : ""
+    }`
+  })
+}
+
+/** Connecting (config, spawn, handshake): everything is a connection failure, but authorization. */
+export const connectionFailure = (error: McpError.McpError, server?: string): CliFailure => {
+  const reason = error.reason
+  if (reason._tag === "AuthError") return authFailure(reason, server)
+  const hint = reason._tag === "NameCollisionError" && reason.kind !== "server"
+    ? " (--qualify names them <server>_<name>)"
+    : ""
+  const where = server === undefined || error.message.includes(`"${server}"`) ? "" : `server "${server}": `
+  return new CliFailure({ kind: "Connection", description: `${where}${describe(error)}${hint}` })
+}
+
+/**
+ * A request: a lost connection is a connection failure, a name no server
+ * offers a usage error, an answered error (or a timeout) a request failure.
+ */
+export const requestFailure = (error: McpError.McpError): CliFailure => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "AuthError":
+      return authFailure(reason)
+    case "TransportError":
+    case "ClosedError":
+    case "HandshakeError":
+    case "ServerUnavailableError":
+    case "ConfigError":
+      return connectionFailure(error)
+    case "NotFoundError":
+      return new CliFailure({ kind: "Usage", description: describe(error) })
+    case "ProtocolError":
+      // -32002: the server knows no such resource, like a name no server offers
+      return new CliFailure({
+        kind: reason.code === JsonRpc.ErrorCode.ResourceNotFound ? "Usage" : "Request",
+        description: describe(error)
+      })
+    default:
+      return new CliFailure({ kind: "Request", description: describe(error) })
+  }
+}
