@@ -12,13 +12,21 @@
  *   A request without `Origin` (not from a browser) passes.
  *
  * And CORS for browser clients ({@link makeCors}): the origins of the
- * `cors` option pass the Origin check too, and get the CORS headers.
+ * `cors` option pass the Origin check too, and get the CORS headers. Plus
+ * the Streamable HTTP server's checks of `Accept`, `Content-Type` and
+ * `MCP-Protocol-Version`.
  *
  * @internal
  */
 import * as Duration from "effect/Duration"
+import type * as HttpServer from "effect/http/HttpServer"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as NetAddress from "effect/net/NetAddress"
 import * as Result from "effect/Result"
+import * as JsonRpc from "../../JsonRpc.ts"
 import type * as McpHttpServer from "../../McpHttpServer.ts"
+import * as McpSchema from "../../McpSchema.ts"
+import * as Responses from "./responses.ts"
 
 /** @internal */
 export interface GuardOptions {
@@ -43,6 +51,10 @@ const originIn = (list: ReadonlyArray<string>, origin: string): boolean => {
   const url = Result.try(() => new URL(origin))
   return Result.isSuccess(url) && list.includes(url.success.hostname)
 }
+
+/** Whether the server is bound to a loopback address. @internal */
+export const isLoopback = (address: HttpServer.HttpServer["Service"]["address"]): boolean =>
+  address._tag !== "UnixPathAddress" && NetAddress.isLoopback(address.address)
 
 /**
  * The reason a request is refused (answer 403), or `undefined` when it
@@ -152,4 +164,41 @@ export const headerOf = (headers: Readonly<Record<string, string | ReadonlyArray
 (name: string): string | undefined => {
   const value = headers[name]
   return typeof value === "string" ? value : value?.[0]
+}
+
+// -----------------------------------------------------------------------------
+// Streamable HTTP headers
+// -----------------------------------------------------------------------------
+
+/** The `MCP-Protocol-Version` header (lower-case). @internal */
+export const PROTOCOL_VERSION = "mcp-protocol-version"
+
+/** The media types of an `Accept` or `Content-Type` header, lower-case, without parameters. @internal */
+export const mediaTypes = (header: string | undefined): Array<string> =>
+  header === undefined ? [] : header.split(",").map((part) => part.split(";")[0]!.trim().toLowerCase())
+
+/** A POST must accept both JSON and SSE answers. @internal */
+export const acceptsPost = (header: string | undefined) => {
+  const types = mediaTypes(header)
+  return types.includes("*/*") || (types.includes("application/json") && types.includes("text/event-stream"))
+}
+
+/** A GET must accept SSE. @internal */
+export const acceptsSse = (header: string | undefined) => {
+  const types = mediaTypes(header)
+  return types.includes("*/*") || types.includes("text/event-stream")
+}
+
+const isSupported = (version: string) => (McpSchema.SUPPORTED_PROTOCOL_VERSIONS as ReadonlyArray<string>).includes(version)
+
+/** The `400` answer to an `MCP-Protocol-Version` header the server does not speak, or `undefined`. @internal */
+export const checkVersion = (
+  headers: Readonly<Record<string, string | undefined>>
+): HttpServerResponse.HttpServerResponse | undefined => {
+  const version = headers[PROTOCOL_VERSION]
+  return version === undefined || isSupported(version) ? undefined : Responses.error(
+    400,
+    JsonRpc.ErrorCode.ServerError,
+    `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${McpSchema.SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`
+  )
 }

@@ -1,0 +1,186 @@
+/**
+ * Exchanges (the answer to one POST: its JSON body, or an SSE stream) and
+ * the routing of frames: outgoing ones to the exchange or stream they
+ * belong to, incoming ones to the engine. Routing is the one place this
+ * transport looks at request ids; its rules are below.
+ *
+ * @internal
+ */
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Queue from "effect/Queue"
+import type * as JsonRpc from "../../JsonRpc.ts"
+import type * as McpAuth from "../../McpAuth.ts"
+import * as McpError from "../../McpError.ts"
+import * as McpSchema from "../../McpSchema.ts"
+import { RequestOrigin } from "../../McpTransport.ts"
+import * as Responses from "./responses.ts"
+import * as SessionStreams from "./sessionStreams.ts"
+import * as SseStream from "./sseStream.ts"
+import * as State from "./state.ts"
+
+// Routing is kept to this:
+//
+// - a POST carrying requests registers their ids in the session's `inflight`
+//   map, pointing at the POST's exchange (its JSON answer or SSE stream);
+// - an outgoing response goes to the exchange of its own `id`; when the last
+//   of an exchange's requests is answered, its JSON body is sent or its SSE
+//   stream ends;
+// - an outgoing request or notification goes to the exchange of
+//   `McpTransport.RequestOrigin` (the request whose handler sends it) while
+//   that exchange is open, else to the session's GET stream; an origin counts
+//   only when the sending fiber belongs to this session (a handler of another
+//   session may notify this one);
+// - an incoming `notifications/cancelled` counts its request as answered
+//   (the engine sends no response for it).
+
+/** An exchange for `pending` requests; `reply` in JSON mode. @internal */
+export const make = (
+  session: State.Session,
+  batch: boolean,
+  pending: number,
+  reply: Deferred.Deferred<HttpServerResponse.HttpServerResponse> | undefined,
+  auth: McpAuth.AuthInfo | undefined
+): State.Exchange => ({
+  session,
+  batch,
+  pending,
+  responses: undefined,
+  stream: undefined,
+  reply,
+  abandoned: false,
+  auth
+})
+
+// -----------------------------------------------------------------------------
+// Outgoing frames
+// -----------------------------------------------------------------------------
+
+/** Routes a frame the engine sends (the session transport's `send`). @internal */
+export const send = (
+  state: State.State,
+  session: State.Session,
+  frame: JsonRpc.Frame
+): Effect.Effect<void, McpError.McpError> =>
+  Effect.withFiber((fiber) => {
+    if (session.closed) return Effect.fail(McpError.closed("HTTP session closed"))
+    // an origin counts only from this session's own fibers: a handler of
+    // another session may notify this one (a resource update, a list change)
+    const origin = fiber.getRef(State.CurrentSession) === session ? fiber.getRef(RequestOrigin) : undefined
+    if (Array.isArray(frame)) for (const message of frame) route(state, session, message, origin)
+    else route(state, session, frame as JsonRpc.Message, origin)
+    return Effect.void
+  })
+
+const route = (
+  state: State.State,
+  session: State.Session,
+  message: JsonRpc.Message,
+  origin: JsonRpc.RequestId | undefined
+) => {
+  if ("method" in message) {
+    const exchange = origin === undefined ? undefined : session.inflight.get(origin)
+    if (exchange !== undefined) related(state, exchange, message)
+    else if (session.get !== undefined) SseStream.write(session.get, message)
+    return
+  }
+  const id = message.id
+  const exchange = id === null ? undefined : session.inflight.get(id)
+  if (exchange === undefined) return
+  session.inflight.delete(id!)
+  answered(exchange, message)
+}
+
+const related = (state: State.State, exchange: State.Exchange, message: JsonRpc.Message) => {
+  if (exchange.abandoned) return
+  if (exchange.stream !== undefined) return SseStream.write(exchange.stream, message)
+  // JSON mode: the handler streams, so the answer becomes an SSE stream
+  const stream = SessionStreams.make(exchange.session, "post")
+  exchange.stream = stream
+  const body = SessionStreams.connect(state, exchange.session, stream, exchange.auth)
+  for (const response of exchange.responses ?? []) SseStream.write(stream, response)
+  exchange.responses = undefined
+  SseStream.write(stream, message)
+  Deferred.doneUnsafe(exchange.reply!, Effect.succeed(Responses.sse(body)))
+}
+
+const answered = (exchange: State.Exchange, message: JsonRpc.Message) => {
+  exchange.pending--
+  if (exchange.abandoned) return
+  if (exchange.stream !== undefined) {
+    SseStream.write(exchange.stream, message)
+    if (exchange.pending === 0) SseStream.end(exchange.stream)
+    return
+  }
+  ;(exchange.responses ??= []).push(message)
+  if (exchange.pending === 0) {
+    Deferred.doneUnsafe(exchange.reply!, Effect.succeed(Responses.json(exchange.batch, exchange.responses)))
+  }
+}
+
+// -----------------------------------------------------------------------------
+// Incoming messages
+// -----------------------------------------------------------------------------
+
+// the engine sends nothing for a cancelled request: count it as answered
+const cancelled = (session: State.Session, message: JsonRpc.Notification) => {
+  const requestId = (message.params as { readonly requestId?: unknown } | undefined)?.requestId
+  if (typeof requestId !== "string" && typeof requestId !== "number") return
+  const exchange = session.inflight.get(requestId)
+  if (exchange === undefined) return
+  session.inflight.delete(requestId)
+  exchange.pending--
+  if (exchange.pending > 0 || exchange.abandoned) return
+  if (exchange.stream !== undefined) return SseStream.end(exchange.stream)
+  Deferred.doneUnsafe(
+    exchange.reply!,
+    Effect.succeed(
+      exchange.responses === undefined ? Responses.emptyStream() : Responses.json(exchange.batch, exchange.responses)
+    )
+  )
+}
+
+/** Hands an incoming message to the engine. @internal */
+export const offer = (session: State.Session, message: JsonRpc.Message): void => {
+  if ("method" in message && !("id" in message) && message.method === McpSchema.Cancelled.name) {
+    cancelled(session, message)
+  }
+  Queue.offerUnsafe(session.inbox, message)
+}
+
+/**
+ * Opens the exchange of a POST carrying `requests` requests, hands its
+ * messages to the engine, and answers: at once with the SSE stream in SSE
+ * mode, else once the answer is known.
+ *
+ * @internal
+ */
+export const open = (
+  state: State.State,
+  session: State.Session,
+  messages: ReadonlyArray<JsonRpc.Message>,
+  requests: number,
+  batch: boolean,
+  auth: McpAuth.AuthInfo | undefined
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const exchange = make(session, batch, requests, state.sseMode ? undefined : Deferred.makeUnsafe(), auth)
+  let response: HttpServerResponse.HttpServerResponse | undefined
+  if (state.sseMode) {
+    const stream = SessionStreams.make(session, "post")
+    exchange.stream = stream
+    response = Responses.sse(SessionStreams.connect(state, session, stream, auth))
+  }
+  for (const message of messages) {
+    if ("method" in message && "id" in message) session.inflight.set(message.id, exchange)
+  }
+  for (const message of messages) offer(session, message)
+  if (response !== undefined) return Effect.succeed(response)
+  return Deferred.await(exchange.reply!).pipe(
+    Effect.onInterrupt(() =>
+      Effect.sync(() => {
+        exchange.abandoned = true
+      })
+    )
+  )
+}

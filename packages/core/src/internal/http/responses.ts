@@ -1,0 +1,52 @@
+/**
+ * The HTTP responses of the Streamable HTTP server: a JSON-RPC error with its
+ * status, an SSE stream, the JSON answer of a POST, and the fixed ones
+ * (`202 Accepted`, an empty stream).
+ *
+ * @internal
+ */
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../../JsonRpc.ts"
+import type * as Bearer from "../auth/bearer.ts"
+import * as SseStream from "./sseStream.ts"
+
+/** A JSON-RPC error object as the body of an HTTP error. @internal */
+export const error = (
+  status: number,
+  code: number,
+  message: string,
+  options?: { readonly id?: JsonRpc.RequestId | null; readonly headers?: Record<string, string> }
+) =>
+  HttpServerResponse.text(
+    JSON.stringify({ jsonrpc: "2.0", id: options?.id ?? null, error: { code, message } }),
+    { status, contentType: "application/json", ...(options?.headers === undefined ? {} : { headers: options.headers }) }
+  )
+
+const SSE_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" }
+
+/** An SSE response with `body`. @internal */
+export const sse = (body: Stream.Stream<Uint8Array>, headers?: Record<string, string>) =>
+  HttpServerResponse.stream(body, {
+    contentType: "text/event-stream",
+    headers: headers === undefined ? SSE_HEADERS : { ...SSE_HEADERS, ...headers }
+  })
+
+/** The answer to a POST without requests. @internal */
+export const accepted = HttpServerResponse.empty({ status: 202 })
+
+/** An SSE stream with nothing in it. @internal */
+export const emptyStream = () => sse(Stream.empty)
+
+/** The answer to a request the bearer check refused. @internal */
+export const refused = (refusal: Bearer.Refusal) =>
+  error(refusal.status, JsonRpc.ErrorCode.ServerError, refusal.message, {
+    headers: refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge }
+  })
+
+/** The JSON answer to a POST: its one response, or the array of a batch. @internal */
+export const json = (batch: boolean, responses: ReadonlyArray<JsonRpc.Message> | undefined) => {
+  const all = responses ?? []
+  const text = batch ? `[${all.map(SseStream.stringify).join(",")}]` : SseStream.stringify(all[0]!)
+  return HttpServerResponse.text(text, { contentType: "application/json" })
+}

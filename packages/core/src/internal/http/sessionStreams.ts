@@ -1,0 +1,88 @@
+/**
+ * A session's SSE streams (`sseStream.ts`) and the HTTP connections that
+ * carry them: a new stream gets its id from the session and is kept for
+ * resumption when there is an event store; a connection's body ends when
+ * the stream does, or when the token it was opened with expires; a POST
+ * stream written to its end is kept a while for a late resumption.
+ *
+ * @internal
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import type * as McpAuth from "../../McpAuth.ts"
+import * as Sessions from "./sessions.ts"
+import * as SseStream from "./sseStream.ts"
+import type * as State from "./state.ts"
+
+const FINISHED_KEPT = 4
+
+/** A priming event opens the session's streams (a resumable stream, from 2025-11-25 on). @internal */
+export const primes = (session: State.Session): boolean =>
+  session.store !== undefined && session.version !== undefined && session.version >= "2025-11-25"
+
+/** A new stream of the session: its GET stream, or the answer to a POST. @internal */
+export const make = (session: State.Session, kind: "post" | "get"): SseStream.SseStream => {
+  const stream = SseStream.make(
+    kind === "get" ? `${session.id}/0` : `${session.id}/${session.nextStream++}`,
+    kind,
+    session.store,
+    primes(session)
+  )
+  if (session.store !== undefined) session.streams.set(stream.id, stream)
+  return stream
+}
+
+// a POST stream written to its end is kept a while for a late resumption
+const ended = (state: State.State, session: State.Session, stream: SseStream.SseStream) => (completed: boolean) =>
+  Effect.suspend(() => {
+    Sessions.touch(state, session)
+    if (session.id === undefined) return Sessions.close(state, session)
+    if (!completed || stream.kind !== "post" || session.store === undefined || session.closed) return Effect.void
+    session.streams.delete(stream.id)
+    session.finished.push(stream.id)
+    if (session.finished.length <= FINISHED_KEPT) return Effect.void
+    return session.store.remove(session.finished.shift()!)
+  })
+
+// with auth, a connection ends when the token it was opened with expires
+// (the stream stays, to be resumed with a fresh token)
+const untilExpiry = (
+  state: State.State,
+  body: Stream.Stream<Uint8Array>,
+  auth: McpAuth.AuthInfo | undefined
+): Stream.Stream<Uint8Array> => {
+  const expiresAt = auth?.expiresAt
+  if (expiresAt === undefined) return body
+  return Stream.interruptWhen(
+    body,
+    Effect.suspend(() => {
+      const left = expiresAt * 1000 - state.clock.currentTimeMillisUnsafe()
+      return left > 0 ? state.clock.sleep(Duration.millis(left)) : Effect.void
+    })
+  )
+}
+
+/** The body of a connection already attached to the stream (see `SseStream.attach`). @internal */
+export const body = (
+  state: State.State,
+  session: State.Session,
+  stream: SseStream.SseStream,
+  connection: SseStream.Connection,
+  auth: McpAuth.AuthInfo | undefined,
+  prefix?: string
+): Stream.Stream<Uint8Array> =>
+  untilExpiry(
+    state,
+    SseStream.body(stream, connection, { prefix, retry: state.retry, onEnd: ended(state, session, stream) }),
+    auth
+  )
+
+/** Attaches a new connection to the stream, and returns its body. @internal */
+export const connect = (
+  state: State.State,
+  session: State.Session,
+  stream: SseStream.SseStream,
+  auth: McpAuth.AuthInfo | undefined,
+  prefix?: string
+): Stream.Stream<Uint8Array> => body(state, session, stream, SseStream.attach(stream), auth, prefix)

@@ -1,0 +1,138 @@
+/**
+ * What the pieces of the Streamable HTTP server share: the settings read
+ * from its options, the engine, the scope every session's scope is forked
+ * from, and the live sessions; plus the models of a session and of an
+ * exchange (the answer to one POST). Made once by `addRoute` (`server.ts`)
+ * and passed to the functions of `sessions.ts`, `sessionStreams.ts`,
+ * `exchange.ts` and the method handlers.
+ *
+ * @internal
+ */
+import type * as Cause from "effect/Cause"
+import * as ByteSize from "effect/ByteSize"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import type * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Option from "effect/Option"
+import type * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import type * as JsonRpc from "../../JsonRpc.ts"
+import type * as McpAuth from "../../McpAuth.ts"
+import type * as McpHttpServer from "../../McpHttpServer.ts"
+import { McpServer } from "../../McpServer.ts"
+import type * as McpServerSession from "../../McpServerSession.ts"
+import type * as Bearer from "../auth/bearer.ts"
+import * as EventStore from "./eventStore.ts"
+import * as SseStream from "./sseStream.ts"
+
+// -----------------------------------------------------------------------------
+// Models
+// -----------------------------------------------------------------------------
+
+/** One MCP session served over HTTP. @internal */
+export interface Session {
+  /** The `Mcp-Session-Id`; `undefined` in stateless mode. */
+  readonly id: string | undefined
+  /** The key in the live sessions map. */
+  readonly key: string
+  readonly scope: Scope.Closeable
+  readonly inbox: Queue.Queue<unknown, Cause.Done>
+  /** Requests in flight, by id: the exchange their answer goes to. */
+  readonly inflight: Map<JsonRpc.RequestId, Exchange>
+  /** Streams that may still be resumed, by stream id (the GET stream among them). */
+  readonly streams: Map<string, SseStream.SseStream>
+  /** Finished POST streams whose events are kept a little for a late resumption. */
+  readonly finished: Array<string>
+  readonly store: McpHttpServer.EventStoreShape | undefined
+  server: McpServerSession.ServerSession | undefined
+  /** The negotiated protocol version, once known. */
+  version: string | undefined
+  get: SseStream.SseStream | undefined
+  nextStream: number
+  lastActivity: number
+  closed: boolean
+  /** With `auth`: whom the session belongs to (see `Bearer.principal`). */
+  readonly principal: string | undefined
+}
+
+/** The answer to one POST that carried requests. @internal */
+export interface Exchange {
+  readonly session: Session
+  readonly batch: boolean
+  /** Requests not answered yet. */
+  pending: number
+  /** JSON mode: the responses so far. */
+  responses: Array<JsonRpc.Message> | undefined
+  /** The SSE stream, once the answer is one. */
+  stream: SseStream.SseStream | undefined
+  /** JSON mode: completed with the HTTP response (JSON, or SSE when upgraded). */
+  readonly reply: Deferred.Deferred<HttpServerResponse.HttpServerResponse> | undefined
+  /** JSON mode: the POST is gone before its answer. */
+  abandoned: boolean
+  /** With `auth`: the verified token of the POST. */
+  readonly auth: McpAuth.AuthInfo | undefined
+}
+
+/** The session whose engine runs the current fiber. @internal */
+export const CurrentSession = Context.Reference<Session | undefined>("@effect-mcp/core/McpHttpServer/CurrentSession", {
+  defaultValue: () => undefined
+})
+
+// -----------------------------------------------------------------------------
+// State
+// -----------------------------------------------------------------------------
+
+/** The shared state of one endpoint. @internal */
+export interface State {
+  /** The engine every session serves. */
+  readonly server: McpServer["Service"]
+  /** The layer's services: a session runs with these, not with its first request's. */
+  readonly context: Context.Context<McpServer>
+  /** The parent of every session's scope. */
+  readonly scope: Scope.Scope
+  readonly clock: Clock.Clock
+  readonly stateless: boolean
+  /** POST answers are SSE streams; otherwise JSON, upgraded when a handler streams. */
+  readonly sseMode: boolean
+  readonly idleMillis: number
+  readonly maxSessions: number
+  readonly maxBody: ByteSize.ByteSize
+  /** The `retry` directive, as SSE text. */
+  readonly retry: string | undefined
+  /** Where stateful sessions store their events, if anywhere. */
+  readonly store: McpHttpServer.EventStoreShape | undefined
+  /** With `auth`: the bearer check. */
+  readonly bearer: Bearer.Guard | undefined
+  /** The live sessions, by key. */
+  readonly sessions: Map<string, Session>
+}
+
+/** Makes the state, in the layer's scope and with its services. @internal */
+export const make = Effect.fnUntraced(function*(
+  options: McpHttpServer.Options,
+  storeTag: Context.Key<McpHttpServer.EventStore, McpHttpServer.EventStoreShape>,
+  bearer: Bearer.Guard | undefined
+): Effect.fn.Return<State, never, McpServer | Scope.Scope> {
+  const context = yield* Effect.context<McpServer>()
+  const stateless = options.stateless === true
+  return {
+    server: Context.get(context, McpServer),
+    context,
+    scope: yield* Effect.scope,
+    clock: yield* Clock.clockWith(Effect.succeed),
+    stateless,
+    sseMode: options.responseMode === "sse",
+    idleMillis: Duration.toMillis(Duration.fromInputUnsafe(options.idleTimeout ?? Duration.minutes(30))),
+    maxSessions: options.maxSessions ?? 10_000,
+    maxBody: ByteSize.bytes(options.maxBodyBytes ?? 4 * 1024 * 1024),
+    retry: options.retry === undefined ? undefined : SseStream.encodeRetry(Duration.fromInputUnsafe(options.retry)),
+    store: stateless || options.eventStore === false
+      ? undefined
+      : options.eventStore ?? Option.getOrUndefined(yield* Effect.serviceOption(storeTag)) ?? EventStore.makeMemory(),
+    bearer,
+    sessions: new Map()
+  }
+})
