@@ -37,7 +37,7 @@
  *
  * Each MCP session is one `McpServer.serve` over a transport this module
  * makes: POST bodies go to its `incoming`, and its `send` routes every frame
- * by `McpTransport.RequestOrigin` (see `internal/http/server.ts`).
+ * by `McpTransport.RequestOrigin` (see `internal/http/server/exchange.ts`).
  *
  * **Gotchas**
  *
@@ -61,8 +61,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as HttpRouter from "effect/http/HttpRouter"
-import * as InternalEventStore from "./internal/http/eventStore.ts"
-import * as InternalServer from "./internal/http/server.ts"
+import * as InternalEventStore from "./internal/http/server/eventStore.ts"
+import * as InternalRoute from "./internal/http/server/route.ts"
 import type * as JsonRpc from "./JsonRpc.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpResourceServer from "./McpResourceServer.ts"
@@ -285,7 +285,7 @@ export interface Options {
  * @since 0.1.0
  */
 export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServer.McpServer | HttpRouter.HttpRouter> =>
-  Layer.effectDiscard(InternalServer.addRoute(options ?? {}, EventStore))
+  Layer.effectDiscard(InternalRoute.addRoute(options ?? {}, EventStore))
 
 // -----------------------------------------------------------------------------
 // Inside handlers
@@ -301,7 +301,7 @@ export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServ
  * @category accessors
  * @since 0.1.0
  */
-export const closeSseStream: Effect.Effect<void> = InternalServer.closeSseStream
+export const closeSseStream: Effect.Effect<void> = InternalRoute.closeSseStream
 
 /**
  * The `Mcp-Session-Id` of the session the current handler serves, if it is
@@ -310,4 +310,4 @@ export const closeSseStream: Effect.Effect<void> = InternalServer.closeSseStream
  * @category accessors
  * @since 0.1.0
  */
-export const sessionId: Effect.Effect<Option.Option<string>> = InternalServer.currentSessionId
+export const sessionId: Effect.Effect<Option.Option<string>> = InternalRoute.currentSessionId

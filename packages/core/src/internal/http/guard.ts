@@ -26,7 +26,7 @@ import * as Result from "effect/Result"
 import * as JsonRpc from "../../JsonRpc.ts"
 import type * as McpHttpServer from "../../McpHttpServer.ts"
 import * as McpSchema from "../../McpSchema.ts"
-import * as Responses from "./responses.ts"
+import * as Responses from "./server/responses.ts"
 
 /** @internal */
 export interface GuardOptions {

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Result from "effect/Result"
-import type * as McpAuth from "../../McpAuth.ts"
+import type * as McpAuth from "../../../McpAuth.ts"
 import * as Sessions from "./sessions.ts"
 import type * as State from "./state.ts"
 

@@ -7,8 +7,8 @@
  */
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Stream from "effect/Stream"
-import * as JsonRpc from "../../JsonRpc.ts"
-import type * as Bearer from "../auth/bearer.ts"
+import * as JsonRpc from "../../../JsonRpc.ts"
+import type * as Bearer from "../../auth/bearer.ts"
 import * as SseStream from "./sseStream.ts"
 
 /** A JSON-RPC error object as the body of an HTTP error. @internal */

@@ -10,7 +10,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import type * as McpAuth from "../../McpAuth.ts"
+import type * as McpAuth from "../../../McpAuth.ts"
 import * as Sessions from "./sessions.ts"
 import * as SseStream from "./sseStream.ts"
 import type * as State from "./state.ts"

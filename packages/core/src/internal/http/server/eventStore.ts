@@ -7,8 +7,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type * as JsonRpc from "../../JsonRpc.ts"
-import type * as McpHttpServer from "../../McpHttpServer.ts"
+import type * as JsonRpc from "../../../JsonRpc.ts"
+import type * as McpHttpServer from "../../../McpHttpServer.ts"
 
 interface Log {
   /** The sequence number of `events[0]`. */

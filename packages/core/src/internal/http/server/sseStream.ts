@@ -20,8 +20,8 @@ import type * as Pull from "effect/Pull"
 import * as Stream from "effect/Stream"
 import * as Sse from "effect/encoding/Sse"
 import * as Result from "effect/Result"
-import * as JsonRpc from "../../JsonRpc.ts"
-import type * as McpHttpServer from "../../McpHttpServer.ts"
+import * as JsonRpc from "../../../JsonRpc.ts"
+import type * as McpHttpServer from "../../../McpHttpServer.ts"
 
 /** One stream of SSE events. @internal */
 export interface SseStream {
