@@ -1,57 +1,14 @@
 /**
- * The Streamable HTTP server transport (MCP 2025-03-26 to 2025-11-25), on
- * `effect/http`: a route you mount in your own `HttpRouter` at a path, serving
- * the `McpServer` in context. Platform-free: `NodeMcpHttpServer` in
- * `@effect-mcp/platform-node` wraps it in a standalone Node server.
+ * The Streamable HTTP server transport (MCP 2025-03-26 to 2025-11-25) on
+ * `effect/http`: a route you mount in your own `HttpRouter` at a path,
+ * serving the `McpServer` in context, one MCP session per `Mcp-Session-Id`.
+ * Platform-free: `NodeMcpHttpServer` wraps it in a standalone Node server.
+ * The README ("Transports") lists what it answers and when.
  *
- * - `POST` carries a message (or, in 2025-03-26, a batch). A notification or
- *   response gets `202`. Requests are answered as one JSON body, or as an SSE
- *   stream: always with `responseMode: "sse"`, and in `"json"` mode as soon as
- *   the handler sends something on the request's behalf before its response
- *   (progress, logs, sampling or elicitation requests).
- * - `initialize` mints an `Mcp-Session-Id` (a CSPRNG UUID). Later requests
- *   without it get `400`, with an unknown or expired one `404`. `DELETE` ends
- *   the session (`204`).
- * - `GET` opens the session's stream for messages not sent on behalf of a
- *   request (list changes, resource updates, requests from background fibers).
- *   One at a time (`409` for a second).
- * - Resumability (SEP-1699): SSE events carry ids kept in an {@link EventStore}
- *   (in memory by default); each stream of a 2025-11-25 session starts with a
- *   priming event (an id and empty data), and `GET` with `Last-Event-ID`
- *   replays what the dropped connection missed, exactly once, then goes on
- *   with the live stream. A handler can end its POST connection early with
- *   {@link closeSseStream} (the client reconnects after `retry`).
- * - `MCP-Protocol-Version` is checked (`400` for an unsupported one).
- * - DNS-rebinding protection: `Host` and `Origin` are checked (`403`).
- * - Idle sessions are closed after `idleTimeout`; beyond `maxSessions`,
- *   `initialize` gets `503`.
- * - `auth`: OAuth bearer tokens (`McpResourceServer`); `401` / `403` with
- *   `WWW-Authenticate` challenges, the Protected Resource Metadata document.
- *   An SSE connection (GET or POST) ends when the token it was opened with
- *   expires: the client comes back with a fresh token.
- * - `cors`: CORS for browser clients (preflights, `Mcp-Session-Id`,
- *   `Mcp-Protocol-Version` and `WWW-Authenticate` readable); see
- *   {@link CorsOptions}.
- * - `stateless: true`: no session ids, no GET stream; every POST is served by
- *   a fresh session that lives as long as the request.
- *
- * Each MCP session is one `McpServer.serve` over a transport this module
- * makes: POST bodies go to its `incoming`, and its `send` routes every frame
- * by `McpTransport.RequestOrigin` (see `internal/http/server/exchange.ts`).
- *
- * **Gotchas**
- *
- * - Sessions run with the services the layer was built with, not those of
- *   each HTTP request: per-request data does not reach handlers through the
- *   HTTP context (the verified token of the `auth` option does, through
- *   `McpAuth.CurrentAuth`).
- * - What is not sent on behalf of a request goes to the GET stream, and is
- *   dropped while the client has never opened one (as the official SDK
- *   does). A server-side keep-alive ping (`McpServer` `keepAlive`) goes there
- *   too, so it fails for clients that never open a GET stream.
- * - Behind `HttpRouter.serve` with `NodeHttpServer.layer`, closing waits for
- *   open SSE connections up to the server's `gracefulShutdownTimeout`
- *   (20 s by default); `NodeMcpHttpServer.layer` does not wait.
+ * ```ts
+ * const Mcp = McpHttpServer.layerRoute({ path: "/mcp", responseMode: "sse" })
+ * // HttpRouter.serve(Mcp) under NodeHttpServer.layer(...), with an McpServer layer
+ * ```
  *
  * @since 0.1.0
  */

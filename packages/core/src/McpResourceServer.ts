@@ -1,69 +1,16 @@
 /**
  * An MCP server as an OAuth 2.1 resource server (MCP authorization,
- * 2025-06-18 and later): the options of a protected endpoint, its Protected
- * Resource Metadata document (RFC 9728), and token verifiers.
- *
- * Give the {@link Options} to `McpHttpServer.layerRoute({ auth })` or
- * `McpSseServer.layerRoute({ auth })` (and their `NodeMcp*Server.layer`
- * wrappers). Every request to the MCP endpoint then needs
- * `Authorization: Bearer <token>`:
- *
- * 1. no token: `401`, `WWW-Authenticate: Bearer resource_metadata="…",
- *    scope="…"` (`scope`: the `requiredScopes`, when there are some);
- * 2. the token is given to `verify`; a failure with an `AuthError`, an
- *    expired token (`expiresAt` before the `Clock`'s now), or a token whose
- *    audience does not name the resource: `401` with
- *    `error="invalid_token"` as well; any other failure of `verify` (the
- *    authorization server is unreachable) is a `500`;
- * 3. a token without every `requiredScopes` scope, or (on a POST) without
- *    the `methodScopes` of a request's method or the `toolScopes` of the
- *    tool a `tools/call` names: `403`, `WWW-Authenticate: Bearer
- *    error="insufficient_scope", scope="<every scope the request needs>",
- *    resource_metadata="…"`.
- *
- * The verified {@link McpAuth.AuthInfo} reaches the handlers of the
- * requests it carried: `yield* McpAuth.CurrentAuth` (and
- * `McpServer.RequestContext.auth`). A session stays with the user who opened it: a
- * request on it with a token of another subject or client gets `404`
- * (`Session not found`), as if the session did not exist.
- *
- * The metadata document is served at
- * `/.well-known/oauth-protected-resource` + the resource's path, and at
- * `/.well-known/oauth-protected-resource` itself.
- *
- * **Verifying tokens.** `verify` is a plain function from the token to its
- * `AuthInfo`: {@link introspection} makes one that asks an RFC 7662
- * introspection endpoint, `NodeMcpJwtVerifier.make` (platform-node) one that
- * checks a JWT against a JWKS; your own function can look a token up in a
- * database. A verifier that needs services captures them when it is made
- * (`Effect.map(MyVerifier, (service) => service.verify)`).
- *
- * `verify` runs for every request (a client sends its token with each MCP
- * message), so both verifiers cache the tokens they accepted, in a
- * least-recently-used map (1,000 tokens by default), never past a token's
- * `exp`; rejected tokens and failures are never cached, and `cache: false`
- * turns a cache off. {@link introspection} keeps an active answer for 30
- * seconds by default (`cache.maxAge`): a revoked token is refused at the
- * latest 30 seconds after its revocation, and the authorization server gets
- * one call per token and 30 seconds instead of one per message; concurrent
- * requests with the same new token share one call. `NodeMcpJwtVerifier`
- * keeps a verified JWT for 5 minutes (a JWT cannot be revoked; the bound is
- * for keys removed from the key set), and fetches the key set without
- * keep-alive, so no connection to the authorization server outlives the
- * server.
+ * 2025-06-18 and later): the {@link Options} of a protected endpoint (the
+ * `auth` of `McpHttpServer.layerRoute`, `McpSseServer.layerRoute` and their
+ * `NodeMcp*Server.layer` wrappers), its Protected Resource Metadata document
+ * (RFC 9728), and an introspection verifier. The README's "Protecting a
+ * server" lists the challenges, scopes and session binding.
  *
  * ```ts
- * NodeMcpHttpServer.layer({
- *   port: 3000,
- *   auth: {
- *     resource: "https://mcp.example.com/mcp",
- *     authorizationServers: ["https://auth.example.com"],
- *     verify: NodeMcpJwtVerifier.make({ jwksUrl: "https://auth.example.com/jwks", issuer: "https://auth.example.com" }),
- *     scopesSupported: ["mcp:read", "mcp:write"],
- *     requiredScopes: ["mcp:read"],
- *     toolScopes: { deploy: ["mcp:write"] }
- *   }
- * })
+ * NodeMcpHttpServer.layer({ port: 3000, auth: {
+ *   authorizationServers: ["https://auth.example.com"], requiredScopes: ["mcp:read"],
+ *   verify: McpResourceServer.introspection({ endpoint, clientId, clientSecret })
+ * } })
  * ```
  *
  * @since 0.1.0
@@ -93,7 +40,11 @@ import * as McpError from "./McpError.ts"
  * token could not be checked (`500`).
  *
  * The resource server checks expiry, audience and scopes itself, from the
- * `AuthInfo`: a verifier need not.
+ * `AuthInfo`: a verifier need not. It runs for every request (a client sends
+ * its token with each message), so a verifier that asks a remote server
+ * should cache what it accepted, as {@link introspection} and
+ * `NodeMcpJwtVerifier` do (least recently used, never past the token's `exp`,
+ * rejections and failures never cached).
  *
  * @category models
  * @since 0.1.0

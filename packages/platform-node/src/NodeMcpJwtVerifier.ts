@@ -1,46 +1,16 @@
 /**
  * A token verifier for protected MCP servers (`McpResourceServer`) that
  * checks JWT access tokens with `jose`: the signature against a key or a
- * JSON Web Key Set (fetched from the authorization server's `jwks_uri` and
- * cached, as `createRemoteJWKSet` does), the issuer, optionally the
- * audience, and the time claims against the `Clock` of the request.
+ * JSON Web Key Set, the issuer, optionally the audience, and the time claims
+ * against the `Clock` of the request. Claims map to `McpAuth.AuthInfo` as
+ * `McpResourceServer.authInfoFromClaims` says.
  *
  * ```ts
- * NodeMcpHttpServer.layer({
- *   auth: {
- *     authorizationServers: ["https://auth.example.com"],
- *     verify: NodeMcpJwtVerifier.make({
- *       jwksUrl: "https://auth.example.com/.well-known/jwks.json",
- *       issuer: "https://auth.example.com"
- *     })
- *   }
+ * const verify = NodeMcpJwtVerifier.make({
+ *   jwksUrl: "https://auth.example.com/.well-known/jwks.json",
+ *   issuer: "https://auth.example.com"
  * })
  * ```
- *
- * The claims map to `McpAuth.AuthInfo` as `McpResourceServer.authInfoFromClaims`
- * says: `sub`, `client_id` / `azp`, `scope` / `scp`, `exp`, `aud`. The
- * resource server checks the audience against its resource itself, so
- * `audience` is only needed for tokens whose audience is something else.
- *
- * **Cache.** Verifying a JWT is deterministic for a given token and key set,
- * so a verifier remembers the tokens it accepted (a least-recently-used map
- * of token → `AuthInfo`, 1,000 entries by default) and answers a token it
- * knows without `jose`: a client that sends the same bearer token with every
- * request costs one signature check, not one per request. An entry is used
- * only while the `Clock` is before the token's `exp` and not before its
- * `nbf`, and for at most `cache.maxAge` (default 5 minutes) after it was
- * verified, so a key removed from a remote key set stops being honoured
- * within that time; outside those bounds the token goes to `jose` again.
- * Rejected tokens and failures to fetch the keys are never cached. Turn it
- * off with `cache: false`.
- *
- * **Key set requests.** `jwksUrl` key sets are fetched by `jose` (and kept
- * by it: 10 minutes, `remote.cacheMaxAge`; refetched at most every 30
- * seconds for an unknown `kid`, `remote.cooldownDuration`) with undici's
- * `fetch` and an agent that does not keep connections alive: each fetch
- * opens a connection and closes it with the answer, so none outlives the
- * server that used the verifier (the global `fetch` keeps one open for
- * seconds). A `[jose.customFetch]` in `remote` replaces it.
  *
  * @since 0.1.0
  */
@@ -63,7 +33,11 @@ import * as Jose from "jose"
 export type Options = Keys & {
   /** The `iss` the token must carry (the authorization server's issuer). */
   readonly issuer: string | ReadonlyArray<string>
-  /** An `aud` the token must carry; default: not checked here (the resource server checks it). */
+  /**
+   * An `aud` the token must carry; default: not checked here (the resource
+   * server checks the audience against its resource itself, so this is only
+   * for tokens whose audience is something else).
+   */
   readonly audience?: string | ReadonlyArray<string> | undefined
   /** Accepted `alg` values. Default: those of the key (jose's default), never `none`. */
   readonly algorithms?: ReadonlyArray<string> | undefined
@@ -75,11 +49,21 @@ export type Options = Keys & {
   readonly requiredClaims?: ReadonlyArray<string> | undefined
   /**
    * For `jwksUrl`: headers and timings of the key set requests (jose's
-   * `RemoteJWKSetOptions`); a `[jose.customFetch]` here replaces the default
-   * fetch, which keeps no connection open (see the module documentation).
+   * `RemoteJWKSetOptions`; jose keeps a key set 10 minutes, `cacheMaxAge`,
+   * and refetches at most every 30 seconds for an unknown `kid`,
+   * `cooldownDuration`). The default fetch is undici's with an agent that
+   * keeps no connection alive, so none outlives the server that used the
+   * verifier; a `[jose.customFetch]` here replaces it.
    */
   readonly remote?: Jose.RemoteJWKSetOptions | undefined
-  /** The cache of accepted tokens (see the module documentation); `false` verifies every token every time. */
+  /**
+   * The cache of accepted tokens: verifying a JWT is deterministic for a
+   * token and key set, so an accepted token is answered without `jose` while
+   * the `Clock` is between its `nbf` and `exp`, for at most `maxAge` (so a
+   * key removed from a remote key set stops being honoured within that
+   * time). Rejected tokens and failures to fetch the keys are never cached.
+   * `false` verifies every token every time.
+   */
   readonly cache?: CacheOptions | false | undefined
 }
 

@@ -1,79 +1,13 @@
 /**
  * An OAuth 2.1 client for MCP servers that are OAuth resource servers (MCP
- * 2025-06-18 / 2025-11-25 authorization, with the 2025-03-26 fallbacks and
- * the client credentials and cross-app access extensions). {@link make}
- * gives an `McpAuth.ClientAuth` for the `auth` option of the HTTP client
- * transports (`NodeMcpHttpClient.layer`, `layerSse`): requests carry the
- * stored bearer token, and a `401` or `403 insufficient_scope` runs the flow
- * (the calling code only sees a delay, or a typed `AuthError`):
- *
- * 1. **Discovery.** Protected resource metadata (RFC 9728) from the
- *    challenge's `resource_metadata`, else
- *    `/.well-known/oauth-protected-resource/<path>`, else the root one. Its
- *    `resource` must be the server URL (or a parent of it on the same
- *    origin), or the flow is refused; tokens are then asked for that
- *    `resource`, as written (the identifier the server checks audiences
- *    against). Authorization server metadata in the MCP order: RFC 8414 with
- *    the path inserted, OpenID Connect with the path inserted, OpenID Connect
- *    appended (for an issuer without a path: RFC 8414, then OpenID Connect).
- *    Without protected resource metadata (MCP 2025-03-26): RFC 8414 metadata
- *    at the server's origin, else `/authorize`, `/token`, `/register` there.
- *
- *    **A pre-configured authorization server** (`authorizationServer`) skips
- *    the choice: an issuer (`"https://auth.example.com"`) is used whatever
- *    the protected resource metadata lists, its metadata still fetched from
- *    its well-known URLs (in the order above, `issuer` checked); metadata
- *    (`{ metadata: { issuer, authorization_endpoint, token_endpoint, ... } }`)
- *    is used as it is, with no request. Either way the well-known protected
- *    resource metadata URLs are not probed: only a document the challenge
- *    names (`resource_metadata`) is read, for its `resource` (checked as
- *    above, and then the `resource` tokens are asked for) and its
- *    `scopes_supported`; without one, tokens are asked for the server URL.
- * 2. **Client identity**, in order: `client` (pre-registered); a
- *    registration stored for the authorization server's issuer;
- *    `clientMetadataUrl` as `client_id` when the server advertises
- *    `client_id_metadata_document_supported`; dynamic client registration
- *    (RFC 7591, with `application_type`), stored per issuer, so that another
- *    authorization server means another registration.
- * 3. **Scope**: `scope`, else the challenge's `scope`, else the protected
- *    resource metadata's `scopes_supported`, else none; `offline_access`
- *    added when the authorization server lists it. On `403
- *    insufficient_scope` the granted scopes are kept and the new ones added
- *    (step-up), at most `maxStepUps` times, and never for scopes already
- *    granted.
- * 4. **Tokens**: a stored refresh token is tried before a new authorization
- *    (and before a request, when the access token is about to expire). Else
- *    the authorization code grant with PKCE S256 (an authorization server
- *    whose metadata does not list S256 is refused), `state` and RFC 9207
- *    `iss` checked, the `resource` parameter (RFC 8707) in the authorization
- *    and token requests; the token endpoint authentication method
- *    (`client_secret_basic`, `client_secret_post`, `none`) is the registered
- *    one or the one the server lists. With `grant`: the client credentials
- *    grant (`client_secret_basic` / `client_secret_post`, or `private_key_jwt`
- *    with a PEM or JWK key), or cross-app access (SEP-990: RFC 8693 token
- *    exchange of an ID token for an identity assertion grant at the IdP, then
- *    the RFC 7523 JWT bearer grant at the authorization server).
- *
- * Concurrent challenges run one flow: a semaphore, and a challenge whose
- * refused token is no longer the stored one just retries. Tokens are stored
- * in `McpAuth.McpAuthStore` under `McpAuth.canonicalResource(serverUrl)`;
- * the user's step goes through `McpAuth.McpAuthorizer` (`NodeMcpAuthorizer`),
- * needed only for the authorization code grant.
- *
- * Built on `oauth4webapi` (PKCE, authorization response validation, the
- * token / refresh / client credentials / generic grant and registration
- * requests and their response checks, client authentication) and `jose`
- * (private keys). OAuth requests use undici's `fetch` with a dispatcher of
- * the client's own, closed with the scope {@link make} runs in (so a closed
- * client leaves no connection open). They go to `https:`
- * URLs, or `http:` ones on a loopback host (`localhost`, `127.0.0.0/8`,
- * `::1`: local development and tests); `allowInsecureRequests` lifts that.
+ * 2025-06-18 / 2025-11-25 authorization, the 2025-03-26 fallbacks, client
+ * credentials and cross-app access): {@link make} is the `auth` of the HTTP
+ * client transports; a `401` or `403 insufficient_scope` runs the flow the
+ * README describes ("Signing in from a client"), on `oauth4webapi` and `jose`.
  *
  * ```ts
- * const transport = Layer.unwrap(Effect.map(
- *   NodeMcpOAuth.make({ serverUrl: "https://example.com/mcp" }),
- *   (auth) => NodeMcpHttpClient.layer({ url: "https://example.com/mcp", auth })
- * )).pipe(Layer.provide([NodeMcpAuthorizer.layerLoopback(), NodeMcpAuthStore.layer()]))
+ * const transport = NodeMcpOAuth.layerTransport({ serverUrl: "https://example.com/mcp" })
+ *   .pipe(Layer.provide([NodeMcpAuthorizer.layerLoopback(), NodeMcpAuthStore.layer()]))
  * ```
  *
  * @since 0.1.0
@@ -202,8 +136,12 @@ export interface AuthorizationServerMetadata {
 
 /**
  * What {@link make} needs: the MCP server, and how the client identifies
- * itself and which grant it uses (see the module description for the order
- * in which the client identity and the scope are chosen).
+ * itself and which grant it uses. The client identity is, in order: `client`,
+ * a registration stored for the authorization server's issuer,
+ * `clientMetadataUrl` where the server advertises
+ * `client_id_metadata_document_supported`, dynamic registration (RFC 7591,
+ * stored per issuer). The scope: `scope`, else the challenge's, else
+ * `scopes_supported`, plus `offline_access` when the server lists it.
  *
  * @category models
  * @since 0.1.0
@@ -220,7 +158,10 @@ export interface Options {
    * resource metadata names: its issuer (its metadata is fetched from the
    * issuer's well-known URLs, in the MCP order, and its `issuer` checked), or
    * its metadata (`{ metadata }`: no discovery request at all). See the
-   * module description.
+   * README. Either way the well-known protected resource metadata URLs are
+   * not probed: only a document a challenge names (`resource_metadata`) is
+   * read, for its `resource` (checked, then asked for) and its
+   * `scopes_supported`; without one, tokens are asked for the server URL.
    */
   readonly authorizationServer?: string | URL | { readonly metadata: AuthorizationServerMetadata } | undefined
   /** A pre-registered client: no registration. */
@@ -233,7 +174,11 @@ export interface Options {
   readonly maxStepUps?: number | undefined
   /** How many times the transport resends one refused request (default: the transport's, 3). */
   readonly maxAttempts?: number | undefined
-  /** Allow `http:` OAuth URLs on non-loopback hosts (default `false`). */
+  /**
+   * Allow `http:` OAuth URLs on non-loopback hosts (default `false`: OAuth
+   * requests go to `https:` URLs, or `http:` on `localhost`, `127.0.0.0/8`
+   * or `::1`).
+   */
   readonly allowInsecureRequests?: boolean | undefined
   /** Refresh an access token this many seconds before it expires (default 60). */
   readonly refreshBeforeExpirySeconds?: number | undefined
@@ -246,7 +191,11 @@ export interface Options {
  * transport, for the lifetime of the scope (its HTTP connections close
  * with it). The authorizer is needed only for the authorization code grant
  * (not with `grant`); without one, a flow that needs the user fails with an
- * `AuthError` of kind `"Authorization"`.
+ * `AuthError` of kind `"Authorization"`. Tokens are stored in
+ * `McpAuth.McpAuthStore` under `McpAuth.canonicalResource(serverUrl)`.
+ * Concurrent challenges run one flow (a challenge whose refused token is no
+ * longer the stored one just retries). OAuth requests use a `fetch`
+ * dispatcher of the client's own, closed with the scope.
  *
  * @category constructors
  * @since 0.1.0
