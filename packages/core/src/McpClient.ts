@@ -1,34 +1,16 @@
 /**
- * The MCP client: one typed method per request of the 2025-11-25 revision,
- * on top of an initialized `McpClientSession`.
+ * The MCP client: one typed method per request of the 2025-11-25 revision on
+ * an initialized `McpClientSession`, each list also as a paging `Stream` and
+ * a {@link CachedList} that `list_changed` refreshes, server→client requests
+ * answered by the handlers of {@link Options} (which also make the client's
+ * capabilities), every notification as a `Stream`. The layer performs the
+ * `initialize` handshake while it is acquired; closing its scope ends the
+ * session.
  *
- * - **Requests.** `listTools`, `callTool`, `listResources`,
- *   `listResourceTemplates`, `readResource`, `subscribeResource`,
- *   `unsubscribeResource`, `listPrompts`, `getPrompt`, `complete`,
- *   `setLoggingLevel` and `ping`. Every one takes per-call
- *   {@link RequestOptions} (idle timeout, maximum total, progress handler,
- *   `_meta`); interrupting a call cancels it on the server.
- * - **Lists.** Each list is also a `Stream` that follows `nextCursor`
- *   (`streamTools`, …), bounded by a page limit and guarded against a server
- *   that repeats a cursor, and a {@link CachedList} (`client.tools`, …) that
- *   `list_changed` notifications invalidate and, by default, refresh.
- * - **Tool results.** `callTool` checks `structuredContent` against the
- *   tool's `outputSchema` (from the cached tool list, refreshed once when the
- *   tool is unknown) with the `JsonSchemaValidator` service; results with
- *   `isError: true` are not checked. `callToolTyped` decodes
- *   `structuredContent` with a Schema of yours.
- * - **Server→client requests.** Sampling, elicitation and roots are answered
- *   by the handlers given in {@link Options}. The client's capabilities are
- *   derived from which handlers are given; there are no flags to keep in
- *   sync. Elicitation fills the requested schema's defaults into accepted
- *   content.
- * - **Notifications.** Every server notification is available as a `Stream`
- *   ({@link Client.notifications}, {@link Client.subscribe}) and through
- *   optional handlers (`onLoggingMessage`, …).
- *
- * The layer performs the `initialize` handshake while it is acquired: a
- * program only ever holds a connected client, and closing the layer's scope
- * ends the session.
+ * ```ts
+ * const Client = McpClient.layer({ clientInfo: { name: "agent", version: "1.0.0" } })
+ *   .pipe(Layer.provide([NodeMcpHttpClient.layer({ url }), NodeJsonSchemaValidator.layer]))
+ * ```
  *
  * @since 0.1.0
  */

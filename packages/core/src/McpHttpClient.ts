@@ -1,40 +1,14 @@
 /**
  * The Streamable HTTP client transport (MCP 2025-03-26 and later) as an
- * `McpTransport` layer, on `effect/http`'s `HttpClient`: give it to
- * `McpClient.layer` or `McpClientSession.layer`, and provide an `HttpClient`
- * (`NodeMcpHttpClient.layer` does both on Node).
+ * `McpTransport` layer on `effect/http`'s `HttpClient`: one POST per frame,
+ * JSON or SSE answers merged into `incoming`, the session's GET stream,
+ * resumption with `Last-Event-ID`, a transparent re-initialize when the
+ * server forgets the session, and the HTTP+SSE fallback. HTTP failures are
+ * `TransportError`s whose `status` is the HTTP status.
  *
- * - Each outgoing frame is one POST with `Accept: application/json,
- *   text/event-stream`, `Content-Type: application/json`, `Mcp-Session-Id`
- *   once the server issued one and `MCP-Protocol-Version` once negotiated.
- *   The answer (a JSON body, or an SSE stream read in the background) is
- *   merged into `incoming`; 202 brings nothing.
- * - After `notifications/initialized`, a GET opens the session's own SSE
- *   stream (405: the server has none, which is fine); the handshake ends
- *   once that GET is answered, so nothing the server sends right after it
- *   is lost.
- * - SSE streams are resumed: when a connection ends before the stream is
- *   done, the transport waits exactly the server's `retry` (or, without one,
- *   the `reconnect` schedule's delay) and reconnects with a GET carrying
- *   `Last-Event-ID`. The schedule bounds consecutive attempts that bring no
- *   event.
- * - A 404 on a request that carries the session id means the server forgot
- *   the session: the transport replays the remembered `initialize` (and
- *   swallows its answer) and `notifications/initialized` in a new session,
- *   then resends the frame. The client above sees only a delay.
- * - When the first POST (`initialize`) is refused with 400, 404 or 405 and
- *   a body that is not a JSON-RPC error, the transport falls back to the
- *   2024-11-05 HTTP+SSE transport at the same URL (see `McpSseClient`), as
- *   the specification's backwards-compatibility section describes.
- * - Closing the scope stops every stream and DELETEs the session (405 is
- *   fine).
- *
- * Like every transport, this one matches no request ids, with one documented
- * exception: the `initialize` exchange, which it must recognise to learn the
- * session id and protocol version and to replay it.
- *
- * HTTP failures are `McpError`s with a `TransportError` reason whose `cause`
- * is an {@link HttpStatusError} carrying the status.
+ * ```ts
+ * McpClient.layer({ clientInfo }).pipe(Layer.provide(McpHttpClient.layer({ url })), Layer.provide(NodeHttpClient.layerUndici))
+ * ```
  *
  * @since 0.1.0
  */

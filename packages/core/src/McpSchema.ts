@@ -1,20 +1,13 @@
 /**
  * Every message of MCP revision 2025-11-25 as an Effect Schema, and every
- * method declared once with `McpMethod`.
- *
- * **Details**
- *
- * - Schemas are plain JSON shapes: their decoded and encoded types are the
- *   same, and unknown fields pass through (validation keeps the original).
- * - Messages from older revisions (2024-11-05, 2025-03-26, 2025-06-18) are
- *   accepted: fields added later are optional, and shapes that changed accept
- *   both forms (legacy elicitation enums, `{ toolResult }` tool results,
- *   single-block sampling content).
- * - A request's capability is the one its receiver must have declared; a
- *   notification's is the one that makes sending it meaningful (usually the
- *   sender's own).
- * - {@link requests} and {@link notifications} index the declarations by
- *   method name.
+ * method declared once with `McpMethod` ({@link requests} and
+ * {@link notifications} index them by name). Schemas are plain JSON shapes
+ * (decoded and encoded types are the same; unknown fields pass through), and
+ * messages of older revisions are accepted: fields added later are optional,
+ * and shapes that changed accept both forms (legacy elicitation enums,
+ * `{ toolResult }` tool results, single-block sampling content). A request's
+ * capability is the one its receiver must have declared; a notification's
+ * is the one that makes sending it meaningful.
  *
  * @since 0.1.0
  */

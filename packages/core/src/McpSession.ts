@@ -1,18 +1,13 @@
 /**
- * The session engine, one for both roles. A session owns the conversation over
- * one transport:
- *
- * - outgoing requests get an id and a `Deferred` registered in a `Ref` map
- *   before they are sent; the reply completes it; interrupting the caller
- *   removes it and sends `notifications/cancelled`; closing the scope fails
- *   every pending call and leaves the map empty;
- * - incoming requests run as handler fibers keyed by request id, and a
- *   `notifications/cancelled` interrupts the matching fiber;
- * - bad input is answered with `-32700`, `-32600`, `-32601` or `-32602` and
- *   the session goes on.
- *
- * Users rarely build one directly: `McpClientSession` and `McpServerSession`
- * add the lifecycle of each role on top.
+ * The session engine, one for both roles, owning the conversation over one
+ * transport: outgoing requests get an id and a `Deferred` registered in a
+ * `Ref` map before they are sent (interrupting the caller removes it and
+ * sends `notifications/cancelled`; closing the scope fails every pending
+ * call and leaves the map empty); incoming requests run as handler fibers
+ * keyed by request id, which `notifications/cancelled` interrupts; bad input
+ * is answered with `-32700`, `-32600`, `-32601` or `-32602`. Users rarely build
+ * one directly: `McpClientSession` and `McpServerSession` add each role's
+ * lifecycle on top.
  *
  * @since 0.1.0
  */

@@ -1,31 +1,14 @@
 /**
  * The HTTP+SSE server transport of MCP 2024-11-05 (superseded by Streamable
- * HTTP, still spoken by older clients), as routes of your `HttpRouter`.
+ * HTTP, still spoken by older clients) as routes of your `HttpRouter`: `GET
+ * {ssePath}` opens a session's event stream (its first event, `endpoint`,
+ * names the URL to POST to), and `POST {messagesPath}?sessionId=…` feeds it
+ * (`202`; the reply arrives on the stream). Host/Origin checks, `cors` and
+ * `auth` follow `McpHttpServer`'s rules.
  *
- * - `GET {ssePath}` opens an event stream. Its first event, `endpoint`,
- *   carries the URL to POST messages to: `{messagesPath}?sessionId=…`. Every
- *   message of the server (responses, notifications, its own requests) is
- *   then a `message` event on that stream, its data one JSON-RPC message.
- * - `POST {messagesPath}?sessionId=…` with an `application/json` body feeds
- *   the session; the answer is `202 Accepted` and the reply, if any, arrives
- *   on the stream. An unknown session is `404`, a body that is not JSON `400`
- *   (with a JSON-RPC parse error), a body over `maxMessageBytes` `413`,
- *   another content type `415`.
- * - Each stream is one connection served by `McpServer.serve`: the session
- *   ends when the client goes away (the stream closes), and closing the
- *   layer's scope ends every open stream.
- * - DNS-rebinding protection, with the rules of `McpHttpServer`: a request
- *   whose `Host`, or whose `Origin` when present, is not allowed is refused
- *   with `403`. By default, when the `HttpServer` in context is bound to a
- *   loopback address, `Host` must be `localhost`, `127.0.0.1` or `[::1]` (any
- *   port) and so must `Origin`'s hostname; on other addresses any `Host`
- *   passes and every browser `Origin` is refused.
- * - `cors`: CORS for browser clients on both routes, with the rules of
- *   `McpHttpServer.CorsOptions` (`OPTIONS` preflights answered on both
- *   paths; the origins it lists pass the Origin check).
- * - `auth`: a stream ends when the token it was opened with expires (its
- *   `expiresAt`, by the `Clock`): the client connects again with a fresh
- *   token, which starts a new session (this transport cannot resume).
+ * ```ts
+ * const Sse = McpSseServer.layerRoute({ ssePath: "/sse", messagesPath: "/messages" })
+ * ```
  *
  * @since 0.1.0
  */
@@ -97,9 +80,15 @@ const isLoopbackAddress = (address: NetAddress.SocketAddress): boolean =>
 
 /**
  * The two routes, added to the `HttpRouter` in context, serving the
- * `McpServer` in context. Closing the layer's scope ends the open streams.
+ * `McpServer` in context: each stream is one session (`McpServer.serve`),
+ * which ends when the client goes away. A POST for an unknown session is
+ * `404`, a body that is not JSON `400` (a JSON-RPC parse error), one over
+ * `maxMessageBytes` `413`, another content type `415`. With `auth`, a stream
+ * ends when the token it was opened with expires (by the `Clock`): the
+ * client connects again with a fresh token, in a new session (this transport
+ * cannot resume). Closing the layer's scope ends the open streams.
  *
- With `HttpRouter.serve`, the HTTP server stops before the routes are
+ * With `HttpRouter.serve`, the HTTP server stops before the routes are
  * released, and waits for open responses first (`NodeHttpServer`'s
  * `gracefulShutdownTimeout`, 20 s by default) before cutting them: pass
  * `disablePreemptiveShutdown: true` to `NodeHttpServer.layer` to cut the

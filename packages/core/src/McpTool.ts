@@ -1,18 +1,13 @@
 /**
- * Tools: a name, an input Schema (its JSON Schema is the tool's `inputSchema`),
- * an optional output Schema (`outputSchema`, and `structuredContent` encoded
- * from it with a text copy), and a handler that receives the decoded, typed
- * arguments.
- *
- * - Invalid arguments come back as an `isError: true` result that names every
- *   problem (SEP-1303), not as a protocol error.
- * - A handler's typed failure becomes an `isError` result with its message; a
- *   defect becomes a generic error result and is logged; interruption
- *   (a cancelled request) is not turned into a result. The one failure that
- *   stays a JSON-RPC error is `McpServer.urlElicitationRequired` (`-32042`),
- *   as the spec asks.
- * - Without an output Schema a handler returns text, content blocks, or a
- *   whole `CallToolResult` (see `McpContent`).
+ * Tools: a name, an input Schema (its JSON Schema is the tool's
+ * `inputSchema`), an optional output Schema (`outputSchema`, and
+ * `structuredContent` encoded from it with a text copy), and a handler that
+ * receives the decoded, typed arguments. Invalid arguments, typed failures
+ * and defects become `isError: true` results (SEP-1303); the one failure that
+ * stays a JSON-RPC error is `McpServer.urlElicitationRequired` (`-32042`);
+ * interruption (a cancelled request) is not turned into a result. Without an
+ * output Schema a handler returns text, content blocks, or a whole
+ * `CallToolResult` (see `McpContent`).
  *
  * @since 0.1.0
  */

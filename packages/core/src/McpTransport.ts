@@ -1,11 +1,12 @@
 /**
- * A transport is a connection and nothing more: an inbound `Stream` of parsed
- * JSON values and a `send`. It knows nothing of request ids, methods or
- * sessions; correlation, cancellation and timeouts live in `McpSession`, once,
- * above every transport. Closing the scope that built a transport closes it.
- *
- * Framing is a pipeline of stream operators: {@link decodeNdjson} turns bytes
- * into messages, {@link encodeNdjson} messages into bytes.
+ * A transport is a connection: an inbound `Stream` of parsed JSON values and
+ * a `send`; closing the scope that built it closes it. Correlation,
+ * cancellation and timeouts live in `McpSession`, once, above every
+ * transport: framing transports (stdio, WebSocket, in-memory) know nothing of
+ * request ids. A transport that answers each request on a channel of its own
+ * (the Streamable HTTP server: the POST that carried it) reads
+ * {@link RequestOrigin} and declares the optional hints of {@link McpTransport}.
+ * Framing is stream operators: {@link decodeNdjson}, {@link encodeNdjson}.
  *
  * @since 0.1.0
  */

@@ -1,31 +1,14 @@
 /**
  * URI templates (RFC 6570) as MCP resource templates use them: parse a
- * template once, expand it with values, and match concrete URIs back to the
- * values of its variables.
- *
- * Expansion covers levels 1 to 3 of the RFC (every operator, several
- * variables per expression) and the level 4 modifiers: prefix `{var:3}` and
- * explode `{/list*}`, `{?list*}` (lists only; associative values are not
- * supported).
- *
- * Matching is the inverse for the forms servers use: `{name}` matches one
- * non-empty path segment, `{+path}` matches anything (including `/`) while
- * leaving room for what follows, `{/seg}`, `{.ext}` and `{#frag}` are
- * optional, and `{?a,b}{&c}` match an optional query string whose parameters
- * may come in any order (missing ones are absent, unknown ones ignored).
- * Values are percent-decoded. Each template compiles to a matcher when it is
- * parsed; matching takes time linear in the URI's length (no backtracking, so
- * no blow-up on adversarial URIs).
- *
- * A template built by {@link make} from a string literal keeps the literal in
- * its type, so {@link Variables} can name its variables at compile time:
+ * template once, {@link expand} it with values, and {@link match} concrete
+ * URIs back to the values of its variables, in linear time. A template made
+ * from a string literal keeps it in its type, so {@link Variables} names its
+ * variables at compile time.
  *
  * ```ts
  * const template = UriTemplate.make("file:///{+path}{?rev}")
- * UriTemplate.expand(template, { path: "src/index.ts", rev: "main" })
- * // "file:///src/index.ts?rev=main"
- * UriTemplate.match(template, "file:///src/index.ts")
- * // Option.some({ path: "src/index.ts" })
+ * UriTemplate.expand(template, { path: "src/index.ts", rev: "main" }) // "file:///src/index.ts?rev=main"
+ * UriTemplate.match(template, "file:///src/index.ts") // Option.some({ path: "src/index.ts" })
  * ```
  *
  * @since 0.1.0
@@ -233,7 +216,10 @@ export const isUriTemplate = (u: unknown): u is UriTemplate => Predicate.hasProp
  * Expands a template (RFC 6570 §3.2). Each value is percent-encoded as its
  * operator requires: only unreserved characters are kept, except with `+` and
  * `#`, which also keep reserved characters and existing `%XX` triplets.
- * Undefined variables and empty lists are skipped.
+ * Undefined variables and empty lists are skipped. Covers levels 1 to 3 of
+ * the RFC (every operator, several variables per expression) and the level
+ * 4 modifiers: prefix `{var:3}` and explode `{/list*}`, `{?list*}` (lists
+ * only; associative values are not supported).
  *
  * @category combinators
  * @since 0.1.0
@@ -244,7 +230,13 @@ export const expand = <T extends string>(template: UriTemplate<T>, values: Value
 /**
  * Matches a URI against a template and returns the percent-decoded value of
  * each variable found, or `None` when the URI does not fit the template
- * (literal text must match exactly).
+ * (literal text must match exactly). `{name}` matches one non-empty path
+ * segment, `{+path}` anything (including `/`) while leaving room for what
+ * follows; `{/seg}`, `{.ext}` and `{#frag}` are optional, and `{?a,b}{&c}`
+ * match an optional query string whose parameters may come in any order
+ * (missing ones absent, unknown ones ignored). The matcher is compiled when
+ * the template is parsed and runs in time linear in the URI's length (no
+ * backtracking, so no blow-up on adversarial URIs).
  *
  * @category combinators
  * @since 0.1.0

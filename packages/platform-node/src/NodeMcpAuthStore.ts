@@ -1,19 +1,7 @@
 /**
- * `McpAuth.McpAuthStore` in one JSON file: tokens per MCP server and client
- * registrations per authorization server, kept across runs and shared by
- * the processes that use the same file.
- *
- * - The default file is `$XDG_CONFIG_HOME/effect-mcp/auth.json`, or
- *   `~/.config/effect-mcp/auth.json` ({@link defaultPath}).
- * - The file is created with mode `0600` and its directory with `0700`;
- *   every write replaces it atomically (a temporary file in the same
- *   directory, then a rename), so a reader never sees half a file.
- * - Every read reads the file again: a token stored by another process is
- *   seen at once. Writes of one store are serialized; two processes writing
- *   at the same moment can lose one of the two updates (the last rename
- *   wins), never corrupt the file.
- * - A file that cannot be read or decoded fails the operation with an
- *   `AuthError` of kind `"Storage"` naming the file; it is not overwritten.
+ * `McpAuth.McpAuthStore` in one JSON file (mode `0600`): tokens per MCP
+ * server and client registrations per authorization server, kept across
+ * runs and shared by the processes that use the same file.
  *
  * ```json
  * { "version": 1,
@@ -95,7 +83,17 @@ const defined = <A extends object>(value: A): A =>
   Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as A
 
 /**
- * A store backed by one JSON file (see the module description).
+ * A store backed by one JSON file, by default {@link defaultPath}.
+ *
+ * - The file is created with mode `0600` and its directory with `0700`;
+ *   every write replaces it atomically (a temporary file in the same
+ *   directory, then a rename), so a reader never sees half a file.
+ * - Every read reads the file again: a token stored by another process is
+ *   seen at once. Writes of one store are serialized; two processes writing
+ *   at the same moment can lose one of the two updates (the last rename
+ *   wins), never corrupt the file.
+ * - A file that cannot be read or decoded fails the operation with an
+ *   `AuthError` of kind `"Storage"` naming the file; it is not overwritten.
  *
  * @category constructors
  * @since 0.1.0

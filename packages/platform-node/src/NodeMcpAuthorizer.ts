@@ -1,15 +1,10 @@
 /**
- * `McpAuth.McpAuthorizer` on Node: the user-facing step of the OAuth
- * authorization code flow.
- *
- * - {@link makeHeadless} / {@link layerHeadless}: requests the
- *   authorization URL itself and returns where the authorization server
- *   redirects to. For tests and for authorization servers that authorize
- *   without a user (the redirect URI is only parsed, nothing listens on it).
- * - {@link makeLoopback} / {@link layerLoopback}: the native-app flow of
- *   RFC 8252 §7.3. A listener on `127.0.0.1` receives the redirect, the
- *   user's browser is opened on the authorization URL (and the URL is
- *   printed to stderr, to paste it by hand).
+ * `McpAuth.McpAuthorizer` on Node, the user-facing step of the OAuth
+ * authorization code flow: {@link layerLoopback} (RFC 8252 §7.3: a listener
+ * on `127.0.0.1` takes the redirect; the browser is opened on the
+ * authorization URL, which is also printed to stderr) and {@link layerHeadless}
+ * (follows the authorization URL itself: tests, servers that authorize
+ * without a user).
  *
  * ```ts
  * const auth = NodeMcpOAuth.make({ serverUrl: "https://example.com/mcp" }).pipe(

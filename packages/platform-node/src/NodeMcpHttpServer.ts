@@ -1,23 +1,16 @@
 /**
  * A standalone Streamable HTTP MCP server on Node's `http` module: the
  * `McpHttpServer` route served by its own `HttpServer`, on `127.0.0.1` and an
- * ephemeral port unless told otherwise. The layer provides the `HttpServer`,
- * so the bound address can be read from it ({@link url}).
+ * ephemeral port unless told otherwise; {@link url} reads the bound address.
+ * With `auth` it is an OAuth resource server (`McpResourceServer`) whose
+ * resource defaults to {@link url}.
  *
  * ```ts
- * const Server = McpServer.register(weather).pipe(Layer.provideMerge(McpServer.layer({ name: "demo", version: "1.0.0" })))
- * const main = Effect.gen(function*() {
+ * NodeMcpRuntime.runMain(Effect.gen(function*() {
  *   yield* Console.error(`listening on ${yield* NodeMcpHttpServer.url()}`)
  *   return yield* Effect.never
- * }).pipe(Effect.provide(NodeMcpHttpServer.layer({ port: 3000 }).pipe(Layer.provide(Server))))
- * NodeMcpRuntime.runMain(main)
+ * }).pipe(Effect.provide(NodeMcpHttpServer.layer({ port: 3000 }).pipe(Layer.provide(Server)))))
  * ```
- *
- * With `auth` (`McpResourceServer.Options`) the endpoint is an OAuth
- * resource server: bearer tokens checked by `auth.verify` (e.g.
- * `NodeMcpJwtVerifier.make`), `401` / `403` challenges, and the Protected
- * Resource Metadata document at `/.well-known/oauth-protected-resource/mcp`.
- * The resource defaults to {@link url}.
  *
  * @since 0.1.0
  */

@@ -1,35 +1,13 @@
 /**
- * MCP over stdio (newline-delimited JSON), both sides.
+ * MCP over stdio (newline-delimited JSON), both sides: this process's stdin
+ * and stdout as a server's transport ({@link layer}, {@link runServer}), and
+ * a spawned server process as a client's ({@link layerClient},
+ * {@link makeClient}), whose process tree is shut down with the scope.
  *
- * - **Server**: this process's stdin and stdout as the transport
- *   ({@link layer}), for servers that a client spawns. {@link runServer}
- *   serves one `McpServer` until the client closes stdin and then exits 0:
- *
- *   ```ts
- *   NodeMcpStdio.runServer(McpServer.register(weather).pipe(Layer.provideMerge(McpServer.layer(info))))
- *   ```
- *
- *   Nothing else may write to stdout: `runServer` and
- *   `NodeMcpRuntime.runMain` send every log line to stderr.
- * - **Client**: a spawned server process as the transport
- *   ({@link layerClient}, {@link makeClient}):
- *
- *   ```ts
- *   McpClient.layer({ clientInfo }).pipe(
- *     Layer.provide([NodeMcpStdio.layerClient({ command: "npx", args: ["-y", "some-server"] }), NodeJsonSchemaValidator.layer])
- *   )
- *   ```
- *
- *   The child's environment is this process's with `env` laid over it (PATH
- *   kept). Its stderr is forwarded to this process's stderr by default, and
- *   its tail is kept either way. When it exits or crashes, `incoming` fails at
- *   once with a `TransportError` carrying the exit code (or the signal, in
- *   the description) and the tail of its stderr, which fails every pending
- *   call. Closing the scope shuts it down as the MCP lifecycle asks: close its
- *   stdin, wait, SIGTERM, wait, SIGKILL, for its whole process tree (the
- *   child runs in a process group and session of its own, and descendants
- *   are followed through their parents, so `npx` or `sh -c` wrappers leave
- *   nothing behind).
+ * ```ts
+ * NodeMcpStdio.runServer(McpServer.register(weather).pipe(Layer.provideMerge(McpServer.layer(info))))
+ * McpClient.layer({ clientInfo }).pipe(Layer.provide(NodeMcpStdio.layerClient({ command: "npx", args: ["-y", "a-server"] })))
+ * ```
  *
  * @since 0.1.0
  */
@@ -161,7 +139,8 @@ export interface RunServerOptions {
  * The one-liner of a stdio server: builds the server layer, serves stdin and
  * stdout until the client closes stdin, and exits 0. Runs as the process's
  * main fiber (`NodeMcpRuntime.runMain`: logs go to stderr, SIGINT and SIGTERM
- * interrupt). A layer that fails to build exits 1.
+ * interrupt). A layer that fails to build exits 1. Nothing else may write to
+ * stdout.
  *
  * @category running
  * @since 0.1.0
@@ -269,8 +248,14 @@ export interface StdioClient extends TransportService {
 
 /**
  * Spawns a server and returns the transport over its stdin and stdout, for as
- * long as the scope lasts; closing the scope shuts the child's process tree
- * down. Fails with a `TransportError` when the command cannot be started.
+ * long as the scope lasts. Fails with a `TransportError` when the command
+ * cannot be started. When the child exits or crashes, `incoming` fails at
+ * once with a `TransportError` carrying the exit code (or the signal) and the
+ * tail of its stderr, which fails every pending call. Closing the scope shuts
+ * it down as the MCP lifecycle asks: close its stdin, wait, SIGTERM, wait,
+ * SIGKILL, for its whole process tree (the child runs in a process group and
+ * session of its own, and descendants are followed through their parents, so
+ * `npx` or `sh -c` wrappers leave nothing behind).
  *
  * @category client
  * @since 0.1.0
