@@ -10,9 +10,7 @@ import * as McpSession from "../src/McpSession.ts"
 import * as McpTransport from "../src/McpTransport.ts"
 import { settle } from "./utils/peer.ts"
 import { ValidatorLayer } from "./utils/validator.ts"
-
-const clientInfo = { name: "test-client", version: "0.0.1" }
-const serverInfo = { name: "test-server", version: "9.9.9" }
+import { clientInfo, connectOver, serverInfo } from "./utils/client.ts"
 
 const allCapabilities: McpSchema.ServerCapabilities = {
   tools: { listChanged: true },
@@ -29,7 +27,7 @@ interface ServerSetup {
 }
 
 /** A server session and a client connected to it, both living in the test's scope. */
-const connect = (server: ServerSetup, client: Partial<McpClient.Options> = {}) =>
+const connectToSession = (server: ServerSetup, client: Partial<McpClient.Options> = {}) =>
   Effect.gen(function*() {
     const link = yield* McpTransport.makeInMemoryLink
     const serverContext = yield* Layer.build(
@@ -41,11 +39,8 @@ const connect = (server: ServerSetup, client: Partial<McpClient.Options> = {}) =
         notificationHandlers: server.notificationHandlers
       }).pipe(Layer.provide(link.server))
     )
-    const clientContext = yield* Layer.build(
-      McpClient.layer({ clientInfo, ...client }).pipe(Layer.provide([link.client, ValidatorLayer]))
-    )
     return {
-      client: Context.get(clientContext, McpClient.McpClient),
+      client: yield* connectOver(link.client, client),
       server: Context.get(serverContext, McpServerSession.McpServerSession)
     }
   })
@@ -68,7 +63,7 @@ describe("McpClient: requests", () => {
     Effect.gen(function*() {
       const seen = yield* Ref.make<ReadonlyArray<string>>([])
       const record = (entry: string) => Ref.update(seen, (all) => [...all, entry])
-      const { client } = yield* connect({
+      const { client } = yield* connectToSession({
         handlers: [
           McpServerSession.handler(McpSchema.ListTools, () => Effect.succeed({ tools: [tool("echo")] })),
           McpServerSession.handler(McpSchema.CallTool, (params) =>
@@ -127,7 +122,7 @@ describe("McpClient: requests", () => {
 
   it.effect("a request the server's capabilities do not allow fails with UnsupportedError", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect({ capabilities: { tools: {} } })
+      const { client } = yield* connectToSession({ capabilities: { tools: {} } })
       assert.strictEqual(reasonOf(yield* Effect.flip(client.listPrompts())), "UnsupportedError")
       assert.strictEqual(reasonOf(yield* Effect.flip(client.subscribeResource("mem://a"))), "UnsupportedError")
     }))
@@ -146,7 +141,7 @@ describe("McpClient: list streams", () => {
   it.effect("follows nextCursor across three pages, lazily, and caches the complete list", () =>
     Effect.gen(function*() {
       const calls = yield* Ref.make(0)
-      const { client } = yield* connect({ handlers: [pagedTools(calls)] })
+      const { client } = yield* connectToSession({ handlers: [pagedTools(calls)] })
       const all = yield* Stream.runCollect(client.streamTools())
       assert.deepStrictEqual(all.map((t) => t.name), ["t1", "t2", "t3"])
       assert.strictEqual(yield* Ref.get(calls), 3)
@@ -165,7 +160,7 @@ describe("McpClient: list streams", () => {
   it.effect("fails past the page limit", () =>
     Effect.gen(function*() {
       const calls = yield* Ref.make(0)
-      const { client } = yield* connect({ handlers: [pagedTools(calls)] }, { maxPages: 2 })
+      const { client } = yield* connectToSession({ handlers: [pagedTools(calls)] }, { maxPages: 2 })
       const error = yield* Effect.flip(Stream.runCollect(client.streamTools()))
       assert.strictEqual(error.reason._tag, "InvalidResultError")
       assert.include(error.message, "more than 2 pages")
@@ -175,7 +170,7 @@ describe("McpClient: list streams", () => {
 
   it.effect("fails when the server returns a cursor it returned before", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect({
+      const { client } = yield* connectToSession({
         handlers: [
           McpServerSession.handler(McpSchema.ListPrompts, (params) =>
             Effect.succeed({
@@ -197,7 +192,7 @@ describe("McpClient: list streams", () => {
 describe("McpClient: capabilities", () => {
   const declared = (client: Partial<McpClient.Options>) =>
     Effect.gen(function*() {
-      const { client: connected, server } = yield* connect({}, client)
+      const { client: connected, server } = yield* connectToSession({}, client)
       const params = Option.getOrThrow(yield* server.clientParams)
       assert.deepStrictEqual(params.clientInfo, clientInfo)
       assert.deepStrictEqual(connected.capabilities, params.capabilities)
@@ -239,7 +234,7 @@ describe("McpClient: capabilities", () => {
 describe("McpClient: server→client requests", () => {
   it.effect("sampling with tools", () =>
     Effect.gen(function*() {
-      const { server } = yield* connect({}, {
+      const { server } = yield* connectToSession({}, {
         sampling: {
           tools: true,
           handler: (params) =>
@@ -272,7 +267,7 @@ describe("McpClient: server→client requests", () => {
 
   it.effect("sampling without the tools flag: the server cannot send tools", () =>
     Effect.gen(function*() {
-      const { server } = yield* connect({}, {
+      const { server } = yield* connectToSession({}, {
         sampling: { handler: () => Effect.succeed({ role: "assistant", model: "m", content: text("hi") }) }
       })
       const plain = yield* server.request(McpSchema.CreateMessage, {
@@ -310,7 +305,7 @@ describe("McpClient: server→client requests", () => {
   }
 
   const elicitingClient = (applyDefaults?: boolean) =>
-    connect({}, {
+    connectToSession({}, {
       elicitation: {
         ...(applyDefaults === undefined ? {} : { applyDefaults }),
         form: (params) => {
@@ -394,7 +389,7 @@ describe("McpClient: server→client requests", () => {
   it.effect("roots: listed, and setRoots sends notifications/roots/list_changed", () =>
     Effect.gen(function*() {
       const changed = yield* Deferred.make<void>()
-      const { client, server } = yield* connect({
+      const { client, server } = yield* connectToSession({
         notificationHandlers: [
           McpSession.notificationHandler(McpSchema.RootsListChanged, () => Deferred.succeed(changed, undefined))
         ]
@@ -408,7 +403,7 @@ describe("McpClient: server→client requests", () => {
 
   it.effect("roots: setRoots without roots in the options fails with UnsupportedError", () =>
     Effect.gen(function*() {
-      const { client, server } = yield* connect({})
+      const { client, server } = yield* connectToSession({})
       assert.strictEqual(reasonOf(yield* Effect.flip(client.setRoots([{ uri: "file:///x" }]))), "UnsupportedError")
       assert.strictEqual(reasonOf(yield* Effect.flip(server.request(McpSchema.ListRoots, {}))), "UnsupportedError")
     }))
@@ -421,7 +416,7 @@ describe("McpClient: notifications", () => {
     Effect.gen(function*() {
       const handled = yield* Ref.make<ReadonlyArray<string>>([])
       const record = (entry: string) => Ref.update(handled, (all) => [...all, entry])
-      const { client, server } = yield* connect({}, {
+      const { client, server } = yield* connectToSession({}, {
         onLoggingMessage: (params) => record(`log ${params.level} ${params.data}`),
         onResourceUpdated: (params) => record(`updated ${params.uri}`),
         onToolListChanged: () => record("tools changed"),
@@ -479,7 +474,7 @@ describe("McpClient: notifications", () => {
     Effect.gen(function*() {
       const seen = yield* Ref.make<ReadonlyArray<string>>([])
       const record = (entry: string) => Ref.update(seen, (all) => [...all, entry])
-      const { client, server } = yield* connect({
+      const { client, server } = yield* connectToSession({
         handlers: [
           McpServerSession.handler(McpSchema.Subscribe, (params) => Effect.as(record(`subscribe ${params.uri}`), {})),
           McpServerSession.handler(McpSchema.Unsubscribe, (params) => Effect.as(record(`unsubscribe ${params.uri}`), {}))
@@ -505,7 +500,7 @@ describe("McpClient: notifications", () => {
   it.effect("tools/list_changed refreshes the cached tool list", () =>
     Effect.gen(function*() {
       const tools = yield* Ref.make<ReadonlyArray<McpSchema.Tool>>([tool("a")])
-      const { client, server } = yield* connect({
+      const { client, server } = yield* connectToSession({
         handlers: [McpServerSession.handler(McpSchema.ListTools, () => Effect.map(Ref.get(tools), (tools) => ({ tools })))]
       })
       assert.deepStrictEqual((yield* client.tools.get).map((t) => t.name), ["a"])
@@ -527,7 +522,7 @@ describe("McpClient: notifications", () => {
   it.effect("with autoRefresh off, list_changed only invalidates the cache", () =>
     Effect.gen(function*() {
       const calls = yield* Ref.make(0)
-      const { client, server } = yield* connect({
+      const { client, server } = yield* connectToSession({
         handlers: [
           McpServerSession.handler(McpSchema.ListPrompts, () =>
             Effect.as(Ref.update(calls, (n) => n + 1), { prompts: [{ name: "p" }] }))
@@ -551,7 +546,7 @@ describe("McpClient: notifications", () => {
       const started = yield* Deferred.make<void>()
       const interrupted = yield* Deferred.make<void>()
       const cancelled = yield* Deferred.make<McpSchema.CancelledNotificationParams>()
-      const { server } = yield* connect({}, {
+      const { server } = yield* connectToSession({}, {
         sampling: {
           handler: () =>
             Deferred.succeed(started, undefined).pipe(
@@ -581,7 +576,7 @@ describe("McpClient: tool results", () => {
   }
 
   const toolServer = (listCalls: Ref.Ref<number>) =>
-    connect({
+    connectToSession({
       handlers: [
         McpServerSession.handler(McpSchema.ListTools, () =>
           Effect.as(Ref.update(listCalls, (n) => n + 1), { tools: [tool("sum", sumSchema), tool("free")] })),
@@ -656,7 +651,7 @@ describe("McpClient: tool results", () => {
 
 describe("McpClient: per-call options", () => {
   const slowServer = (started: Deferred.Deferred<void>, interrupted: Deferred.Deferred<void>) =>
-    connect({
+    connectToSession({
       handlers: [
         McpServerSession.handler(McpSchema.ListTools, () => Effect.succeed({ tools: [] })),
         McpServerSession.handler(McpSchema.CallTool, (params, context) => {

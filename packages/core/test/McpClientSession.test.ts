@@ -7,9 +7,7 @@ import * as McpServerSession from "../src/McpServerSession.ts"
 import * as McpSession from "../src/McpSession.ts"
 import * as McpTransport from "../src/McpTransport.ts"
 import { rawPeer } from "./utils/peer.ts"
-
-const clientInfo = { name: "test-client", version: "0.0.1" }
-const serverInfo = { name: "test-server", version: "9.9.9" }
+import { clientInfo, serverInfo } from "./utils/client.ts"
 
 const initializeResult = (protocolVersion: string, capabilities: McpSchema.ServerCapabilities = {}) => ({
   protocolVersion,

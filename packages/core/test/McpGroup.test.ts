@@ -15,6 +15,7 @@ import * as McpServer from "../src/McpServer.ts"
 import * as McpTool from "../src/McpTool.ts"
 import * as McpTransport from "../src/McpTransport.ts"
 import { ValidatorLayer } from "./utils/validator.ts"
+import { textOf } from "./utils/client.ts"
 
 // -----------------------------------------------------------------------------
 // servers
@@ -71,9 +72,6 @@ const serverLayer = (
 
 const makeGroup = (options: McpGroup.Options) =>
   McpGroup.make(options).pipe(Effect.provide([McpGroup.layerConnectorInMemory, ValidatorLayer]))
-
-const textOf = (result: { readonly content: ReadonlyArray<unknown> }) =>
-  (result.content[0] as { readonly text: string }).text
 
 const reasonOf = (error: McpError.McpError) => error.reason
 

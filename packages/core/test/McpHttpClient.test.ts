@@ -14,10 +14,9 @@ import * as McpError from "../src/McpError.ts"
 import * as McpHttpClient from "../src/McpHttpClient.ts"
 import * as McpSchema from "../src/McpSchema.ts"
 import * as McpSseClient from "../src/McpSseClient.ts"
+import { clientInfo } from "./utils/client.ts"
 
 const URL = "http://mcp.test/mcp"
-const clientInfo = { name: "test-client", version: "1.0.0" }
-
 // -----------------------------------------------------------------------------
 // a scripted server behind a fake HttpClient
 // -----------------------------------------------------------------------------
@@ -173,7 +172,7 @@ const makeFake = (options: FakeOptions = {}) =>
 
 type Fake = Effect.Success<ReturnType<typeof makeFake>>
 
-const connect = (fake: Fake, options: Partial<McpHttpClient.Options> = {}) =>
+const connectToFake = (fake: Fake, options: Partial<McpHttpClient.Options> = {}) =>
   Effect.map(
     Layer.build(
       McpClientSession.layer({ clientInfo }).pipe(
@@ -199,7 +198,7 @@ describe("McpHttpClient: requests", () => {
     Effect.gen(function*() {
       const fake = yield* makeFake()
       yield* Effect.scoped(Effect.gen(function*() {
-        const session = yield* connect(fake, { headers: { authorization: "Bearer t0k3n" } })
+        const session = yield* connectToFake(fake, { headers: { authorization: "Bearer t0k3n" } })
         assert.strictEqual(session.protocolVersion, McpSchema.LATEST_PROTOCOL_VERSION)
         yield* session.ping()
         const tools = yield* session.request(McpSchema.ListTools, {})
@@ -232,7 +231,7 @@ describe("McpHttpClient: requests", () => {
     Effect.gen(function*() {
       const fake = yield* makeFake()
       const counter = yield* Ref.make(0)
-      const session = yield* connect(fake, {
+      const session = yield* connectToFake(fake, {
         headers: Effect.map(Ref.updateAndGet(counter, (n) => n + 1), (n) => ({ "x-request": String(n) }))
       })
       yield* session.ping()
@@ -255,7 +254,7 @@ describe("McpHttpClient: requests", () => {
           return body.response
         }
       })
-      const session = yield* connect(fake)
+      const session = yield* connectToFake(fake)
       const progress = yield* Ref.make<ReadonlyArray<number>>([])
       const answer = yield* session.request(McpSchema.CallTool, { name: "t", arguments: {} }, {
         onProgress: (p) => Ref.update(progress, (all) => [...all, p.progress])
@@ -269,7 +268,7 @@ describe("McpHttpClient: requests", () => {
       const fake = yield* makeFake({
         onRequest: (message) => message.method === "tools/list" ? status(500, "boom") : undefined
       })
-      const session = yield* connect(fake)
+      const session = yield* connectToFake(fake)
       const error = yield* Effect.flip(session.request(McpSchema.ListTools, {}))
       const reason = transportReason(error)
       const cause = reason.cause as McpHttpClient.HttpStatusError
@@ -321,7 +320,7 @@ describe("McpHttpClient: transparent re-initialize on 404", () => {
   it.effect("the client above sees only a delay; concurrent frames share one re-initialize", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake()
-      const session = yield* connect(fake)
+      const session = yield* connectToFake(fake)
       yield* session.ping()
       fake.expire()
       const answers = yield* Effect.all([session.ping(), session.request(McpSchema.ListTools, {}), session.ping()], {
@@ -337,7 +336,7 @@ describe("McpHttpClient: transparent re-initialize on 404", () => {
   it.effect("a 404 after the re-initialize limit is a TransportError with status 404", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake()
-      const session = yield* connect(fake)
+      const session = yield* connectToFake(fake)
       fake.state.requestsExpire = true
       const error = yield* Effect.flip(session.ping())
       const reason = transportReason(error)
@@ -350,7 +349,7 @@ describe("McpHttpClient: transparent re-initialize on 404", () => {
   it.effect("maxReinitializations: 0 turns it off", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake()
-      const session = yield* connect(fake, { maxReinitializations: 0 })
+      const session = yield* connectToFake(fake, { maxReinitializations: 0 })
       fake.expire()
       const error = yield* Effect.flip(session.ping())
       assert.strictEqual((transportReason(error).cause as McpHttpClient.HttpStatusError).status, 404)
@@ -363,7 +362,7 @@ describe("McpHttpClient: the GET stream", () => {
     Effect.gen(function*() {
       const stream = sseBody()
       const fake = yield* makeFake({ onGet: () => stream.response })
-      yield* connect(fake)
+      yield* connectToFake(fake)
       const get = yield* fake.next((s) => s.method === "GET")
       assert.strictEqual(get.headers["mcp-session-id"], "s1")
       stream.message({ jsonrpc: "2.0", id: "srv-1", method: "ping" }, "e1")
@@ -375,7 +374,7 @@ describe("McpHttpClient: the GET stream", () => {
   it.effect("405: no GET stream and no retries", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake()
-      yield* connect(fake)
+      yield* connectToFake(fake)
       yield* settle
       yield* TestClock.adjust("10 minutes")
       yield* settle
@@ -395,7 +394,7 @@ describe("McpHttpClient: the GET stream", () => {
           return body.response
         }
       })
-      yield* connect(fake)
+      yield* connectToFake(fake)
       yield* fake.next((s) => s.method === "GET")
       const getsSeen = () => fake.seen.filter((s) => s.method === "GET")
       // 1st connection: an event, then the server closes it (no retry given)
@@ -435,7 +434,7 @@ describe("McpHttpClient: the GET stream", () => {
   it.effect("gives up when the schedule is exhausted", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake({ onGet: () => status(500, "down") })
-      yield* connect(fake, { reconnect: Schedule.spaced("1 second").pipe(Schedule.upTo({ times: 2 })) })
+      yield* connectToFake(fake, { reconnect: Schedule.spaced("1 second").pipe(Schedule.upTo({ times: 2 })) })
       yield* settle
       for (let i = 0; i < 5; i++) {
         yield* TestClock.adjust("1 second")
@@ -470,7 +469,7 @@ describe("McpHttpClient: resuming a request's SSE stream", () => {
           return body.response
         }
       })
-      const session = yield* connect(fake)
+      const session = yield* connectToFake(fake)
       const progress = yield* Ref.make<ReadonlyArray<number>>([])
       const call = yield* session.request(McpSchema.CallTool, { name: "t", arguments: {} }, {
         onProgress: (p) => Ref.update(progress, (all) => [...all, p.progress])
@@ -506,7 +505,7 @@ describe("McpHttpClient: resuming a request's SSE stream", () => {
           return body.response
         }
       })
-      const session = yield* connect(fake)
+      const session = yield* connectToFake(fake)
       const call = yield* session.request(McpSchema.CallTool, { name: "t", arguments: {} }, { timeout: "10 seconds" }).pipe(
         Effect.flip,
         Effect.forkChild({ startImmediately: true })
@@ -524,7 +523,7 @@ describe("McpHttpClient: closing", () => {
       const stream = sseBody()
       const fake = yield* makeFake({ onGet: () => stream.response, onDelete: () => status(405) })
       yield* Effect.scoped(Effect.gen(function*() {
-        const session = yield* connect(fake)
+        const session = yield* connectToFake(fake)
         yield* fake.next((s) => s.method === "GET")
         yield* session.ping()
       }))
@@ -580,7 +579,7 @@ describe("McpHttpClient: fallback to HTTP+SSE", () => {
       const legacy = legacyServer()
       const fake = yield* makeFake({ onInitialize: () => status(405, "Method Not Allowed"), onGet: legacy.onGet, other: legacy.other })
       yield* Effect.scoped(Effect.gen(function*() {
-        const session = yield* connect(fake, { headers: { "x-key": "k" } })
+        const session = yield* connectToFake(fake, { headers: { "x-key": "k" } })
         assert.strictEqual(session.protocolVersion, "2024-11-05")
         assert.strictEqual(session.serverInfo.name, "legacy")
         yield* session.ping()
@@ -604,7 +603,7 @@ describe("McpHttpClient: fallback to HTTP+SSE", () => {
     Effect.gen(function*() {
       const legacy = legacyServer()
       const fake = yield* makeFake({ onInitialize: () => status(404, "Cannot POST /mcp"), onGet: legacy.onGet, other: legacy.other })
-      const session = yield* connect(fake)
+      const session = yield* connectToFake(fake)
       legacy.end()
       yield* session.awaitClose
       assert.isFalse(yield* session.isOpen)
@@ -615,7 +614,7 @@ describe("McpHttpClient: fallback to HTTP+SSE", () => {
       const fake = yield* makeFake({
         onInitialize: () => json({ jsonrpc: "2.0", error: { code: -32000, message: "Unsupported protocol version" }, id: null }, 400)
       })
-      const error = yield* Effect.flip(connect(fake))
+      const error = yield* Effect.flip(connectToFake(fake))
       assert.strictEqual((transportReason(error).cause as McpHttpClient.HttpStatusError).status, 400)
       assert.deepStrictEqual(fake.seen.map((s) => s.method), ["POST"])
     }))
@@ -623,14 +622,14 @@ describe("McpHttpClient: fallback to HTTP+SSE", () => {
   it.effect("fallbackToSse: false keeps the refusal", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake({ onInitialize: () => status(405) })
-      const error = yield* Effect.flip(connect(fake, { fallbackToSse: false }))
+      const error = yield* Effect.flip(connectToFake(fake, { fallbackToSse: false }))
       assert.strictEqual((transportReason(error).cause as McpHttpClient.HttpStatusError).status, 405)
     }))
 
   it.effect("when the GET is no SSE stream either, the error names both", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake({ onInitialize: () => status(404, "nope"), onGet: () => status(404, "nope") })
-      const error = yield* Effect.flip(connect(fake))
+      const error = yield* Effect.flip(connectToFake(fake))
       const reason = transportReason(error)
       assert.include(reason.description, "HTTP 404")
       assert.include(reason.description, "fallback failed")
@@ -697,7 +696,7 @@ describe("TransportError.status and messages", () => {
         onRequest: (message) =>
           message.method === "tools/list" ? status(500, "boom") : message.method === "tools/call" ? status(403) : undefined
       })
-      const session = yield* connect(fake)
+      const session = yield* connectToFake(fake)
       const failed = transportReason(yield* Effect.flip(session.request(McpSchema.ListTools, {})))
       assert.strictEqual(failed.status, 500)
       const forbidden = transportReason(yield* Effect.flip(session.request(McpSchema.CallTool, { name: "t", arguments: {} })))
@@ -710,16 +709,16 @@ describe("TransportError.status and messages", () => {
       const modern = yield* makeFake({
         onInitialize: () => json({ jsonrpc: "2.0", error: { code: -32000, message: "Unsupported protocol version" }, id: null }, 400)
       })
-      assert.strictEqual(transportReason(yield* Effect.flip(connect(modern))).status, 400)
+      assert.strictEqual(transportReason(yield* Effect.flip(connectToFake(modern))).status, 400)
 
       const expiring = yield* makeFake()
-      const session = yield* connect(expiring)
+      const session = yield* connectToFake(expiring)
       expiring.state.requestsExpire = true
       assert.strictEqual(transportReason(yield* Effect.flip(session.ping())).status, 404)
 
       // the POST's status: the GET of the fallback failed with its own
       const legacyless = yield* makeFake({ onInitialize: () => status(404, "nope"), onGet: () => status(410, "gone") })
-      const both = transportReason(yield* Effect.flip(connect(legacyless)))
+      const both = transportReason(yield* Effect.flip(connectToFake(legacyless)))
       assert.strictEqual(both.status, 404)
       assert.include(both.description, "HTTP 410")
     }))
@@ -730,7 +729,7 @@ describe("TransportError.status and messages", () => {
         onInitialize: () => status(405),
         onGet: () => new Response("", { status: 401, headers: { "www-authenticate": "Bearer realm=\"mcp\"" } })
       })
-      const error = yield* Effect.flip(connect(fake, { auth: McpAuth.bearer("expired") }))
+      const error = yield* Effect.flip(connectToFake(fake, { auth: McpAuth.bearer("expired") }))
       assert.strictEqual(error.reason._tag, "AuthError")
     }))
 

@@ -13,6 +13,7 @@ import * as McpTool from "../src/McpTool.ts"
 import * as McpTransport from "../src/McpTransport.ts"
 import { settle } from "./utils/peer.ts"
 import { ValidatorLayer } from "./utils/validator.ts"
+import { clientInfo } from "./utils/client.ts"
 
 // -----------------------------------------------------------------------------
 // fixtures
@@ -46,7 +47,7 @@ interface Notes {
 }
 
 /** A server with `definitions` and an initialized client session talking to it. */
-const connect = (options: {
+const connectToServer = (options: {
   readonly definitions?: ReadonlyArray<McpServer.Definition<any>>
   readonly server?: Partial<McpServer.Options>
   readonly client?: Partial<McpClientSession.Options>
@@ -60,7 +61,7 @@ const connect = (options: {
     const record = <M extends McpSchema.NotificationMethod>(name: M, f: (params: any) => void) =>
       McpSession.notificationHandler(McpSchema.notifications[name], (params) => Effect.sync(() => f(params)))
     const client = yield* McpClientSession.make({
-      clientInfo: { name: "test-client", version: "0.0.0" },
+      clientInfo,
       notificationHandlers: [
         record("notifications/message", (params) => notes.logs.push(params)),
         record("notifications/resources/updated", (params) => notes.updated.push(params.uri)),
@@ -83,7 +84,7 @@ const protocolCode = (error: McpError.McpError) => error.reason._tag === "Protoc
 describe("McpServer: tools", () => {
   it.effect("lists tools with generated JSON Schemas (2020-12), title and annotations", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect({ definitions: [Add] })
+      const { client } = yield* connectToServer({ definitions: [Add] })
       const { tools } = yield* client.request(McpSchema.ListTools, {})
       assert.deepStrictEqual(tools[0], {
         name: "add",
@@ -107,14 +108,14 @@ describe("McpServer: tools", () => {
 
   it.effect("calls with decoded arguments; structured output comes with a text copy", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect({ definitions: [Add] })
+      const { client } = yield* connectToServer({ definitions: [Add] })
       const result = yield* client.request(McpSchema.CallTool, { name: "add", arguments: { a: 2, b: 3 } })
       assert.deepStrictEqual(result, { content: [{ type: "text", text: "{\"sum\":5}" }], structuredContent: { sum: 5 } })
     }))
 
   it.effect("invalid arguments are an isError result naming every problem (SEP-1303)", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect({ definitions: [Add] })
+      const { client } = yield* connectToServer({ definitions: [Add] })
       const result = yield* client.request(McpSchema.CallTool, { name: "add", arguments: { a: "two" } })
       assert.isTrue(result.isError)
       const text = (result.content[0] as McpSchema.TextContent).text
@@ -126,7 +127,7 @@ describe("McpServer: tools", () => {
   it.effect("content blocks; a typed failure is an error result with its message; a defect a generic one, logged", () => {
     const logged: Array<string> = []
     return Effect.gen(function*() {
-      const { client } = yield* connect({ definitions: [Roll] })
+      const { client } = yield* connectToServer({ definitions: [Roll] })
       const ok = yield* client.request(McpSchema.CallTool, { name: "roll", arguments: { n: 4 } })
       assert.deepStrictEqual(ok.content, [
         { type: "text", text: "rolled 4" },
@@ -159,7 +160,7 @@ describe("McpServer: tools", () => {
           { mode: "url", message: "Authorize", url: "https://127.0.0.1/pay", elicitationId: "e-9" }
         ]))
       })
-      const { client } = yield* connect({ definitions: [Pay, Secret] })
+      const { client } = yield* connectToServer({ definitions: [Pay, Secret] })
       const fromTool = yield* Effect.flip(client.request(McpSchema.CallTool, { name: "pay", arguments: {} }))
       assert.strictEqual(protocolCode(fromTool), -32042)
       const error = yield* Effect.flip(client.request(McpSchema.ReadResource, { uri: "docs://secret" }))
@@ -172,7 +173,7 @@ describe("McpServer: tools", () => {
 
   it.effect("an unknown tool is -32602", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect({ definitions: [Add] })
+      const { client } = yield* connectToServer({ definitions: [Add] })
       const error = yield* Effect.flip(client.request(McpSchema.CallTool, { name: "nope", arguments: {} }))
       assert.strictEqual(protocolCode(error), JsonRpc.ErrorCode.InvalidParams)
     }))
@@ -183,7 +184,7 @@ describe("McpServer: tools", () => {
         inputSchema: { type: "object", properties: { who: { type: "string" } }, required: ["who"] },
         handler: (input) => Effect.succeed(`hello ${input.who}`)
       })
-      const { client } = yield* connect({ definitions: [Raw] })
+      const { client } = yield* connectToServer({ definitions: [Raw] })
       const ok = yield* client.request(McpSchema.CallTool, { name: "greet", arguments: { who: "Ada" } })
       assert.deepStrictEqual(ok.content, [{ type: "text", text: "hello Ada" }])
       const bad = yield* client.request(McpSchema.CallTool, { name: "greet", arguments: {} })
@@ -192,7 +193,7 @@ describe("McpServer: tools", () => {
 
   it.effect("runtime add, disable, enable and remove send tools/list_changed to initialized sessions", () =>
     Effect.gen(function*() {
-      const { client, notes, server } = yield* connect({ definitions: [Add] })
+      const { client, notes, server } = yield* connectToServer({ definitions: [Add] })
       yield* server.register(Roll)
       yield* settle
       assert.deepStrictEqual(notes.listChanged, ["tools"])
@@ -237,9 +238,9 @@ describe("McpServer: tools", () => {
 
   it.effect("capabilities are derived from what is registered", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect({ definitions: [Add] })
+      const { client } = yield* connectToServer({ definitions: [Add] })
       assert.deepStrictEqual(client.serverCapabilities, { logging: {}, tools: { listChanged: true } })
-      const none = yield* connect({ server: { capabilities: { experimental: { x: {} } } } })
+      const none = yield* connectToServer({ server: { capabilities: { experimental: { x: {} } } } })
       assert.deepStrictEqual(none.client.serverCapabilities, { logging: {}, experimental: { x: {} } })
     }))
 })
@@ -275,7 +276,7 @@ const Files = McpResource.template({
 describe("McpServer: resources", () => {
   it.effect("lists static resources and the templates' own listings; lists templates", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect({ definitions: [Readme, Logo, Files] })
+      const { client } = yield* connectToServer({ definitions: [Readme, Logo, Files] })
       const { resources } = yield* client.request(McpSchema.ListResources, {})
       assert.deepStrictEqual(resources.map((r) => r.uri), ["docs://readme", "docs://logo", "file:///a.txt"])
       const { resourceTemplates } = yield* client.request(McpSchema.ListResourceTemplates, {})
@@ -284,7 +285,7 @@ describe("McpServer: resources", () => {
 
   it.effect("reads text and binary resources, and templates with typed variables", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect({ definitions: [Readme, Logo, Files] })
+      const { client } = yield* connectToServer({ definitions: [Readme, Logo, Files] })
       assert.deepStrictEqual(
         (yield* client.request(McpSchema.ReadResource, { uri: "docs://readme" })).contents,
         [{ uri: "docs://readme", mimeType: "text/markdown", text: "# Hello" }]
@@ -360,7 +361,7 @@ const Review = McpPrompt.make({
 describe("McpServer: prompts and completion", () => {
   it.effect("lists prompts with arguments derived from the Schema and gets them with typed arguments", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect({ definitions: [Review] })
+      const { client } = yield* connectToServer({ definitions: [Review] })
       const { prompts } = yield* client.request(McpSchema.ListPrompts, {})
       assert.deepStrictEqual(prompts, [{
         name: "review",
@@ -380,7 +381,7 @@ describe("McpServer: prompts and completion", () => {
 
   it.effect("completes prompt arguments (with context.arguments) and template variables", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect({ definitions: [Review, Files] })
+      const { client } = yield* connectToServer({ definitions: [Review, Files] })
       assert.deepStrictEqual(client.serverCapabilities.completions, {})
       const prompt = yield* client.request(McpSchema.Complete, {
         ref: { type: "ref/prompt", name: "review" },
@@ -410,7 +411,7 @@ describe("McpServer: pagination", () => {
     Effect.gen(function*() {
       const tools = Array.from({ length: 7 }, (_, i) =>
         McpTool.make(`t${i}`, { input: Schema.Struct({}), handler: () => Effect.succeed("ok") }))
-      const { client } = yield* connect({ definitions: tools, server: { pageSize: 3 } })
+      const { client } = yield* connectToServer({ definitions: tools, server: { pageSize: 3 } })
       const first = yield* client.request(McpSchema.ListTools, {})
       assert.deepStrictEqual(first.tools.map((t) => t.name), ["t0", "t1", "t2"])
       const second = yield* client.request(McpSchema.ListTools, { cursor: first.nextCursor! })
@@ -442,7 +443,7 @@ describe("McpServer: logging", () => {
 
   it.effect("setLevel filters both ctx.log and Effect.log (forwarded by layerLogger)", () =>
     Effect.gen(function*() {
-      const { client, notes } = yield* connect({ definitions: [Chatty] })
+      const { client, notes } = yield* connectToServer({ definitions: [Chatty] })
       yield* client.request(McpSchema.CallTool, { name: "chatty", arguments: {} })
       yield* settle
       assert.deepStrictEqual(notes.logs.map((l) => [l.level, l.data]), [
@@ -507,7 +508,7 @@ describe("McpServer: request context", () => {
             return "done"
           })
       })
-      const { client } = yield* connect({ definitions: [Slow] })
+      const { client } = yield* connectToServer({ definitions: [Slow] })
       const seen: Array<number> = []
       yield* client.request(McpSchema.CallTool, { name: "slow", arguments: {} }, {
         onProgress: (p) => Effect.sync(() => seen.push(p.progress))
@@ -537,14 +538,14 @@ describe("McpServer: request context", () => {
           stopReason: "toolUse",
           content: [{ type: "tool_use" as const, id: "call-1", name: params.tools![0]!.name, input: { city: "Paris" } }]
         }))
-      const without = yield* connect({
+      const without = yield* connectToServer({
         definitions: [Ask],
         client: { capabilities: { sampling: {} }, handlers: [sampling] }
       })
       const refused = yield* without.client.request(McpSchema.CallTool, { name: "ask", arguments: {} })
       assert.isTrue(refused.isError)
       assert.include((refused.content[0] as McpSchema.TextContent).text, "sampling.tools")
-      const withTools = yield* connect({
+      const withTools = yield* connectToServer({
         definitions: [Ask],
         client: { capabilities: { sampling: { tools: {} } }, handlers: [sampling] }
       })
@@ -576,7 +577,7 @@ describe("McpServer: request context", () => {
         { action: "cancel" },
         { action: "accept", content: { name: 42 } }
       ]
-      const { client } = yield* connect({
+      const { client } = yield* connectToServer({
         definitions: [Configure],
         client: {
           capabilities: { elicitation: { form: {} } },
@@ -607,7 +608,7 @@ describe("McpServer: request context", () => {
         input: Schema.Struct({}),
         handler: (_, context) => Effect.map(context.listRoots(), (roots) => roots.map((r) => r.uri).join(","))
       })
-      const { client } = yield* connect({
+      const { client } = yield* connectToServer({
         definitions: [Roots],
         server: { onRootsListChanged: (context) => Effect.sync(() => changes.push(context.clientInfo.name)) },
         client: {
@@ -629,7 +630,7 @@ describe("McpServer: request context", () => {
         input: Schema.Struct({}),
         handler: () => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => { interrupted = true })))
       })
-      const { client } = yield* connect({ definitions: [Forever] })
+      const { client } = yield* connectToServer({ definitions: [Forever] })
       const call = yield* Effect.forkChild(client.request(McpSchema.CallTool, { name: "forever", arguments: {} }), {
         startImmediately: true
       })
@@ -665,7 +666,7 @@ describe("McpServer: middleware", () => {
         method === "tools/call" && (params as McpSchema.CallToolRequestParams).name === "forbidden"
           ? Effect.fail(McpError.protocol(-32001, "Forbidden"))
           : Effect.provideService(next, CurrentUser, context.clientInfo.name)
-      const { client } = yield* connect({
+      const { client } = yield* connectToServer({
         definitions: [WhoAmI],
         server: { middleware: [trace("outer"), trace("inner"), auth], onRootsListChanged: () => Effect.void },
         client: { capabilities: { roots: { listChanged: true } } }

@@ -2,7 +2,7 @@
  * Our McpServer and our McpClient together over the in-memory transport.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Schema, Stream } from "effect"
+import { Effect, Fiber, Layer, Schema, Stream } from "effect"
 import * as McpClient from "../src/McpClient.ts"
 import * as McpSchema from "../src/McpSchema.ts"
 import * as McpServer from "../src/McpServer.ts"
@@ -10,6 +10,7 @@ import * as McpTool from "../src/McpTool.ts"
 import * as McpTransport from "../src/McpTransport.ts"
 import { settle } from "./utils/peer.ts"
 import { ValidatorLayer } from "./utils/validator.ts"
+import { connectOver } from "./utils/client.ts"
 
 const Add = McpTool.make("add", {
   input: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
@@ -23,7 +24,8 @@ const Lying = McpTool.fromJsonSchema("lying", {
   handler: () => Effect.succeed({ n: "not a number" })
 })
 
-const connect = (client: Partial<McpClient.Options> = {}) =>
+/** A server offering `add` and a client connected to it. */
+const connectToAdder = (client: Partial<McpClient.Options> = {}) =>
   Effect.gen(function*() {
     const server = yield* McpServer.make({ name: "s", version: "1", capabilities: { tools: { listChanged: true } } })
     yield* server.register(Add)
@@ -32,18 +34,13 @@ const connect = (client: Partial<McpClient.Options> = {}) =>
       Layer.provide(link.server),
       Layer.provide(Layer.succeed(McpServer.McpServer, server))
     ))
-    const context = yield* Layer.build(
-      McpClient.layer({ clientInfo: { name: "c", version: "1" }, ...client }).pipe(
-        Layer.provide([link.client, ValidatorLayer])
-      )
-    )
-    return { server, client: Context.get(context, McpClient.McpClient) }
+    return { server, client: yield* connectOver(link.client, client) }
   })
 
 describe("McpServer + McpClient", () => {
   it.effect("runtime add and remove reach the client's cached tool list", () =>
     Effect.gen(function*() {
-      const { client, server } = yield* connect()
+      const { client, server } = yield* connectToAdder()
       assert.deepStrictEqual((yield* client.tools.get).map((t) => t.name), ["add"])
       const Echo = McpTool.make("echo", { input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) })
       yield* server.register(Echo)
@@ -56,7 +53,7 @@ describe("McpServer + McpClient", () => {
 
   it.effect("structured output: validated against outputSchema, decoded by callToolTyped; a mismatch is a typed error", () =>
     Effect.gen(function*() {
-      const { client, server } = yield* connect()
+      const { client, server } = yield* connectToAdder()
       const typed = yield* client.callToolTyped("add", { a: 1, b: 2 }, Schema.Struct({ sum: Schema.Finite }))
       assert.deepStrictEqual(typed, { sum: 3 })
       yield* server.register(Lying)
@@ -84,7 +81,7 @@ describe("McpServer + McpClient", () => {
           })
       })
       const opened: Array<string> = []
-      const { client, server } = yield* connect({
+      const { client, server } = yield* connectToAdder({
         elicitation: {
           url: (params) =>
             Effect.sync(() => {

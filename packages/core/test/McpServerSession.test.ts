@@ -6,8 +6,7 @@ import * as McpServerSession from "../src/McpServerSession.ts"
 import * as McpSession from "../src/McpSession.ts"
 import * as McpTransport from "../src/McpTransport.ts"
 import { rawPeer, settle } from "./utils/peer.ts"
-
-const clientInfo = { name: "raw-client", version: "1.0.0" }
+import { clientInfo } from "./utils/client.ts"
 
 /** A server session and a client played by hand. */
 const setup = (options: Partial<McpServerSession.Options> = {}) =>
@@ -134,7 +133,7 @@ describe("McpServerSession: lifecycle", () => {
       yield* peer.send(JsonRpc.notification("notifications/initialized"))
       const listed = (yield* call(1, "tools/list")) as JsonRpc.SuccessResponse
       assert.deepStrictEqual((listed.result as { _meta: unknown })._meta, {
-        client: "raw-client",
+        client: clientInfo.name,
         version: "2025-11-25",
         sampling: true,
         samplingTools: false

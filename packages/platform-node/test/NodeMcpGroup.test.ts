@@ -21,6 +21,8 @@ import * as NodeMcpGroup from "../src/NodeMcpGroup.ts"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
 import * as NodeMcpSseServer from "../src/NodeMcpSseServer.ts"
 import * as NodeMcpWebSocket from "../src/NodeMcpWebSocket.ts"
+import { textOf } from "./utils/client.ts"
+import { isRunning } from "./utils/process.ts"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const fixture = fileURLToPath(new URL("./fixtures/group-server.mjs", import.meta.url))
@@ -45,28 +47,6 @@ const startedPid = (file: string, name: string): number => {
   const line = readLog(file).find((entry) => entry.startsWith(`start ${name} `))
   return Number(line?.split(" ")[2])
 }
-
-/** Whether a process exists and is not a zombie. */
-const isRunning = (pid: number): boolean => {
-  if (process.platform === "linux") {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-      const state = stat.slice(stat.lastIndexOf(")") + 2)[0]
-      return state !== "Z" && state !== "X"
-    } catch {
-      return false
-    }
-  }
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-const textOf = (result: { readonly content: ReadonlyArray<unknown> }) =>
-  (result.content[0] as { readonly text: string }).text
 
 const pidsOf = (group: McpGroup.Group, tool: string) =>
   Effect.map(

@@ -11,6 +11,7 @@ import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
 import { initialize, openSse, post } from "./fixtures/sse-http.ts"
 import { makeServer } from "./fixtures/ws-sse-tools.ts"
+import { eventually } from "./utils/wait.ts"
 
 const portOf = (context: Context.Context<HttpServer.HttpServer>): number => {
   const address = Context.get(context, HttpServer.HttpServer).address
@@ -28,17 +29,6 @@ const start = (options?: NodeMcpSseServer.Options) =>
       scope
     )
     return { port: portOf(context), server: Context.get(context, McpServer.McpServer), scope }
-  })
-
-/** Polls until `check` holds, 10 ms apart, at most 200 times. */
-const eventually = <A>(effect: Effect.Effect<A>, check: (a: A) => boolean) =>
-  Effect.gen(function*() {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const value = yield* effect
-      if (check(value)) return value
-      yield* Effect.sleep("10 millis")
-    }
-    return yield* Effect.die(new Error("condition never held"))
   })
 
 const promise = <A>(evaluate: () => Promise<A>) => Effect.promise(evaluate)

@@ -6,18 +6,17 @@
  * forwards or captures stderr.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { JsonRpc, McpClient, type McpError, McpTransport } from "@effect-mcp/core"
-import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Scope, Stream } from "effect"
+import { JsonRpc, McpClient, type McpError } from "@effect-mcp/core"
+import { Deferred, Effect, Exit, Fiber, Layer, Option, Scope, Stream } from "effect"
 import { execFile, spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as NodeJsonSchemaValidator from "../src/NodeJsonSchemaValidator.ts"
 import * as NodeMcpStdio from "../src/NodeMcpStdio.ts"
+import { clientInfo, connectStdio, textOf } from "./utils/client.ts"
+import { isRunning } from "./utils/process.ts"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url))
-const clientInfo = { name: "stdio-test", version: "0.0.1" }
-
 const rawServer = (
   env: Record<string, string> = {},
   options: Partial<NodeMcpStdio.ClientOptions> = {}
@@ -28,42 +27,6 @@ const rawServer = (
   stderr: "capture",
   ...options
 })
-
-/** Whether a process exists and is not a zombie. */
-const isRunning = (pid: number): boolean => {
-  if (process.platform === "linux") {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-      const state = stat.slice(stat.lastIndexOf(")") + 2)[0]
-      return state !== "Z" && state !== "X"
-    } catch {
-      return false
-    }
-  }
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** A client over a stdio transport, both in a scope of their own. */
-const connect = (options: NodeMcpStdio.ClientOptions) =>
-  Effect.gen(function*() {
-    const scope = yield* Scope.make()
-    const transport = yield* NodeMcpStdio.makeClient(options).pipe(Scope.provide(scope))
-    const context = yield* Layer.buildWithScope(
-      McpClient.layer({ clientInfo }).pipe(
-        Layer.provide([Layer.succeed(McpTransport.McpTransport, transport), NodeJsonSchemaValidator.layer])
-      ),
-      scope
-    )
-    return { scope, transport, client: Context.get(context, McpClient.McpClient) }
-  })
-
-const textOf = (result: { readonly content: ReadonlyArray<{ readonly type: string }> }) =>
-  (result.content[0] as unknown as { readonly text: string }).text
 
 const transportError = (error: McpError.McpError) => {
   assert.strictEqual(error.reason._tag, "TransportError")
@@ -105,7 +68,7 @@ describe("NodeMcpStdio.runServer", () => {
 
   it.live("our client over our stdio client transport: calls, then scope close ends it with exit 0 (no signal)", () =>
     Effect.gen(function*() {
-      const { client, scope, transport } = yield* connect({
+      const { client, scope, transport } = yield* connectStdio({
         command: process.execPath,
         args: ["--conditions=development", fixture("stdio-run-server.ts")],
         cwd: root,
@@ -151,7 +114,7 @@ describe("NodeMcpStdio.makeClient", () => {
   it.live("kill -9 of the server mid-call fails the pending call within 1 s, with the signal", () =>
     Effect.gen(function*() {
       const sleeping = yield* Deferred.make<void>()
-      const { client, transport } = yield* connect(rawServer({}, {
+      const { client, transport } = yield* connectStdio(rawServer({}, {
         onStderr: (text) => text.includes("sleeping") ? Deferred.succeed(sleeping, undefined) : Effect.void
       }))
       const call = yield* client.callTool("sleep").pipe(Effect.flip, Effect.forkChild({ startImmediately: true }))
@@ -175,7 +138,7 @@ describe("NodeMcpStdio.makeClient", () => {
   it.live("a crash (exit 3 after writing to stderr) fails every pending call with code 3 and the stderr tail", () =>
     Effect.gen(function*() {
       const sleeping = yield* Deferred.make<void>()
-      const { client } = yield* connect(rawServer({}, {
+      const { client } = yield* connectStdio(rawServer({}, {
         onStderr: (text) => text.includes("sleeping") ? Deferred.succeed(sleeping, undefined) : Effect.void
       }))
       const pending = yield* client.callTool("sleep").pipe(Effect.flip, Effect.forkChild({ startImmediately: true }))
@@ -192,7 +155,7 @@ describe("NodeMcpStdio.makeClient", () => {
 
   it.live("scope close leaves no child or grandchild (sh -c wrapper; grandchildren in the group and in their own session)", () =>
     Effect.gen(function*() {
-      const { client, scope, transport } = yield* connect({
+      const { client, scope, transport } = yield* connectStdio({
         command: "sh",
         args: ["-c", `"${process.execPath}" "${fixture("stdio-raw-server.mjs")}"; echo wrapper-done >&2`],
         env: { STDIO_FIXTURE_GRANDCHILDREN: "1" },
@@ -261,7 +224,7 @@ describe("NodeMcpStdio.makeClient", () => {
 
   it.live("env is laid over this process's environment: PATH kept, variables added and removed", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect(rawServer({}, { env: { FOO: "bar", HOME: undefined } }))
+      const { client } = yield* connectStdio(rawServer({}, { env: { FOO: "bar", HOME: undefined } }))
       const env = JSON.parse(textOf(yield* client.callTool("env")))
       assert.deepStrictEqual(env, { PATH: process.env.PATH ?? null, FOO: "bar", HOME: null })
     }))
@@ -278,7 +241,7 @@ describe("NodeMcpStdio.makeClient", () => {
 
   it.live("the child exiting with no call pending ends the session", () =>
     Effect.gen(function*() {
-      const { client, transport } = yield* connect(rawServer())
+      const { client, transport } = yield* connectStdio(rawServer())
       process.kill(transport.pid, "SIGTERM")
       yield* client.session.awaitClose
       const error = yield* Effect.flip(client.ping())

@@ -15,6 +15,7 @@ import { Socket, SocketServer } from "effect/socket"
 import { type WebSocket, WebSocketServer } from "ws"
 import { connectRaw, initialize, type RawSocket } from "./fixtures/ws-raw.ts"
 import { makeServer } from "./fixtures/ws-sse-tools.ts"
+import { eventually } from "./utils/wait.ts"
 
 const start = (options?: NodeMcpWebSocket.ServerOptions) =>
   Effect.gen(function*() {
@@ -56,16 +57,6 @@ const connectClient = (url: string) =>
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
     const context = yield* Layer.buildWithScope(clientLayer(url), scope)
     return { client: Context.get(context, McpClient.McpClient), scope }
-  })
-
-const eventually = <A>(effect: Effect.Effect<A>, check: (a: A) => boolean) =>
-  Effect.gen(function*() {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const value = yield* effect
-      if (check(value)) return value
-      yield* Effect.sleep("10 millis")
-    }
-    return yield* Effect.die(new Error("condition never held"))
   })
 
 const openRaw = (url: string, protocols: ReadonlyArray<string> | undefined = ["mcp"]) =>

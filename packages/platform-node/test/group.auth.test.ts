@@ -10,9 +10,7 @@ import { Context, Effect, Exit, Layer } from "effect"
 import * as NodeMcpAuthorizer from "../src/NodeMcpAuthorizer.ts"
 import * as NodeMcpGroup from "../src/NodeMcpGroup.ts"
 import { startAuthServer, startProtectedServer } from "./fixtures/authServer.ts"
-
-const textOf = (result: { readonly content: ReadonlyArray<unknown> }) =>
-  (result.content[0] as { readonly text?: string } | undefined)?.text
+import { textOf } from "./utils/client.ts"
 
 describe("NodeMcpGroup with auth", () => {
   it.live("signs in to a protected server on first use; the store keeps the tokens for the next group", () =>

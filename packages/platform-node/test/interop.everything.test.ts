@@ -4,45 +4,31 @@
  * server, built on the official SDK), spawned on stdio, its default.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpClient, McpSchema, McpTransport } from "@effect-mcp/core"
-import { Context, Effect, Exit, Layer, Ref, Schema, Scope, Stream } from "effect"
+import { McpClient, McpSchema } from "@effect-mcp/core"
+import { Effect, Exit, Ref, Schema, Scope, Stream } from "effect"
 import { realpathSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import * as NodeJsonSchemaValidator from "../src/NodeJsonSchemaValidator.ts"
-import * as NodeMcpStdio from "../src/NodeMcpStdio.ts"
+import { connectStdio } from "./utils/client.ts"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 // the package's bin, resolved to its script so it runs on this Node
 const everything = realpathSync(`${root}node_modules/.bin/mcp-server-everything`)
-const clientInfo = { name: "effect-mcp-stdio", version: "0.1.0" }
 
-const connect = (options: Partial<McpClient.Options> = {}) =>
-  Effect.gen(function*() {
-    const scope = yield* Scope.make()
-    const transport = yield* NodeMcpStdio.makeClient({
-      command: process.execPath,
-      args: [everything, "stdio"],
-      // its gzip tool fetches a URL by default: let it fetch nothing
-      env: { GZIP_ALLOWED_DOMAINS: "127.0.0.1" },
-      stderr: "capture"
-    }).pipe(Scope.provide(scope))
-    const context = yield* Layer.buildWithScope(
-      McpClient.layer({ clientInfo, ...options }).pipe(
-        Layer.provide([Layer.succeed(McpTransport.McpTransport, transport), NodeJsonSchemaValidator.layer])
-      ),
-      scope
-    )
-    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-    return { client: Context.get(context, McpClient.McpClient), scope, transport }
-  })
-
+/** The everything server over stdio; its gzip tool fetches a URL by default: let it fetch nothing. */
+const connectEverything = (options: Partial<McpClient.Options> = {}) =>
+  connectStdio({
+    command: process.execPath,
+    args: [everything, "stdio"],
+    env: { GZIP_ALLOWED_DOMAINS: "127.0.0.1" },
+    stderr: "capture"
+  }, options)
 const texts = (result: McpSchema.CallToolResult) =>
   result.content.flatMap((block) => block.type === "text" ? [block.text] : [])
 
 describe("interop: our McpClient over stdio → server-everything", () => {
   it.live("handshake and tools: echo, get-sum, structured content checked against its outputSchema", () =>
     Effect.gen(function*() {
-      const { client, scope, transport } = yield* connect()
+      const { client, scope, transport } = yield* connectEverything()
       assert.strictEqual(client.serverInfo.name, "mcp-servers/everything")
       assert.isDefined(client.serverCapabilities.tools)
       assert.isDefined(client.serverCapabilities.resources?.subscribe)
@@ -72,7 +58,7 @@ describe("interop: our McpClient over stdio → server-everything", () => {
 
   it.live("progress notifications of the long-running operation", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect()
+      const { client } = yield* connectEverything()
       const progress = yield* Ref.make<ReadonlyArray<string>>([])
       const result = yield* client.callTool("trigger-long-running-operation", { duration: 0.3, steps: 3 }, {
         onProgress: (p) => Ref.update(progress, (all) => [...all, `${p.progress}/${p.total}`])
@@ -83,7 +69,7 @@ describe("interop: our McpClient over stdio → server-everything", () => {
 
   it.live("resources: static documents (every page), templates, reads", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect()
+      const { client } = yield* connectEverything()
       const resources = yield* Stream.runCollect(client.streamResources())
       const uris = resources.map((resource) => resource.uri)
       assert.include(uris, "demo://resource/static/document/features.md")
@@ -105,7 +91,7 @@ describe("interop: our McpClient over stdio → server-everything", () => {
 
   it.live("prompts: simple, with arguments, with completions, with an embedded resource", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect()
+      const { client } = yield* connectEverything()
       const names = (yield* client.prompts.get).map((prompt) => prompt.name)
       assert.deepStrictEqual(
         [...names].sort(),
@@ -127,7 +113,7 @@ describe("interop: our McpClient over stdio → server-everything", () => {
 
   it.live("sampling, elicitation and roots: the server's requests are answered by our client", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect({
+      const { client } = yield* connectEverything({
         sampling: {
           handler: () =>
             Effect.succeed({

@@ -20,6 +20,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
+import { textOf } from "./utils/client.ts"
+import { waitFor } from "./utils/wait.ts"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 
@@ -121,14 +123,6 @@ const connect = (url: string) =>
     }),
     ({ client }) => Effect.promise(() => client.close())
   )
-
-const textOf = (result: object) => ((result as { readonly content: Array<{ readonly text: string }> }).content)[0]!.text
-
-const waitFor = (check: () => boolean) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 200 && !check(); i++) yield* Effect.sleep("10 millis")
-    assert.isTrue(check())
-  })
 
 // -----------------------------------------------------------------------------
 // tests

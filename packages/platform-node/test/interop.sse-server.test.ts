@@ -11,6 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { makeServer } from "./fixtures/ws-sse-tools.ts"
+import { eventually } from "./utils/wait.ts"
 
 const start = Effect.gen(function*() {
   const cancelled = yield* Deferred.make<void>()
@@ -36,16 +37,6 @@ const connect = (port: number, setup?: (client: Client, transport: SSEClientTran
     }),
     (client) => Effect.promise(() => client.close())
   )
-
-const eventually = <A>(effect: Effect.Effect<A>, check: (a: A) => boolean) =>
-  Effect.gen(function*() {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const value = yield* effect
-      if (check(value)) return value
-      yield* Effect.sleep("10 millis")
-    }
-    return yield* Effect.die(new Error("condition never held"))
-  })
 
 const text = (result: unknown) => (result as { readonly content: ReadonlyArray<{ readonly text: string }> }).content[0]!.text
 
