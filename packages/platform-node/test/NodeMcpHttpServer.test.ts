@@ -9,6 +9,7 @@ import { Effect, Exit, Layer, Queue, Schema, Scope } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Http from "node:http"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
+import { initialize, mcpHeaders, openSession, send } from "./fixtures/rawHttp.ts"
 
 // -----------------------------------------------------------------------------
 // fixtures
@@ -46,59 +47,6 @@ const serve = (options: NodeMcpHttpServer.Options = {}, scope?: Scope.Scope) =>
     const url = yield* NodeMcpHttpServer.url().pipe(Effect.provideContext(context))
     const address = (yield* HttpServer.HttpServer.pipe(Effect.provideContext(context))).address
     return { server, gate, url, address }
-  })
-
-interface Reply {
-  readonly status: number
-  readonly headers: Http.IncomingHttpHeaders
-  readonly body: string
-}
-
-/** One request with full control over the headers (Host included). */
-const send = (
-  url: string,
-  options: { readonly method?: string; readonly headers?: Http.OutgoingHttpHeaders; readonly body?: unknown; readonly agent?: Http.Agent }
-) =>
-  Effect.callback<Reply>((resume) => {
-    const request = Http.request(url, {
-      method: options.method ?? "POST",
-      headers: options.headers,
-      ...(options.agent === undefined ? {} : { agent: options.agent })
-    }, (response) => {
-      let body = ""
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => (body += chunk))
-      response.on("end", () => resume(Effect.succeed({ status: response.statusCode!, headers: response.headers, body })))
-    })
-    request.on("error", (error) => resume(Effect.die(error)))
-    request.end(options.body === undefined ? undefined : JSON.stringify(options.body))
-  })
-
-const headers = (session?: string): Http.OutgoingHttpHeaders => ({
-  accept: "application/json, text/event-stream",
-  "content-type": "application/json",
-  ...(session === undefined ? {} : { "mcp-session-id": session })
-})
-
-const initialize = {
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
-}
-
-const open = (url: string, agent?: Http.Agent) =>
-  Effect.gen(function*() {
-    const reply = yield* send(url, { headers: headers(), body: initialize, ...(agent === undefined ? {} : { agent }) })
-    assert.strictEqual(reply.status, 200)
-    const session = reply.headers["mcp-session-id"] as string
-    const done = yield* send(url, {
-      headers: headers(session),
-      body: { jsonrpc: "2.0", method: "notifications/initialized" },
-      ...(agent === undefined ? {} : { agent })
-    })
-    assert.strictEqual(done.status, 202)
-    return session
   })
 
 interface SseEvent {
@@ -164,9 +112,9 @@ describe("NodeMcpHttpServer", () => {
       if (address._tag !== "InetAddressV4") return
       assert.isAbove(address.port, 0)
       assert.strictEqual(url, `http://127.0.0.1:${address.port}/mcp`)
-      const session = yield* open(url)
+      const session = yield* openSession(url, { version: false })
       const reply = yield* send(url, {
-        headers: headers(session),
+        headers: mcpHeaders({ session: session, version: false }),
         body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add", arguments: { a: 1, b: 2 } } }
       })
       assert.deepStrictEqual(JSON.parse(reply.body).result.structuredContent, { sum: 3 })
@@ -176,7 +124,7 @@ describe("NodeMcpHttpServer", () => {
     Effect.gen(function*() {
       const { address, url } = yield* serve()
       const port = address._tag === "InetAddressV4" ? address.port : 0
-      const post = (extra: Http.OutgoingHttpHeaders) => Effect.map(send(url, { headers: { ...headers(), ...extra }, body: initialize }), (r) => r.status)
+      const post = (extra: Http.OutgoingHttpHeaders) => Effect.map(send(url, { headers: { ...mcpHeaders({ version: false }), ...extra }, body: initialize }), (r) => r.status)
       assert.strictEqual(yield* post({ host: "evil.example.com" }), 403)
       assert.strictEqual(yield* post({ host: `evil.example.com:${port}` }), 403)
       assert.strictEqual(yield* post({ origin: "http://evil.example.com" }), 403)
@@ -190,7 +138,7 @@ describe("NodeMcpHttpServer", () => {
   it.live("allow-lists are configurable", () =>
     Effect.gen(function*() {
       const { url } = yield* serve({ allowedHosts: ["mcp.internal"], allowedOrigins: ["https://app.example"] })
-      const post = (extra: Http.OutgoingHttpHeaders) => Effect.map(send(url, { headers: { ...headers(), ...extra }, body: initialize }), (r) => r.status)
+      const post = (extra: Http.OutgoingHttpHeaders) => Effect.map(send(url, { headers: { ...mcpHeaders({ version: false }), ...extra }, body: initialize }), (r) => r.status)
       assert.strictEqual(yield* post({ host: "localhost" }), 403)
       assert.strictEqual(yield* post({ host: "mcp.internal:8080", origin: "https://app.example" }), 200)
     }).pipe(Effect.scoped))
@@ -198,10 +146,10 @@ describe("NodeMcpHttpServer", () => {
   it.live("a dropped TCP connection: GET with Last-Event-ID delivers the missed events exactly once", () =>
     Effect.gen(function*() {
       const { gate, url } = yield* serve({ responseMode: "sse" })
-      const session = yield* open(url)
+      const session = yield* openSession(url, { version: false })
       const first = yield* openSse(url, {
         method: "POST",
-        headers: headers(session),
+        headers: mcpHeaders({ session: session, version: false }),
         body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "steps", arguments: { n: 5 }, _meta: { progressToken: 1 } } }
       })
       assert.strictEqual(first.status, 200)
@@ -235,12 +183,12 @@ describe("NodeMcpHttpServer", () => {
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const { server, url } = yield* serve({ responseMode: "sse" }, scope)
-      const session = yield* open(url)
+      const session = yield* openSession(url, { version: false })
       const get = yield* openSse(url, { method: "GET", headers: { accept: "text/event-stream", "mcp-session-id": session } })
       assert.strictEqual(get.status, 200)
       const post = yield* openSse(url, {
         method: "POST",
-        headers: headers(session),
+        headers: mcpHeaders({ session: session, version: false }),
         body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "steps", arguments: { n: 1 } } }
       })
       yield* post.next
@@ -252,7 +200,7 @@ describe("NodeMcpHttpServer", () => {
       for (let i = 0; i < 5; i++) if ((yield* get.next) === undefined) break
       assert.isUndefined(yield* post.next)
       // the listening socket is closed too
-      const again = yield* Effect.exit(send(url, { headers: headers(), body: initialize }))
+      const again = yield* Effect.exit(send(url, { headers: mcpHeaders({ version: false }), body: initialize }))
       assert.isTrue(Exit.isFailure(again))
     }))
 
@@ -261,13 +209,13 @@ describe("NodeMcpHttpServer", () => {
       const { server, url } = yield* serve()
       const agent = new Http.Agent({ keepAlive: true, maxSockets: 64 })
       yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
-      const sessions = yield* Effect.forEach(Array.from({ length: 100 }), () => open(url, agent), { concurrency: 16 })
+      const sessions = yield* Effect.forEach(Array.from({ length: 100 }), () => openSession(url, { version: false }, agent), { concurrency: 16 })
       const calls = sessions.flatMap((session, s) => Array.from({ length: 20 }, (_, i) => ({ session, s, i })))
       const results = yield* Effect.forEach(calls, ({ i, s, session }) =>
         Effect.map(
           send(url, {
             agent,
-            headers: headers(session),
+            headers: mcpHeaders({ session: session, version: false }),
             body: { jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "add", arguments: { a: s, b: i * 1000 } } }
           }),
           (reply) => {

@@ -13,7 +13,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as Http from "node:http"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
 import * as NodeMcpSseServer from "../src/NodeMcpSseServer.ts"
-import { head, type Reply, send } from "./fixtures/rawHttp.ts"
+import { head, initialize, mcpHeaders, type Reply, send } from "./fixtures/rawHttp.ts"
 
 // -----------------------------------------------------------------------------
 // fixtures
@@ -38,21 +38,6 @@ const serveHttp = (options: NodeMcpHttpServer.Options) =>
     )
     return yield* NodeMcpHttpServer.url().pipe(Effect.provideContext(context))
   })
-
-const mcpHeaders = (origin: string | undefined, extra?: Http.OutgoingHttpHeaders): Http.OutgoingHttpHeaders => ({
-  accept: "application/json, text/event-stream",
-  "content-type": "application/json",
-  "mcp-protocol-version": "2025-11-25",
-  ...(origin === undefined ? {} : { origin }),
-  ...extra
-})
-
-const initialize = {
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "browser", version: "1" } }
-}
 
 const preflight = (url: string, origin: string, extra?: Http.OutgoingHttpHeaders) =>
   send(url, {
@@ -114,20 +99,20 @@ describe("Streamable HTTP server with cors", () => {
       assert.strictEqual(pna.headers["access-control-allow-private-network"], "true")
 
       // initialize: the session id is exposed
-      const init = yield* send(url, { headers: mcpHeaders(APP), body: initialize })
+      const init = yield* send(url, { headers: mcpHeaders({ origin: APP }), body: initialize })
       assert.strictEqual(init.status, 200, init.body)
       assertCors(init, APP, "initialize")
       const session = init.headers["mcp-session-id"] as string
       assert.ok(session.length > 0)
       const initialized = yield* send(url, {
-        headers: mcpHeaders(APP, { "mcp-session-id": session }),
+        headers: mcpHeaders({ origin: APP }, { "mcp-session-id": session }),
         body: { jsonrpc: "2.0", method: "notifications/initialized" }
       })
       assert.strictEqual(initialized.status, 202)
       assertCors(initialized, APP, "202")
 
       const call = yield* send(url, {
-        headers: mcpHeaders(APP, { "mcp-session-id": session }),
+        headers: mcpHeaders({ origin: APP }, { "mcp-session-id": session }),
         body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }
       })
       assert.strictEqual(call.status, 200)
@@ -135,23 +120,23 @@ describe("Streamable HTTP server with cors", () => {
       assertCors(call, APP, "tools/call")
 
       // the GET stream
-      const stream = yield* head(url, { ...mcpHeaders(APP, { "mcp-session-id": session }), accept: "text/event-stream" })
+      const stream = yield* head(url, { ...mcpHeaders({ origin: APP }, { "mcp-session-id": session }), accept: "text/event-stream" })
       assert.strictEqual(stream.status, 200)
       assert.match(String(stream.headers["content-type"]), /^text\/event-stream/)
       assertCors(stream, APP, "GET stream")
 
       // errors
       const unknown = yield* send(url, {
-        headers: mcpHeaders(APP, { "mcp-session-id": "nope" }),
+        headers: mcpHeaders({ origin: APP }, { "mcp-session-id": "nope" }),
         body: { jsonrpc: "2.0", id: 2, method: "tools/list" }
       })
       assert.strictEqual(unknown.status, 404)
       assertCors(unknown, APP, "404")
-      const put = yield* send(url, { method: "PUT", headers: mcpHeaders(APP) })
+      const put = yield* send(url, { method: "PUT", headers: mcpHeaders({ origin: APP }) })
       assert.strictEqual(put.status, 405)
       assertCors(put, APP, "405")
 
-      const deleted = yield* send(url, { method: "DELETE", headers: mcpHeaders(APP, { "mcp-session-id": session }) })
+      const deleted = yield* send(url, { method: "DELETE", headers: mcpHeaders({ origin: APP }, { "mcp-session-id": session }) })
       assert.strictEqual(deleted.status, 204)
       assertCors(deleted, APP, "DELETE")
     }))
@@ -160,7 +145,7 @@ describe("Streamable HTTP server with cors", () => {
     Effect.gen(function*() {
       const url = yield* serveHttp({ cors: { origins: [APP] } })
       // a foreign origin on a loopback bind: the guard refuses it, preflight included
-      for (const reply of [yield* preflight(url, EVIL), yield* send(url, { headers: mcpHeaders(EVIL), body: initialize })]) {
+      for (const reply of [yield* preflight(url, EVIL), yield* send(url, { headers: mcpHeaders({ origin: EVIL }), body: initialize })]) {
         assert.strictEqual(reply.status, 403)
         assert.include(reply.body, "Invalid Origin header")
         assertNoCors(reply, "evil")
@@ -171,27 +156,27 @@ describe("Streamable HTTP server with cors", () => {
       const answer = yield* preflight(url, local)
       assert.strictEqual(answer.status, 204)
       assertNoCors(answer, "preflight from localhost")
-      const init = yield* send(url, { headers: mcpHeaders(local), body: initialize })
+      const init = yield* send(url, { headers: mcpHeaders({ origin: local }), body: initialize })
       assert.strictEqual(init.status, 200)
       assertNoCors(init, "initialize from localhost")
       // the Host check is unchanged
-      const rebound = yield* send(url, { headers: { ...mcpHeaders(APP), host: "app.example:5173" }, body: initialize })
+      const rebound = yield* send(url, { headers: { ...mcpHeaders({ origin: APP }), host: "app.example:5173" }, body: initialize })
       assert.strictEqual(rebound.status, 403)
       assert.include(rebound.body, "Invalid Host header")
       assertNoCors(rebound, "bad host")
       // a request without Origin (not a browser): no CORS headers
-      const plain = yield* send(url, { headers: mcpHeaders(undefined), body: initialize })
+      const plain = yield* send(url, { headers: mcpHeaders({ origin: undefined }), body: initialize })
       assert.strictEqual(plain.status, 200)
       assertNoCors(plain, "no origin")
 
       // allowedOrigins "any": the guard lets everything through, cors decides
       const open = yield* serveHttp({ allowedOrigins: "any", cors: { origins: ["app.example"] } })
-      const evil = yield* send(open, { headers: mcpHeaders(EVIL), body: initialize })
+      const evil = yield* send(open, { headers: mcpHeaders({ origin: EVIL }), body: initialize })
       assert.strictEqual(evil.status, 200)
       assertNoCors(evil, "evil with allowedOrigins any")
       // a hostname entry allows any scheme and port
       const other = "https://app.example:8443"
-      const ok = yield* send(open, { headers: mcpHeaders(other), body: initialize })
+      const ok = yield* send(open, { headers: mcpHeaders({ origin: other }), body: initialize })
       assertCors(ok, other, "hostname entry")
     }))
 
@@ -223,18 +208,18 @@ describe("Streamable HTTP server with cors", () => {
       assert.strictEqual(answer.headers["access-control-allow-headers"], `${ALLOW_HEADERS}, x-api-key`)
       assert.strictEqual(answer.headers["www-authenticate"], undefined)
 
-      const anonymous = yield* send(url, { headers: mcpHeaders(inspector), body: initialize })
+      const anonymous = yield* send(url, { headers: mcpHeaders({ origin: inspector }), body: initialize })
       assert.strictEqual(anonymous.status, 401)
       assertCors(anonymous, inspector, "401")
       assert.strictEqual(anonymous.headers["access-control-allow-credentials"], "true")
       assert.match(String(anonymous.headers["www-authenticate"]), /^Bearer resource_metadata=/)
 
-      const noScope = yield* send(url, { headers: mcpHeaders(inspector, { authorization: "Bearer nobody" }), body: initialize })
+      const noScope = yield* send(url, { headers: mcpHeaders({ origin: inspector }, { authorization: "Bearer nobody" }), body: initialize })
       assert.strictEqual(noScope.status, 403)
       assertCors(noScope, inspector, "403 insufficient_scope")
       assert.include(String(noScope.headers["www-authenticate"]), `error="insufficient_scope"`)
 
-      const ok = yield* send(url, { headers: mcpHeaders(inspector, { authorization: "Bearer reader" }), body: initialize })
+      const ok = yield* send(url, { headers: mcpHeaders({ origin: inspector }, { authorization: "Bearer reader" }), body: initialize })
       assert.strictEqual(ok.status, 200)
       assertCors(ok, inspector, "200 with a token")
 
@@ -242,7 +227,7 @@ describe("Streamable HTTP server with cors", () => {
       const evil = yield* preflight(url, EVIL)
       assert.strictEqual(evil.status, 403)
       assertNoCors(evil, "evil preflight")
-      const evilPost = yield* send(url, { headers: mcpHeaders(EVIL, { authorization: "Bearer reader" }), body: initialize })
+      const evilPost = yield* send(url, { headers: mcpHeaders({ origin: EVIL }, { authorization: "Bearer reader" }), body: initialize })
       assert.strictEqual(evilPost.status, 403)
       assertNoCors(evilPost, "evil post")
     }))
@@ -253,7 +238,7 @@ describe("Streamable HTTP server with cors", () => {
       const answer = yield* preflight(url, APP)
       assert.strictEqual(answer.headers["access-control-allow-methods"], "POST, OPTIONS")
       const reply = yield* send(url, {
-        headers: mcpHeaders(APP),
+        headers: mcpHeaders({ origin: APP }),
         body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "s" } } }
       })
       assert.strictEqual(reply.status, 200)
@@ -267,11 +252,11 @@ describe("Streamable HTTP server with cors", () => {
       assert.strictEqual(options.status, 405)
       assertNoCors(options, "OPTIONS")
       assert.strictEqual(options.headers["vary"], undefined)
-      const init = yield* send(url, { headers: mcpHeaders("http://localhost:5173"), body: initialize })
+      const init = yield* send(url, { headers: mcpHeaders({ origin: "http://localhost:5173" }), body: initialize })
       assert.strictEqual(init.status, 200)
       assertNoCors(init, "initialize")
       assert.strictEqual(init.headers["vary"], undefined)
-      const evil = yield* send(url, { headers: mcpHeaders(APP), body: initialize })
+      const evil = yield* send(url, { headers: mcpHeaders({ origin: APP }), body: initialize })
       assert.strictEqual(evil.status, 403)
       assert.strictEqual(evil.headers["vary"], undefined)
     }))

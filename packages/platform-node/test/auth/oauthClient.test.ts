@@ -7,7 +7,7 @@
  *
  * This file: the happy path, refresh, step-up, storage, concurrency,
  * client_credentials, the verifiers, cleanup. Discovery variants, client
- * identity and refusals: oauth.discovery.test.ts.
+ * identity and refusals: discovery.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpAuth } from "@effect-mcp/core"
@@ -15,8 +15,8 @@ import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as Jose from "jose"
 import { createHash } from "node:crypto"
-import { makeClientKey, startAuthServer, startProtectedServer } from "./fixtures/authServer.ts"
-import { authKind, connect, text } from "./fixtures/oauthClient.ts"
+import { makeClientKey, startAuthServer, startProtectedServer } from "../fixtures/authServer.ts"
+import { authKind, connect, text } from "../fixtures/oauthClient.ts"
 
 const s256 = (verifier: string) => createHash("sha256").update(verifier).digest("base64url")
 

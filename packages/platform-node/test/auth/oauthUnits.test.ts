@@ -7,15 +7,15 @@
  * flow, a refused token that is no longer the stored one is just retried, a
  * step-up for scopes already granted fails at once, an expired token is
  * refreshed before a request. The full flows against a real authorization
- * server are in oauth.client.test.ts.
+ * server are in oauthClient.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpAuth, McpError } from "@effect-mcp/core"
 import { Effect, Exit } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import * as Policy from "../src/internal/oauth/policy.ts"
-import * as NodeMcpOAuth from "../src/NodeMcpOAuth.ts"
+import * as Policy from "../../src/internal/oauth/policy.ts"
+import * as NodeMcpOAuth from "../../src/NodeMcpOAuth.ts"
 
 const hrefs = (urls: ReadonlyArray<URL>) => urls.map((url) => url.href)
 

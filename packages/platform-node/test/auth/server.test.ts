@@ -16,10 +16,10 @@ import * as HttpServer from "effect/http/HttpServer"
 import { TestClock } from "effect/testing"
 import * as Jose from "jose"
 import * as Http from "node:http"
-import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
-import * as NodeMcpJwtVerifier from "../src/NodeMcpJwtVerifier.ts"
-import * as NodeMcpSseServer from "../src/NodeMcpSseServer.ts"
-import { head, type Reply, send } from "./fixtures/rawHttp.ts"
+import * as NodeMcpHttpServer from "../../src/NodeMcpHttpServer.ts"
+import * as NodeMcpJwtVerifier from "../../src/NodeMcpJwtVerifier.ts"
+import * as NodeMcpSseServer from "../../src/NodeMcpSseServer.ts"
+import { head, initialize, mcpHeaders, openSession, type Reply, send } from "../fixtures/rawHttp.ts"
 
 // -----------------------------------------------------------------------------
 // fixtures
@@ -119,36 +119,7 @@ const sign = (
     )
   })
 
-const mcpHeaders = (token?: string, session?: string): Http.OutgoingHttpHeaders => ({
-  accept: "application/json, text/event-stream",
-  "content-type": "application/json",
-  "mcp-protocol-version": "2025-11-25",
-  ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-  ...(session === undefined ? {} : { "mcp-session-id": session })
-})
-
-const initialize = {
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
-}
-
 const callTool = (id: number, name: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } })
-
-/** initialize + initialized with a token: the session id. */
-const openSession = (url: string, token: string) =>
-  Effect.gen(function*() {
-    const reply = yield* send(url, { headers: mcpHeaders(token), body: initialize })
-    assert.strictEqual(reply.status, 200, reply.body)
-    const session = reply.headers["mcp-session-id"] as string
-    const done = yield* send(url, {
-      headers: mcpHeaders(token, session),
-      body: { jsonrpc: "2.0", method: "notifications/initialized" }
-    })
-    assert.strictEqual(done.status, 202)
-    return session
-  })
 
 const toolText = (body: string): string => {
   const parsed = JSON.parse(body) as { readonly result?: { readonly content: ReadonlyArray<{ readonly text: string }> } }
@@ -232,7 +203,7 @@ describe("protected Streamable HTTP server", () => {
       const metadata = `${origin}/.well-known/oauth-protected-resource/mcp`
 
       const good = yield* sign(pair.privateKey, { sub: "alice", aud: url, scope: "mcp:read", client_id: "app" })
-      const session = yield* openSession(url, good)
+      const session = yield* openSession(url, { token: good })
       assert.ok(session.length > 0)
       assert.strictEqual(remote.fetches.count, 1)
 
@@ -244,7 +215,7 @@ describe("protected Streamable HTTP server", () => {
         garbage: "not.a.jwt"
       }
       for (const [name, token] of Object.entries(cases)) {
-        const reply = yield* send(url, { headers: mcpHeaders(token, session), body: callTool(1, "whoami") })
+        const reply = yield* send(url, { headers: mcpHeaders({ token: token, session: session }), body: callTool(1, "whoami") })
         assert.strictEqual(reply.status, 401, name)
         const challenge = params(reply)!
         assert.strictEqual(challenge.error, "invalid_token", name)
@@ -254,7 +225,7 @@ describe("protected Streamable HTTP server", () => {
       }
       // the audience check is the resource server's: the verifier was given none
       const wrongAudience = yield* send(url, {
-        headers: mcpHeaders(cases["another audience"], session),
+        headers: mcpHeaders({ token: cases["another audience"], session: session }),
         body: callTool(1, "whoami")
       })
       assert.strictEqual(params(wrongAudience)!.error_description, "the token was not issued for this resource")
@@ -270,9 +241,9 @@ describe("protected Streamable HTTP server", () => {
       const { url, origin } = yield* serveHttp({ verify: NodeMcpJwtVerifier.make({ jwks, issuer: ISSUER }) })
       const metadata = `${origin}/.well-known/oauth-protected-resource/mcp`
       const token = yield* sign(pair.privateKey, { sub: "alice", aud: url, scope: "mcp:read", client_id: "app" })
-      const session = yield* openSession(url, token)
+      const session = yield* openSession(url, { token: token })
 
-      const whoami = yield* send(url, { headers: mcpHeaders(token, session), body: callTool(1, "whoami") })
+      const whoami = yield* send(url, { headers: mcpHeaders({ token: token, session: session }), body: callTool(1, "whoami") })
       assert.strictEqual(whoami.status, 200)
       assert.deepStrictEqual(JSON.parse(toolText(whoami.body)), {
         subject: "alice",
@@ -282,7 +253,7 @@ describe("protected Streamable HTTP server", () => {
       })
 
       // per tool
-      const admin = yield* send(url, { headers: mcpHeaders(token, session), body: callTool(2, "admin") })
+      const admin = yield* send(url, { headers: mcpHeaders({ token: token, session: session }), body: callTool(2, "admin") })
       assert.strictEqual(admin.status, 403)
       assert.strictEqual(
         admin.headers["www-authenticate"],
@@ -290,7 +261,7 @@ describe("protected Streamable HTTP server", () => {
       )
       // per method
       const list = yield* send(url, {
-        headers: mcpHeaders(token, session),
+        headers: mcpHeaders({ token: token, session: session }),
         body: { jsonrpc: "2.0", id: 3, method: "tools/list", params: {} }
       })
       assert.strictEqual(list.status, 403)
@@ -307,28 +278,28 @@ describe("protected Streamable HTTP server", () => {
         scope: "mcp:read mcp:admin tools:list",
         client_id: "app"
       })
-      const adminOk = yield* send(url, { headers: mcpHeaders(stepped, session), body: callTool(4, "admin") })
+      const adminOk = yield* send(url, { headers: mcpHeaders({ token: stepped, session: session }), body: callTool(4, "admin") })
       assert.strictEqual(adminOk.status, 200)
       assert.strictEqual(toolText(adminOk.body), "admin done")
-      const whoami2 = yield* send(url, { headers: mcpHeaders(stepped, session), body: callTool(5, "whoami") })
+      const whoami2 = yield* send(url, { headers: mcpHeaders({ token: stepped, session: session }), body: callTool(5, "whoami") })
       assert.deepStrictEqual(JSON.parse(toolText(whoami2.body)).scopes, ["mcp:read", "mcp:admin", "tools:list"])
 
       // another subject, or another client, on alice's session: 404, as if it did not exist
       const bob = yield* sign(pair.privateKey, { sub: "bob", aud: url, scope: "mcp:read mcp:admin", client_id: "app" })
       const otherClient = yield* sign(pair.privateKey, { sub: "alice", aud: url, scope: "mcp:read", client_id: "evil" })
       for (const foreign of [bob, otherClient]) {
-        const hijack = yield* send(url, { headers: mcpHeaders(foreign, session), body: callTool(6, "whoami") })
+        const hijack = yield* send(url, { headers: mcpHeaders({ token: foreign, session: session }), body: callTool(6, "whoami") })
         assert.strictEqual(hijack.status, 404)
         assert.strictEqual(JSON.parse(hijack.body).error.message, "Session not found")
-        assert.strictEqual((yield* send(url, { method: "DELETE", headers: mcpHeaders(foreign, session) })).status, 404)
+        assert.strictEqual((yield* send(url, { method: "DELETE", headers: mcpHeaders({ token: foreign, session: session }) })).status, 404)
       }
       // a token without the required scope at all: 403 with the required scope
       const none = yield* sign(pair.privateKey, { sub: "alice", aud: url, scope: "", client_id: "app" })
-      const refused = yield* send(url, { headers: mcpHeaders(none, session), body: callTool(7, "whoami") })
+      const refused = yield* send(url, { headers: mcpHeaders({ token: none, session: session }), body: callTool(7, "whoami") })
       assert.strictEqual(refused.status, 403)
       assert.strictEqual(params(refused)!.scope, "mcp:read")
       // the session still works for alice, and DELETE ends it
-      assert.strictEqual((yield* send(url, { method: "DELETE", headers: mcpHeaders(token, session) })).status, 204)
+      assert.strictEqual((yield* send(url, { method: "DELETE", headers: mcpHeaders({ token: token, session: session }) })).status, 204)
     }))
 
   it.live("RFC 7662 introspection against a real endpoint on 127.0.0.1", () =>
@@ -357,8 +328,8 @@ describe("protected Streamable HTTP server", () => {
         verify: McpResourceServer.introspection({ endpoint, clientId: "rs", clientSecret: "s3cret" })
       })
       resource = url
-      const session = yield* openSession(url, "opaque-good")
-      const whoami = yield* send(url, { headers: mcpHeaders("opaque-good", session), body: callTool(1, "whoami") })
+      const session = yield* openSession(url, { token: "opaque-good" })
+      const whoami = yield* send(url, { headers: mcpHeaders({ token: "opaque-good", session: session }), body: callTool(1, "whoami") })
       assert.deepStrictEqual(JSON.parse(toolText(whoami.body)), {
         subject: "carol",
         clientId: "cli",
@@ -366,7 +337,7 @@ describe("protected Streamable HTTP server", () => {
         same: true
       })
       assert.strictEqual(seen[0]!.body, "token=opaque-good&token_type_hint=access_token")
-      const inactive = yield* send(url, { headers: mcpHeaders("opaque-bad", session), body: callTool(2, "whoami") })
+      const inactive = yield* send(url, { headers: mcpHeaders({ token: "opaque-bad", session: session }), body: callTool(2, "whoami") })
       assert.strictEqual(inactive.status, 401)
       assert.deepStrictEqual(
         [params(inactive)!.error, params(inactive)!.error_description],
@@ -377,7 +348,7 @@ describe("protected Streamable HTTP server", () => {
       const exit = yield* Effect.exit(wrong("opaque-good"))
       assert.ok(exit._tag === "Failure")
       const broken = yield* serveHttp({ verify: wrong })
-      const reply = yield* send(broken.url, { headers: mcpHeaders("opaque-good"), body: initialize })
+      const reply = yield* send(broken.url, { headers: mcpHeaders({ token: "opaque-good" }), body: initialize })
       assert.strictEqual(reply.status, 500)
       assert.strictEqual(reply.headers["www-authenticate"], undefined)
     }))
@@ -395,10 +366,10 @@ describe("protected Streamable HTTP server", () => {
       const url = yield* NodeMcpHttpServer.url().pipe(Effect.provideContext(context))
       assert.strictEqual((yield* send(url, { headers: mcpHeaders(), body: callTool(1, "whoami") })).status, 401)
       for (const user of ["u1", "u2"]) {
-        const reply = yield* send(url, { headers: mcpHeaders(user), body: callTool(1, "whoami") })
+        const reply = yield* send(url, { headers: mcpHeaders({ token: user }), body: callTool(1, "whoami") })
         assert.strictEqual(JSON.parse(toolText(reply.body)).subject, user)
       }
-      const admin = yield* send(url, { headers: mcpHeaders("u1"), body: callTool(2, "admin") })
+      const admin = yield* send(url, { headers: mcpHeaders({ token: "u1" }), body: callTool(2, "admin") })
       assert.strictEqual(admin.status, 403)
       assert.strictEqual(yield* mcp.sessionCount, 0)
     }))
@@ -408,11 +379,11 @@ describe("protected Streamable HTTP server", () => {
       const verify = (token: string) =>
         Effect.succeed<McpAuth.AuthInfo>({ token, subject: "erin", scopes: ["mcp:read"], claims: {} })
       const strict = yield* serveHttp({ verify })
-      const refused = yield* send(strict.url, { headers: mcpHeaders("t"), body: initialize })
+      const refused = yield* send(strict.url, { headers: mcpHeaders({ token: "t" }), body: initialize })
       assert.strictEqual(refused.status, 401)
       assert.include(refused.headers["www-authenticate"] ?? "", `error="invalid_token"`)
       const lenient = yield* serveHttp({ verify, requireAudience: false })
-      assert.strictEqual((yield* send(lenient.url, { headers: mcpHeaders("t"), body: initialize })).status, 200)
+      assert.strictEqual((yield* send(lenient.url, { headers: mcpHeaders({ token: "t" }), body: initialize })).status, 200)
     }))
 
   it.effect("expiry is checked with the Clock (TestClock)", () =>
@@ -423,11 +394,11 @@ describe("protected Streamable HTTP server", () => {
           ? Effect.succeed<McpAuth.AuthInfo>({ token, subject: "dave", scopes: ["mcp:read"], expiresAt: 60, claims: {} })
           : Effect.fail(McpError.auth("Unauthorized", "unknown token"))
       const { url } = yield* serveHttp({ verify, requireAudience: false })
-      const session = yield* openSession(url, "t")
+      const session = yield* openSession(url, { token: "t" })
       yield* TestClock.adjust("59 seconds")
-      assert.strictEqual((yield* send(url, { headers: mcpHeaders("t", session), body: callTool(1, "whoami") })).status, 200)
+      assert.strictEqual((yield* send(url, { headers: mcpHeaders({ token: "t", session: session }), body: callTool(1, "whoami") })).status, 200)
       yield* TestClock.adjust("1 second")
-      const expired = yield* send(url, { headers: mcpHeaders("t", session), body: callTool(2, "whoami") })
+      const expired = yield* send(url, { headers: mcpHeaders({ token: "t", session: session }), body: callTool(2, "whoami") })
       assert.strictEqual(expired.status, 401)
       assert.strictEqual(params(expired)!.error_description, "the token has expired")
     }))
@@ -442,8 +413,8 @@ describe("protected Streamable HTTP server", () => {
       const reply = yield* send(url, { headers: mcpHeaders(), body: initialize })
       assert.strictEqual(reply.status, 200)
       const session = reply.headers["mcp-session-id"] as string
-      yield* send(url, { headers: mcpHeaders(undefined, session), body: { jsonrpc: "2.0", method: "notifications/initialized" } })
-      const whoami = yield* send(url, { headers: mcpHeaders("ignored", session), body: callTool(1, "whoami") })
+      yield* send(url, { headers: mcpHeaders({ token: undefined, session: session }), body: { jsonrpc: "2.0", method: "notifications/initialized" } })
+      const whoami = yield* send(url, { headers: mcpHeaders({ token: "ignored", session: session }), body: callTool(1, "whoami") })
       assert.deepStrictEqual(JSON.parse(toolText(whoami.body)), { same: true })
       const prm = yield* send(new URL(url).origin + "/.well-known/oauth-protected-resource/mcp", { method: "GET" })
       assert.strictEqual(prm.status, 404)

@@ -12,9 +12,9 @@ import { Context, Deferred, Effect, Layer, Queue, Schema } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import { TestClock } from "effect/testing"
 import * as Http from "node:http"
-import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
-import * as NodeMcpSseServer from "../src/NodeMcpSseServer.ts"
-import { send } from "./fixtures/rawHttp.ts"
+import * as NodeMcpHttpServer from "../../src/NodeMcpHttpServer.ts"
+import * as NodeMcpSseServer from "../../src/NodeMcpSseServer.ts"
+import { initialize, mcpHeaders, openSession, send } from "../fixtures/rawHttp.ts"
 
 // -----------------------------------------------------------------------------
 // fixtures
@@ -104,39 +104,10 @@ const open = (
     ({ request }) => Effect.sync(() => request.destroy())
   ).pipe(Effect.map(({ live }) => live))
 
-const mcpHeaders = (token: string, session?: string, extra?: Http.OutgoingHttpHeaders): Http.OutgoingHttpHeaders => ({
-  accept: "application/json, text/event-stream",
-  "content-type": "application/json",
-  "mcp-protocol-version": "2025-11-25",
-  authorization: `Bearer ${token}`,
-  ...(session === undefined ? {} : { "mcp-session-id": session }),
-  ...extra
-})
-
 const getHeaders = (token: string, session: string, lastEventId?: string) =>
-  mcpHeaders(token, session, {
+  mcpHeaders({ token: token, session: session }, {
     accept: "text/event-stream",
     ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId })
-  })
-
-const initialize = {
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
-}
-
-const openSession = (url: string, token: string) =>
-  Effect.gen(function*() {
-    const reply = yield* send(url, { headers: mcpHeaders(token), body: initialize })
-    assert.strictEqual(reply.status, 200, reply.body)
-    const session = reply.headers["mcp-session-id"] as string
-    const done = yield* send(url, {
-      headers: mcpHeaders(token, session),
-      body: { jsonrpc: "2.0", method: "notifications/initialized" }
-    })
-    assert.strictEqual(done.status, 202)
-    return session
   })
 
 const LIST_CHANGED = "notifications/tools/list_changed"
@@ -151,7 +122,7 @@ describe("protected Streamable HTTP server: open streams and token expiry", () =
   it.effect("the GET stream ends when its token expires, not before; resumed with a fresh token, nothing lost", () =>
     Effect.gen(function*() {
       const { url, mcp } = yield* serveHttp()
-      const session = yield* openSession(url, "t60")
+      const session = yield* openSession(url, { token: "t60" })
       const stream = yield* open(url, { method: "GET", headers: getHeaders("t60", session) })
       assert.strictEqual(stream.status, 200)
       yield* stream.until("id:")
@@ -192,10 +163,10 @@ describe("protected Streamable HTTP server: open streams and token expiry", () =
   it.effect("a POST's stream with a pending response ends at expiry; resumed with Last-Event-ID and a fresh token, the response arrives", () =>
     Effect.gen(function*() {
       const { url, gate } = yield* serveHttp({ responseMode: "sse" })
-      const session = yield* openSession(url, "t60")
+      const session = yield* openSession(url, { token: "t60" })
       const call = yield* open(url, {
         method: "POST",
-        headers: mcpHeaders("t60", session),
+        headers: mcpHeaders({ token: "t60", session: session }),
         body: { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "wait", arguments: {} } }
       })
       assert.strictEqual(call.status, 200)
@@ -204,7 +175,7 @@ describe("protected Streamable HTTP server: open streams and token expiry", () =
 
       yield* TestClock.adjust("59 seconds")
       // a live request still goes through on the same token
-      const ping = yield* send(url, { headers: mcpHeaders("t60", session), body: { jsonrpc: "2.0", id: 8, method: "ping" } })
+      const ping = yield* send(url, { headers: mcpHeaders({ token: "t60", session: session }), body: { jsonrpc: "2.0", id: 8, method: "ping" } })
       assert.strictEqual(ping.status, 200)
       assert.isFalse(yield* Deferred.isDone(call.ended))
 
@@ -224,7 +195,7 @@ describe("protected Streamable HTTP server: open streams and token expiry", () =
   it.effect("a stream opened with a token without expiresAt is never cut", () =>
     Effect.gen(function*() {
       const { url, mcp } = yield* serveHttp()
-      const session = yield* openSession(url, "forever")
+      const session = yield* openSession(url, { token: "forever" })
       const stream = yield* open(url, { method: "GET", headers: getHeaders("forever", session) })
       assert.strictEqual(stream.status, 200)
       yield* stream.until("id:")

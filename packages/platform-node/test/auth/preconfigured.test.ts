@@ -10,9 +10,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { McpAuth } from "@effect-mcp/core"
 import { Effect } from "effect"
-import * as NodeMcpOAuth from "../src/NodeMcpOAuth.ts"
-import { type AuthServer, startAuthServer, startProtectedServer } from "./fixtures/authServer.ts"
-import { authKind, connect, text } from "./fixtures/oauthClient.ts"
+import * as NodeMcpOAuth from "../../src/NodeMcpOAuth.ts"
+import { type AuthServer, startAuthServer, startProtectedServer } from "../fixtures/authServer.ts"
+import { authKind, connect, text } from "../fixtures/oauthClient.ts"
 
 const PRM = "/.well-known/oauth-protected-resource"
 

@@ -40,8 +40,8 @@ import * as Jose from "jose"
 import { createHash, randomBytes, randomUUID } from "node:crypto"
 import * as Http from "node:http"
 import type { Socket } from "node:net"
-import { type AuthServer, startAuthServer, startProtectedServer } from "./fixtures/authServer.ts"
-import { connect, text } from "./fixtures/oauthClient.ts"
+import { type AuthServer, startAuthServer, startProtectedServer } from "../fixtures/authServer.ts"
+import { connect, text } from "../fixtures/oauthClient.ts"
 
 const s256 = (verifier: string) => createHash("sha256").update(verifier).digest("base64url")
 

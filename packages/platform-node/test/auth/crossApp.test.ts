@@ -12,7 +12,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpAuth, McpError } from "@effect-mcp/core"
 import { Effect, Exit, Fiber, Ref, Scope } from "effect"
 import * as Jose from "jose"
-import type * as NodeMcpOAuth from "../src/NodeMcpOAuth.ts"
+import type * as NodeMcpOAuth from "../../src/NodeMcpOAuth.ts"
 import {
   type AuthServerOptions,
   ID_JAG_TYP,
@@ -22,8 +22,8 @@ import {
   startAuthServer,
   startProtectedServer,
   TOKEN_EXCHANGE
-} from "./fixtures/authServer.ts"
-import { authKind, connect, makeAuth, text } from "./fixtures/oauthClient.ts"
+} from "../fixtures/authServer.ts"
+import { authKind, connect, makeAuth, text } from "../fixtures/oauthClient.ts"
 
 /** The client's registration at the IdP and at the MCP server's authorization server. */
 const IDP_CLIENT = { clientId: "wiki-at-idp", clientSecret: "idp-secret" }

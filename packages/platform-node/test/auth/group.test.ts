@@ -7,10 +7,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { McpAuth, McpGroup } from "@effect-mcp/core"
 import { Context, Effect, Exit, Layer } from "effect"
-import * as NodeMcpAuthorizer from "../src/NodeMcpAuthorizer.ts"
-import * as NodeMcpGroup from "../src/NodeMcpGroup.ts"
-import { startAuthServer, startProtectedServer } from "./fixtures/authServer.ts"
-import { textOf } from "./utils/client.ts"
+import * as NodeMcpAuthorizer from "../../src/NodeMcpAuthorizer.ts"
+import * as NodeMcpGroup from "../../src/NodeMcpGroup.ts"
+import { startAuthServer, startProtectedServer } from "../fixtures/authServer.ts"
+import { textOf } from "../utils/client.ts"
 
 describe("NodeMcpGroup with auth", () => {
   it.live("signs in to a protected server on first use; the store keeps the tokens for the next group", () =>

@@ -1,5 +1,5 @@
 /**
- * The OAuth client end to end (see oauth.client.test.ts): each discovery
+ * The OAuth client end to end (see oauthClient.test.ts): each discovery
  * fallback, client identity (DCR, CIMD, pre-registered), scope selection,
  * and the refusals (resource mismatch, no S256, state / iss mismatch,
  * denial, a metadata issuer mismatch), each checked against what the test
@@ -7,8 +7,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type AuthServerOptions, type Discovery, startAuthServer, startProtectedServer } from "./fixtures/authServer.ts"
-import { authKind, connect, text } from "./fixtures/oauthClient.ts"
+import { type AuthServerOptions, type Discovery, startAuthServer, startProtectedServer } from "../fixtures/authServer.ts"
+import { authKind, connect, text } from "../fixtures/oauthClient.ts"
 
 const PRM = "/.well-known/oauth-protected-resource"
 

@@ -3,14 +3,14 @@
  * with oauth4webapi as a reference client: discovery locations, the code
  * flow with PKCE and `resource`, refresh rotation, client_credentials with
  * private_key_jwt, CIMD, introspection, and its refusals. The client tests
- * (oauth.client*.test.ts) rely on all of this.
+ * (auth/oauthClient.test.ts and its neighbours) rely on all of this.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Jose from "jose"
 import * as oauth from "oauth4webapi"
-import * as NodeMcpAuthorizer from "../src/NodeMcpAuthorizer.ts"
-import { type AuthServerOptions, makeClientKey, startAuthServer, startProtectedServer } from "./fixtures/authServer.ts"
+import * as NodeMcpAuthorizer from "../../src/NodeMcpAuthorizer.ts"
+import { type AuthServerOptions, makeClientKey, startAuthServer, startProtectedServer } from "../fixtures/authServer.ts"
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const
 const promise = <A>(f: () => Promise<A>) => Effect.promise(f)

@@ -19,9 +19,9 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Effect, Layer, Queue, Stream } from "effect"
 import type * as Cause from "effect/Cause"
 import type * as Scope from "effect/Scope"
-import type * as JsonRpc from "../../src/JsonRpc.ts"
-import * as McpError from "../../src/McpError.ts"
-import * as McpTransport from "../../src/McpTransport.ts"
+import type * as JsonRpc from "@effect-mcp/core/JsonRpc"
+import * as McpError from "@effect-mcp/core/McpError"
+import * as McpTransport from "@effect-mcp/core/McpTransport"
 
 export interface SdkBridge {
   /** Our end, as a service value. */

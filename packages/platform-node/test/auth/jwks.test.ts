@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import * as Jose from "jose"
 import * as Http from "node:http"
 import type * as Net from "node:net"
-import * as NodeMcpJwtVerifier from "../src/NodeMcpJwtVerifier.ts"
+import * as NodeMcpJwtVerifier from "../../src/NodeMcpJwtVerifier.ts"
 
 const ISSUER = "http://127.0.0.1/as"
 
