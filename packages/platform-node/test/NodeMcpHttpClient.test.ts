@@ -10,8 +10,7 @@ import { Context, Effect, Fiber, Layer, Ref, Schedule } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as NodeMcpHttpClient from "../src/NodeMcpHttpClient.ts"
 import * as NodeMcpWebSocket from "../src/NodeMcpWebSocket.ts"
-
-const clientInfo = { name: "node-http-client-test", version: "1.0.0" }
+import { clientInfo } from "./utils/client.ts"
 
 interface Seen {
   readonly method: string
@@ -69,7 +68,8 @@ const rawServer = (handler: Handler) =>
     return { url: `http://127.0.0.1:${port}/mcp`, seen, sockets }
   })
 
-const connect = (options: NodeMcpHttpClientOptions) =>
+/** A client session (no McpClient above it) over the Node HTTP client transport. */
+const connectSession = (options: NodeMcpHttpClientOptions) =>
   Effect.map(
     Layer.build(McpClientSession.layer({ clientInfo }).pipe(Layer.provide(NodeMcpHttpClient.layer(options)))),
     (context) => Context.get(context, McpClientSession.McpClientSession)
@@ -101,7 +101,7 @@ describe("NodeMcpHttpClient over real sockets", () => {
           res.end()
         }, 50)
       })
-      const session = yield* connect({ url: server.url })
+      const session = yield* connectSession({ url: server.url })
       const result = yield* session.request(McpSchema.CallTool, { name: "test_reconnection", arguments: {} })
       assert.deepStrictEqual(result.content, [{ type: "text", text: "reconnected" }])
       const resume = server.seen.find((s) => s.method === "GET" && s.headers["last-event-id"] !== undefined)!
@@ -133,7 +133,7 @@ describe("NodeMcpHttpClient over real sockets", () => {
         // a network failure, not a graceful end
         setTimeout(() => res.socket?.destroy(), 20)
       })
-      const session = yield* connect({ url: server.url, reconnect: Schedule.spaced("50 millis").pipe(Schedule.upTo({ times: 3 })) })
+      const session = yield* connectSession({ url: server.url, reconnect: Schedule.spaced("50 millis").pipe(Schedule.upTo({ times: 3 })) })
       const progress = yield* Ref.make<ReadonlyArray<number>>([])
       const result = yield* session.request(McpSchema.CallTool, { name: "t", arguments: {} }, {
         onProgress: (p) => Ref.update(progress, (all) => [...all, p.progress])
@@ -157,7 +157,7 @@ describe("NodeMcpHttpClient over real sockets", () => {
         res.end(JSON.stringify({ jsonrpc: "2.0", id: seen.message.id, result: {} }))
       })
       yield* Effect.scoped(Effect.gen(function*() {
-        const session = yield* connect({ url: server.url, headers: { authorization: "Bearer abc" } })
+        const session = yield* connectSession({ url: server.url, headers: { authorization: "Bearer abc" } })
         yield* session.ping()
         assert.isAbove(yield* server.sockets, 0)
       }))
@@ -180,7 +180,7 @@ describe("NodeMcpHttpClient over real sockets", () => {
   it.live("an unreachable server is a TransportError", () =>
     Effect.gen(function*() {
       const server = yield* Effect.scoped(rawServer(() => {}))
-      const error = yield* Effect.flip(connect({ url: server.url, fallbackToSse: false }))
+      const error = yield* Effect.flip(connectSession({ url: server.url, fallbackToSse: false }))
       assert.strictEqual(error.reason._tag, "TransportError")
     }))
 
@@ -193,7 +193,7 @@ describe("NodeMcpHttpClient over real sockets", () => {
           aborted = !res.writableEnded
         })
       })
-      const session = yield* connect({ url: server.url })
+      const session = yield* connectSession({ url: server.url })
       const call = yield* session.request(McpSchema.CallTool, { name: "t", arguments: {} }).pipe(
         Effect.forkChild({ startImmediately: true })
       )
@@ -219,7 +219,7 @@ describe("TransportError over real sockets: the status, and what went wrong on t
     Effect.gen(function*() {
       // a loopback port that was just let go: nothing listens there
       const server = yield* Effect.scoped(rawServer(() => {}))
-      const error = yield* Effect.flip(connect({ url: server.url, fallbackToSse: false }))
+      const error = yield* Effect.flip(connectSession({ url: server.url, fallbackToSse: false }))
       const reason = transportReason(error)
       assert.include(error.message, "ECONNREFUSED")
       assert.include(reason.description, server.url)
@@ -233,7 +233,7 @@ describe("TransportError over real sockets: the status, and what went wrong on t
         if (seen.message?.method === "tools/list") return res.writeHead(500).end("internal")
         res.writeHead(403).end("forbidden")
       })
-      const session = yield* connect({ url: server.url })
+      const session = yield* connectSession({ url: server.url })
       const failed = transportReason(yield* Effect.flip(session.request(McpSchema.ListTools, {})))
       assert.strictEqual(failed.status, 500)
       assert.include(failed.description, "internal")

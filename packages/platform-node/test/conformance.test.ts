@@ -100,7 +100,7 @@ describe("conformance: the server fixture over Streamable HTTP", () => {
 })
 
 describe("conformance: the server fixture over stdio", () => {
-  const connect = async () => {
+  const connectSdkClient = async () => {
     const client = new Client(
       { name: "official-sdk", version: "1.0.0" },
       { capabilities: { elicitation: { form: {} } } }
@@ -116,7 +116,7 @@ describe("conformance: the server fixture over stdio", () => {
   }
 
   it("lists every tool, resource and prompt the server scenarios call", async () => {
-    const client = await connect()
+    const client = await connectSdkClient()
     try {
       const { tools } = await client.listTools()
       assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), [
@@ -158,7 +158,7 @@ describe("conformance: the server fixture over stdio", () => {
   })
 
   it("SEP-1034: the elicitation form carries a default of each primitive kind", async () => {
-    const client = await connect()
+    const client = await connectSdkClient()
     try {
       let requested: unknown
       client.setRequestHandler(ElicitRequestSchema, (request) => {
@@ -183,7 +183,7 @@ describe("conformance: the server fixture over stdio", () => {
   })
 
   it("SEP-1330: the elicitation form has the five enum forms, legacy enumNames included", async () => {
-    const client = await connect()
+    const client = await connectSdkClient()
     try {
       let requested: { requestedSchema: { properties: Record<string, unknown> } } | undefined
       client.setRequestHandler(ElicitRequestSchema, (request) => {

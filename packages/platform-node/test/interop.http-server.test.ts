@@ -96,7 +96,8 @@ const serve = (options: NodeMcpHttpServer.Options) =>
     return { server, url }
   })
 
-const connect = (url: string) =>
+/** The official SDK's client, connected to our server. */
+const connectSdkClient = (url: string) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const client = new Client(
@@ -133,7 +134,7 @@ for (const responseMode of ["json", "sse"] as const) {
     it.live("initializes with a session id; tools with structured output (checked by the SDK)", () =>
       Effect.gen(function*() {
         const { server, url } = yield* serve({ responseMode })
-        const { client, transport } = yield* connect(url)
+        const { client, transport } = yield* connectSdkClient(url)
         assert.isString(transport.sessionId)
         assert.strictEqual(client.getServerVersion()?.name, "http-interop")
         const { tools } = yield* Effect.promise(() => client.listTools())
@@ -146,7 +147,7 @@ for (const responseMode of ["json", "sse"] as const) {
     it.live("progress and logging arrive on the POST's SSE stream", () =>
       Effect.gen(function*() {
         const { url } = yield* serve({ responseMode })
-        const { client, logs } = yield* connect(url)
+        const { client, logs } = yield* connectSdkClient(url)
         yield* Effect.promise(() => client.setLoggingLevel("info"))
         const progress: Array<number> = []
         const result = yield* Effect.promise(() =>
@@ -162,7 +163,7 @@ for (const responseMode of ["json", "sse"] as const) {
     it.live("sampling and elicitation requests go out on the POST stream; the SDK client answers them", () =>
       Effect.gen(function*() {
         const { url } = yield* serve({ responseMode })
-        const { client } = yield* connect(url)
+        const { client } = yield* connectSdkClient(url)
         const result = yield* Effect.promise(() => client.callTool({ name: "ask", arguments: { question: "weather?" } }))
         assert.strictEqual(textOf(result), "sunny in metric")
       }).pipe(Effect.scoped))
@@ -170,7 +171,7 @@ for (const responseMode of ["json", "sse"] as const) {
     it.live("list_changed reaches the client on the GET stream; DELETE ends the session", () =>
       Effect.gen(function*() {
         const { server, url } = yield* serve({ responseMode })
-        const { client, listChanged, transport } = yield* connect(url)
+        const { client, listChanged, transport } = yield* connectSdkClient(url)
         // the SDK opens its GET stream after `initialized`; wait until the server sees it
         yield* Effect.sleep("100 millis")
         yield* server.register(extra)
@@ -187,7 +188,7 @@ describe("interop: SEP-1699 polling with the SDK client", () => {
   it.live("the SDK client reconnects with Last-Event-ID after the server ends the POST connection", () =>
     Effect.gen(function*() {
       const { url } = yield* serve({ responseMode: "sse", retry: "50 millis" })
-      const { client } = yield* connect(url)
+      const { client } = yield* connectSdkClient(url)
       const result = yield* Effect.promise(() => client.callTool({ name: "test_reconnection", arguments: {} }))
       assert.strictEqual(textOf(result), "Reconnection test completed")
     }).pipe(Effect.scoped))

@@ -12,6 +12,7 @@ import { Context, Deferred, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { makeServer } from "./fixtures/ws-sse-tools.ts"
 import { eventually } from "./utils/wait.ts"
+import { textOf } from "./utils/client.ts"
 
 const start = Effect.gen(function*() {
   const cancelled = yield* Deferred.make<void>()
@@ -26,7 +27,8 @@ const start = Effect.gen(function*() {
   return { port, server: Context.get(context, McpServer.McpServer), scope, cancelled }
 })
 
-const connect = (port: number, setup?: (client: Client, transport: SSEClientTransport) => void) =>
+/** The official SDK's client, connected to our server. */
+const connectSdkClient = (port: number, setup?: (client: Client, transport: SSEClientTransport) => void) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const client = new Client({ name: "official-sdk", version: "1.0.0" }, { capabilities: { sampling: {} } })
@@ -38,19 +40,17 @@ const connect = (port: number, setup?: (client: Client, transport: SSEClientTran
     (client) => Effect.promise(() => client.close())
   )
 
-const text = (result: unknown) => (result as { readonly content: ReadonlyArray<{ readonly text: string }> }).content[0]!.text
-
 describe("interop: official SDK SSEClientTransport → our HTTP+SSE server", () => {
   it.live("initializes, lists and calls tools", () =>
     Effect.gen(function*() {
       const { port, server } = yield* start
-      const client = yield* connect(port)
+      const client = yield* connectSdkClient(port)
       assert.strictEqual(client.getServerVersion()?.name, "transport-test")
       assert.strictEqual(yield* server.sessionCount, 1)
       const { tools } = yield* Effect.promise(() => client.listTools())
       assert.deepStrictEqual(tools.map((tool) => tool.name), ["echo", "countdown", "ask", "hang"])
       const echoed = yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "over SSE" } }))
-      assert.strictEqual(text(echoed), "over SSE")
+      assert.strictEqual(textOf(echoed), "over SSE")
       const invalid = yield* Effect.promise(() => client.callTool({ name: "echo", arguments: {} }))
       assert.isTrue(invalid.isError)
       yield* Effect.promise(() => client.ping())
@@ -60,7 +60,7 @@ describe("interop: official SDK SSEClientTransport → our HTTP+SSE server", () 
     Effect.gen(function*() {
       const { port } = yield* start
       const logs: Array<unknown> = []
-      const client = yield* connect(port, (client) =>
+      const client = yield* connectSdkClient(port, (client) =>
         client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
           logs.push(notification.params.data)
         }))
@@ -71,7 +71,7 @@ describe("interop: official SDK SSEClientTransport → our HTTP+SSE server", () 
           onprogress: (update) => progress.push(update.progress)
         })
       )
-      assert.strictEqual(text(result), "liftoff")
+      assert.strictEqual(textOf(result), "liftoff")
       assert.deepStrictEqual(progress, [1, 2, 3])
       assert.deepStrictEqual(logs, ["at 3", "at 2", "at 1"])
     }))
@@ -79,20 +79,20 @@ describe("interop: official SDK SSEClientTransport → our HTTP+SSE server", () 
   it.live("sampling: our server's request is answered by the SDK client, over the stream and a POST", () =>
     Effect.gen(function*() {
       const { port } = yield* start
-      const client = yield* connect(port, (client) =>
+      const client = yield* connectSdkClient(port, (client) =>
         client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
           model: "sdk-model",
           role: "assistant",
           content: { type: "text", text: `re: ${(request.params.messages[0]?.content as { text: string }).text}` }
         })))
       const result = yield* Effect.promise(() => client.callTool({ name: "ask", arguments: { question: "why?" } }))
-      assert.strictEqual(text(result), "sdk-model: {\"type\":\"text\",\"text\":\"re: why?\"}")
+      assert.strictEqual(textOf(result), "sdk-model: {\"type\":\"text\",\"text\":\"re: why?\"}")
     }))
 
   it.live("an aborted call sends notifications/cancelled, which interrupts the handler", () =>
     Effect.gen(function*() {
       const { cancelled, port } = yield* start
-      const client = yield* connect(port)
+      const client = yield* connectSdkClient(port)
       const abort = new AbortController()
       const call = client.callTool({ name: "hang", arguments: {} }, undefined, { signal: abort.signal })
       yield* Effect.sleep("50 millis")
@@ -116,7 +116,7 @@ describe("interop: official SDK SSEClientTransport → our HTTP+SSE server", () 
     Effect.gen(function*() {
       const { port, scope, server } = yield* start
       const errors: Array<unknown> = []
-      const client = yield* connect(port, (_, transport) => {
+      const client = yield* connectSdkClient(port, (_, transport) => {
         transport.onerror = (error) => {
           errors.push(error)
         }

@@ -17,7 +17,8 @@ import { fileURLToPath } from "node:url"
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const serverArgs = ["--conditions=development", "scratchpad/example-server.ts"]
 
-const connect = async () => {
+/** The official SDK's client, connected to our server. */
+const connectSdkClient = async () => {
   const client = new Client({ name: "official-sdk", version: "1.0.0" })
   const transport = new StdioClientTransport({ command: process.execPath, args: serverArgs, cwd: root, stderr: "pipe" })
   await client.connect(transport)
@@ -26,7 +27,7 @@ const connect = async () => {
 
 describe("interop: official SDK client → our stdio server", () => {
   it("initializes, lists and calls tools (structured output checked by the SDK against outputSchema)", async () => {
-    const client = await connect()
+    const client = await connectSdkClient()
     try {
       assert.strictEqual(client.getServerVersion()?.name, "example-server")
       assert.strictEqual(client.getInstructions(), "Ask for the weather.")
@@ -42,7 +43,7 @@ describe("interop: official SDK client → our stdio server", () => {
   })
 
   it("progress and logging notifications reach the SDK client", async () => {
-    const client = await connect()
+    const client = await connectSdkClient()
     try {
       const logs: Array<unknown> = []
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
@@ -62,7 +63,7 @@ describe("interop: official SDK client → our stdio server", () => {
   })
 
   it("resources, templates, prompts and completions", async () => {
-    const client = await connect()
+    const client = await connectSdkClient()
     try {
       const { resources } = await client.listResources()
       assert.deepStrictEqual(resources.map((r) => r.uri), ["notes://readme"])
