@@ -16,7 +16,7 @@
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
-import * as internal from "./internal/uriTemplate.ts"
+import * as Internal from "./internal/uriTemplate.ts"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -154,12 +154,12 @@ export type Variables<T extends string> = string extends T ? string : VariablesO
 // Constructors
 // -----------------------------------------------------------------------------
 
-const matchers = new WeakMap<UriTemplate<any>, internal.Matcher>()
+const matchers = new WeakMap<UriTemplate<any>, Internal.Matcher>()
 
-const matcherOf = (template: UriTemplate<any>): internal.Matcher => {
+const matcherOf = (template: UriTemplate<any>): Internal.Matcher => {
   let matcher = matchers.get(template)
   if (matcher === undefined) {
-    matcher = internal.compile(template.parts)
+    matcher = Internal.compile(template.parts)
     matchers.set(template, matcher)
   }
   return matcher
@@ -176,15 +176,15 @@ const matcherOf = (template: UriTemplate<any>): internal.Matcher => {
  * @since 0.1.0
  */
 export const parse = <T extends string>(template: T): Result.Result<UriTemplate<T>, string> => {
-  const parts = internal.parseParts(template)
+  const parts = Internal.parseParts(template)
   if (Result.isFailure(parts)) return Result.fail(`Invalid URI template "${template}": ${parts.failure}`)
   const self: UriTemplate<T> = {
     [TypeId]: TypeId,
     source: template,
     parts: parts.success,
-    variables: internal.variableNames(parts.success)
+    variables: Internal.variableNames(parts.success)
   }
-  matchers.set(self, internal.compile(parts.success))
+  matchers.set(self, Internal.compile(parts.success))
   return Result.succeed(self)
 }
 
@@ -225,7 +225,7 @@ export const isUriTemplate = (u: unknown): u is UriTemplate => Predicate.hasProp
  * @since 0.1.0
  */
 export const expand = <T extends string>(template: UriTemplate<T>, values: Values<T>): string =>
-  internal.expand(template.parts, values as Readonly<Record<string, Value>>)
+  Internal.expand(template.parts, values as Readonly<Record<string, Value>>)
 
 /**
  * Matches a URI against a template and returns the percent-decoded value of
@@ -242,7 +242,7 @@ export const expand = <T extends string>(template: UriTemplate<T>, values: Value
  * @since 0.1.0
  */
 export const match = (template: UriTemplate<any>, uri: string): Option.Option<Match> => {
-  const bindings = internal.runMatcher(matcherOf(template), uri)
+  const bindings = Internal.runMatcher(matcherOf(template), uri)
   return bindings === undefined ? Option.none() : Option.some(bindings)
 }
 
@@ -252,4 +252,4 @@ export const match = (template: UriTemplate<any>, uri: string): Option.Option<Ma
  * @category combinators
  * @since 0.1.0
  */
-export const test = (template: UriTemplate<any>, uri: string): boolean => internal.test(matcherOf(template), uri)
+export const test = (template: UriTemplate<any>, uri: string): boolean => Internal.test(matcherOf(template), uri)
