@@ -4,19 +4,13 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Result from "effect/Result"
-import type * as McpAuth from "../../../McpAuth.ts"
 import * as Sessions from "./sessions.ts"
 import type * as State from "./state.ts"
 
 /** Answers a DELETE: closes the session the request names. @internal */
-export const handle = (
-  state: State.State,
-  request: HttpServerRequest.HttpServerRequest,
-  auth: McpAuth.AuthInfo | undefined
-): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+export const handle: State.Handler = (state, request, auth) =>
   Effect.gen(function*() {
     const found = Sessions.find(state, request.headers, auth)
     if (Result.isFailure(found)) return found.failure

@@ -7,8 +7,6 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
@@ -24,11 +22,7 @@ import type * as State from "./state.ts"
 const LAST_EVENT_ID = "last-event-id"
 
 /** Answers a GET. @internal */
-export const handle = (
-  state: State.State,
-  request: HttpServerRequest.HttpServerRequest,
-  auth: McpAuth.AuthInfo | undefined
-): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+export const handle: State.Handler = (state, request, auth) =>
   Effect.gen(function*() {
     const headers = request.headers
     if (!Guard.acceptsSse(headers["accept"])) {

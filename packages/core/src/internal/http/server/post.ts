@@ -53,11 +53,7 @@ const readBody = (state: State.State, request: HttpServerRequest.HttpServerReque
   )
 
 /** Answers a POST. @internal */
-export const handle = (
-  state: State.State,
-  request: HttpServerRequest.HttpServerRequest,
-  auth: McpAuth.AuthInfo | undefined
-): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+export const handle: State.Handler = (state, request, auth) =>
   Effect.gen(function*() {
     const headers = request.headers
     if (!Guard.acceptsPost(headers["accept"])) {

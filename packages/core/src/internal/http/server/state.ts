@@ -15,6 +15,7 @@ import * as Context from "effect/Context"
 import type * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Option from "effect/Option"
 import type * as Queue from "effect/Queue"
@@ -109,6 +110,13 @@ export interface State {
   /** The live sessions, by key. */
   readonly sessions: Map<string, Session>
 }
+
+/** What answers one HTTP method of the endpoint (`post.ts`, `get.ts`, `delete.ts`). @internal */
+export type Handler = (
+  state: State,
+  request: HttpServerRequest.HttpServerRequest,
+  auth: McpAuth.AuthInfo | undefined
+) => Effect.Effect<HttpServerResponse.HttpServerResponse>
 
 /** Makes the state, in the layer's scope and with its services. @internal */
 export const make = Effect.fnUntraced(function*(
