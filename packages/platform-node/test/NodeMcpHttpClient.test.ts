@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import * as NodeMcpHttpClient from "../src/NodeMcpHttpClient.ts"
 import * as NodeMcpWebSocket from "../src/NodeMcpWebSocket.ts"
 import { clientInfo } from "./utils/client.ts"
+import { listenLoopback } from "./fixtures/listen.ts"
 
 interface Seen {
   readonly method: string
@@ -50,18 +51,7 @@ const rawServer = (handler: Handler) =>
         handler(entry, res)
       })
     })
-    yield* Effect.acquireRelease(
-      Effect.callback<void>((resume) => {
-        server.listen(0, "127.0.0.1", () => resume(Effect.void))
-      }),
-      () =>
-        Effect.callback<void>((resume) => {
-          server.closeAllConnections()
-          server.close(() => resume(Effect.void))
-        })
-    )
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
+    const port = yield* listenLoopback(server)
     const sockets = Effect.callback<number>((resume) => {
       server.getConnections((_error, count) => resume(Effect.succeed(count)))
     })
@@ -244,18 +234,7 @@ describe("TransportError over real sockets: the status, and what went wrong on t
   it.live("a WebSocket handshake answered 403 carries the status; a refused one says ECONNREFUSED", () =>
     Effect.gen(function*() {
       const refusing = createServer((_req, res) => res.writeHead(403).end("no"))
-      yield* Effect.acquireRelease(
-        Effect.callback<void>((resume) => {
-          refusing.listen(0, "127.0.0.1", () => resume(Effect.void))
-        }),
-        () =>
-          Effect.callback<void>((resume) => {
-            refusing.closeAllConnections()
-            refusing.close(() => resume(Effect.void))
-          })
-      )
-      const address = refusing.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
+      const port = yield* listenLoopback(refusing)
       const open = (url: string) => Effect.flip(Layer.build(NodeMcpWebSocket.layerClient({ url })))
       const handshake = yield* open(`ws://127.0.0.1:${port}/mcp`)
       assert.strictEqual(transportReason(handshake).status, 403)
