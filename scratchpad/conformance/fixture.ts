@@ -1,7 +1,7 @@
 /**
  * The conformance server's features: the tools, resources and prompts that
- * the server scenarios of `@modelcontextprotocol/conformance` (0.1.16) call
- * by name, built with our own API (McpTool, McpResource, McpPrompt,
+ * the server scenarios of `@modelcontextprotocol/conformance` (0.1.16, and
+ * 0.2.0-alpha.12 with the 2026-07-28 ones of `modern.ts`) call by name, built with our own API (McpTool, McpResource, McpPrompt,
  * McpContent and the request context).
  *
  * `server.ts` serves them over stdio or Streamable HTTP.
@@ -9,6 +9,7 @@
 import { McpContent, McpPrompt, McpResource, McpSchema, McpServer, McpTool } from "@effect-mcp/core"
 import { NodeJsonSchemaValidator } from "@effect-mcp/platform-node"
 import { Effect, Layer, Schema } from "effect"
+import * as Modern from "./modern.ts"
 
 /** A 1×1 PNG, base64. */
 export const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="
@@ -197,16 +198,31 @@ export const elicitationEnums = McpTool.make("test_elicitation_sep1330_enums", {
     )
 })
 
-// SEP-1613: a JSON Schema 2020-12 input schema listed as written.
+// SEP-1613 / SEP-2106: a JSON Schema 2020-12 input schema listed as written
+// ($anchor, composition and conditional keywords included).
 export const jsonSchema202012 = McpTool.fromJsonSchema("json_schema_2020_12_tool", {
-  description: "A tool whose inputSchema is raw JSON Schema 2020-12 ($schema, $defs, additionalProperties)",
+  description: "A tool whose inputSchema is raw JSON Schema 2020-12 ($schema, $defs, $anchor, allOf, if/then/else)",
   inputSchema: {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     type: "object",
     $defs: {
-      address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } }
+      address: {
+        $anchor: "addressDef",
+        type: "object",
+        properties: { street: { type: "string" }, city: { type: "string" } }
+      }
     },
-    properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+    properties: {
+      name: { type: "string" },
+      address: { $ref: "#/$defs/address" },
+      contactMethod: { type: "string", enum: ["phone", "email"] },
+      phone: { type: "string" },
+      email: { type: "string" }
+    },
+    allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+    if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+    then: { required: ["phone"] },
+    else: { required: ["email"] },
     additionalProperties: false
   },
   handler: (input) => Effect.succeed(`called with ${JSON.stringify(input)}`)
@@ -349,7 +365,8 @@ export const layer = (options?: {
     simplePrompt,
     promptWithArguments,
     promptWithEmbeddedResource,
-    promptWithImage
+    promptWithImage,
+    ...Modern.definitions
   ).pipe(
     Layer.provideMerge(McpServer.layer({ name: "effect-mcp-conformance-server", version: "0.1.0" })),
     Layer.provide(NodeJsonSchemaValidator.layer)

@@ -1,12 +1,27 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, the
-// devDependency, via node_modules/.bin/conformance) against our server and our client:
+// devDependency, via node_modules/.bin/conformance) against our server and our client, and
+// the next one (@modelcontextprotocol/conformance-next, an alias of 0.2.0-alpha.12, run as
+// its dist/index.js) against our server:
 //
-//   npm run conformance [-- --only server|client] [--out DIR] [--json FILE] [--server-url URL]
+//   npm run conformance [-- --only WHAT] [--out DIR] [--json FILE] [--server-url URL]
+//
+//   --only server       the 0.1.16 server suite (1.) alone
+//   --only server-next  the alpha.12 `--requirements` runs (2.) alone, both revisions;
+//                       --only server@2026-07-28 / server@2025-11-25 runs one of them
+//   --only client       the client scenarios (3.) alone
+//   (none: everything, in that order; any other value counts one failure)
 //
 // 1. server: starts scratchpad/conformance/server.ts on http://127.0.0.1:<ephemeral>/mcp and
 //    runs `conformance server --suite all` against it (or against --server-url, not started here);
-// 2. client: the client `--suite all` (26 scenarios in 0.1.16, every `auth/*` one included;
+// 2. server@REVISION, for REVISION 2026-07-28 and 2025-11-25: a fresh server (or --server-url)
+//    and alpha.12's `server --requirements REVISION -o <out>/server-REVISION`. The scenarios
+//    that `list --server --requirements REVISION` names under "Server scenarios" are scored;
+//    the ones it names under "Run and reported, but never scored" (extension, pending,
+//    added-after-release: the tasks-* extension for 2026-07-28, ...) run too and get a summary
+//    line marked "(not scored: CATEGORY)", but count in no total (their checks stay in the
+//    out dir); a scenario in neither list is scored;
+// 3. client: the client `--suite all` (26 scenarios in 0.1.16, every `auth/*` one included;
 //    the list comes from `conformance list --client`), with scratchpad/conformance/client.ts
 //    (our McpClient + NodeMcpHttpClient + NodeMcpOAuth) as the command: every scenario but
 //    sse-retry as `conformance client --scenario X`, CLIENT_CONCURRENCY at a time, then
@@ -16,17 +31,19 @@
 // loopback.cjs (preloaded into the runner). Needs Node >= 22 (the runner does); `npm run` uses
 // the node@22 devDependency.
 //
-// Output: the runner's own output for the server suite; for the client scenarios one line
+// Output: the runner's own output for the server runs; for the client scenarios one line
 // each as they end (the runner's output is kept in <out>/client/<scenario>/runner.log, the
 // client's stdout/stderr next to its checks.json); then one line per scenario, a subtotal per
-// side, and a closing `N passed, N failed`, counting CHECKS (checks.json of every scenario): SUCCESS passes;
-// FAILURE fails; in client runs a WARNING fails too (the runner fails a client run on one).
+// run (server, server@REVISION, client), and a closing `N passed, N failed`, counting CHECKS
+// (checks.json of every scored scenario): SUCCESS passes; FAILURE fails; in client runs a
+// WARNING fails too (the runner fails a client run on one).
 // A scenario with no pass/fail check at all counts as one failure (the runner reports such
 // a scenario as passed; server-sse-polling is one for the official SDK's server, which sends
 // no priming event to the scenario's 2025-03-26 requests, while ours passes its 3 checks). A
 // runner that exits non-zero or times out without a failing check counts one failure; so
-// does a listed server scenario that left no results. --json FILE writes the tally as
-// {passed, failed, warnings, scenarios: [...]}. Exit 0 iff nothing failed.
+// does a listed (scored) server scenario that left no results. --json FILE writes the tally as
+// {passed, failed, warnings, scenarios: [...]} (an unscored row has `notScored: CATEGORY`).
+// Exit 0 iff nothing failed.
 import { spawn, spawnSync } from "node:child_process"
 import {
   closeSync,
@@ -46,6 +63,7 @@ import { fileURLToPath } from "node:url"
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, "..", "..")
 const conformance = join(root, "node_modules", ".bin", "conformance")
+const conformanceNext = join(root, "node_modules", "@modelcontextprotocol", "conformance-next", "dist", "index.js")
 const loopback = join(here, "loopback.cjs")
 const node = process.execPath
 
@@ -55,6 +73,9 @@ const CLIENT_CONCURRENCY = 4
 const SERVER_SUITE_TIMEOUT_MS = 300_000
 const CLIENT_SCENARIO_TIMEOUT_MS = 120_000
 const SERVER_START_TIMEOUT_MS = 30_000
+/** The spec revisions of the alpha.12 `server --requirements` runs. */
+const REQUIREMENTS = ["2026-07-28", "2025-11-25"]
+const ONLY_VALUES = ["server", "server-next", ...REQUIREMENTS.map((revision) => `server@${revision}`), "client"]
 
 // ---------------------------------------------------------------------------
 // arguments
@@ -119,7 +140,8 @@ const killGroup = (child, signal) => {
   }
 }
 
-const runner = (args, timeoutMs, logFile) => runBounded(["--require", loopback, conformance, ...args], timeoutMs, logFile)
+const runner = (args, timeoutMs, logFile, cli = conformance) =>
+  runBounded(["--require", loopback, cli, ...args], timeoutMs, logFile)
 
 /** Starts our HTTP server on an ephemeral port; resolves with its URL and process. */
 const startServer = () =>
@@ -210,6 +232,9 @@ const add = (row) => {
   tally.warnings += row.warnings
 }
 
+/** A scenario that ran but is not scored (`notScored`: extension, pending, ...): listed, never counted. */
+const report = (row, notScored) => tally.scenarios.push({ ...row, notScored })
+
 /** One failure that no check recorded (the runner failed, a scenario left nothing). */
 const problem = (mode, scenario, note) => add({ mode, scenario, passed: 0, failed: 1, warnings: 0, empty: true, notes: [note] })
 
@@ -225,21 +250,27 @@ const serverScenarioNames = () => {
   return [...(listed.stdout ?? "").matchAll(/^\s+- (\S+)/gm)].map((match) => match[1])
 }
 
+/** Runs `use(url)` against a server of ours started for it (stopped after), or --server-url. */
+const withServer = async (mode, use) => {
+  if (serverUrl !== undefined) return use(serverUrl)
+  let server
+  try {
+    server = await startServer()
+  } catch (error) {
+    log(String(error.message ?? error))
+    return problem(mode, "(server start)", "our server did not start")
+  }
+  try {
+    await use(server.url)
+  } finally {
+    await stopServer(server.child)
+  }
+}
+
 const serverSuite = async () => {
   log("=== conformance: server, --suite all ===")
-  let server
-  let url = serverUrl
-  if (url === undefined) {
-    try {
-      server = await startServer()
-      url = server.url
-    } catch (error) {
-      log(String(error.message ?? error))
-      return problem("server", "(server start)", "our server did not start")
-    }
-  }
   const dir = join(out, "server")
-  try {
+  await withServer("server", async (url) => {
     const result = await runner(["server", "--url", url, "--suite", "all", "-o", dir], SERVER_SUITE_TIMEOUT_MS)
     const found = readScenarios(dir, /^server-/)
     const rows = found.map(({ name, checks }) => tallyScenario("server", name, checks))
@@ -249,9 +280,76 @@ const serverSuite = async () => {
     }
     const failure = runnerProblem(result)
     if (failure !== undefined && !rows.some((row) => row.failed > 0)) problem("server", "(runner)", failure)
-  } finally {
-    if (server !== undefined) await stopServer(server.child)
+  })
+}
+
+// ---------------------------------------------------------------------------
+// server, alpha.12 --requirements REVISION
+// ---------------------------------------------------------------------------
+
+/**
+ * `list --server --requirements REVISION` of alpha.12: the scored server scenarios (the
+ * "Server scenarios" section) and the unscored ones ("Run and reported, but never scored",
+ * by category heading, e.g. `  extension (16):` then `    - tasks-lifecycle [server]`).
+ */
+const nextServerScenarioNames = (revision) => {
+  const listed = spawnSync(node, [conformanceNext, "list", "--server", "--requirements", revision], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 60_000
+  })
+  const scored = []
+  const unscored = new Map()
+  let section
+  let category = "not scored"
+  for (const line of (listed.stdout ?? "").split("\n")) {
+    const heading = /^\s+([\w -]+?) \(\d+\):\s*$/.exec(line)
+    const item = /^\s+- (\S+)(?:\s+\[(\w+)\])?/.exec(line)
+    if (/^Server scenarios/.test(line)) section = "server"
+    else if (/^Client scenarios/.test(line)) section = "client"
+    else if (/^Run and reported, but never scored/.test(line)) section = "unscored"
+    else if (/^\S/.test(line)) section = undefined
+    else if (heading !== null) category = heading[1]
+    else if (item === null) continue
+    else if (section === "server") scored.push(item[1])
+    else if (section === "unscored" && (item[2] === undefined || item[2] === "server")) unscored.set(item[1], category)
   }
+  return { scored, unscored }
+}
+
+const nextServerRun = async (revision) => {
+  const mode = `server@${revision}`
+  log(`=== conformance: ${mode} (0.2.0-alpha.12, server --requirements ${revision}) ===`)
+  if (!existsSync(conformanceNext)) return problem(mode, "(runner)", `${conformanceNext} is missing (npm ci)`)
+  const { scored, unscored } = nextServerScenarioNames(revision)
+  if (scored.length === 0) {
+    return problem(mode, "(list)", `\`list --server --requirements ${revision}\` listed no server scenario`)
+  }
+  const dir = join(out, `server-${revision}`)
+  await withServer(mode, async (url) => {
+    const result = await runner(
+      ["server", "--url", url, "--requirements", revision, "-o", dir],
+      SERVER_SUITE_TIMEOUT_MS,
+      undefined,
+      conformanceNext
+    )
+    const found = readScenarios(dir, /^server-/)
+    const rows = []
+    for (const { name, checks } of found) {
+      const row = tallyScenario(mode, name, checks)
+      // unscored: shown as the runner counts it (a scenario with only SKIPPED checks is no failure)
+      if (unscored.has(name)) report({ ...row, failed: row.failed - (row.empty ? 1 : 0) }, unscored.get(name))
+      else {
+        add(row)
+        rows.push(row)
+      }
+    }
+    for (const name of scored) {
+      if (!found.some((scenario) => scenario.name === name)) problem(mode, name, "no results (scenario did not run)")
+    }
+    const failure = runnerProblem(result)
+    if (failure !== undefined && !rows.some((row) => row.failed > 0)) problem(mode, "(runner)", failure)
+  })
 }
 
 // ---------------------------------------------------------------------------
@@ -313,20 +411,32 @@ const clientScenarios = async () => {
 
 // ---------------------------------------------------------------------------
 
+if (only !== undefined && !ONLY_VALUES.includes(only)) {
+  problem("(arguments)", `--only ${only}`, `unknown --only value (one of: ${ONLY_VALUES.join(", ")})`)
+}
 if (only === undefined || only === "server") await serverSuite()
+for (const revision of REQUIREMENTS) {
+  if (only === undefined || only === "server-next" || only === `server@${revision}`) await nextServerRun(revision)
+}
 if (only === undefined || only === "client") await clientScenarios()
 
 log(`=== conformance summary (results in ${out}) ===`)
 for (const row of tally.scenarios) {
   const mark = row.failed > 0 ? "✗" : "✓"
   const warnings = row.warnings > 0 ? `, ${row.warnings} warnings` : ""
-  log(`${mark} ${row.mode} ${row.scenario}: ${row.passed} passed, ${row.failed} failed${warnings}`)
-  for (const note of row.notes) log(`    - ${note.slice(0, 300)}`)
+  const scoring = row.notScored === undefined ? "" : ` (not scored: ${row.notScored})`
+  log(`${mark} ${row.mode} ${row.scenario}: ${row.passed} passed, ${row.failed} failed${warnings}${scoring}`)
+  // an unscored scenario's failures are its own business (its checks.json is in the out dir)
+  if (row.notScored === undefined) for (const note of row.notes) log(`    - ${note.slice(0, 300)}`)
 }
-for (const mode of ["server", "client"]) {
-  const rows = tally.scenarios.filter((row) => row.mode === mode)
-  if (rows.length === 0) continue
-  const sum = (key) => rows.reduce((total, row) => total + row[key], 0)
-  log(`${mode}: ${rows.length} scenarios, ${sum("passed")} passed, ${sum("failed")} failed`)
+const modes = [...new Set(tally.scenarios.map((row) => row.mode))]
+for (const mode of modes) {
+  const rows = tally.scenarios.filter((row) => row.mode === mode && row.notScored === undefined)
+  const unscored = tally.scenarios.filter((row) => row.mode === mode && row.notScored !== undefined)
+  const sum = (list, key) => list.reduce((total, row) => total + row[key], 0)
+  const extra = unscored.length === 0
+    ? ""
+    : `; not scored: ${unscored.length} scenarios, ${sum(unscored, "passed")} passed, ${sum(unscored, "failed")} failed`
+  log(`${mode}: ${rows.length} scenarios, ${sum(rows, "passed")} passed, ${sum(rows, "failed")} failed${extra}`)
 }
 finish(tally)

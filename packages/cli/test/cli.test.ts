@@ -76,8 +76,10 @@ describe("effect-mcp", () => {
       assert.match(human.stdout, /^countdown\s+example\s+Counts down/m)
       assert.match(human.stdout, /^echo\s+everything\s+Echoes back the input string$/m)
       assert.match(human.stdout, /^get-sum\s+everything\s+/m)
-      // in the config's order of servers
-      assert.isBelow(human.stdout.indexOf("countdown"), human.stdout.indexOf("get-sum"))
+      // in the config's order of servers, each server's tools in name order
+      const row = (name: string) => lines.findIndex((line) => line.startsWith(`${name} `))
+      assert.isBelow(row("countdown"), row("weather"))
+      assert.isBelow(row("weather"), row("get-sum"))
       // server-everything's "Starting default (STDIO) server..." is kept, not printed
       assert.strictEqual(human.stderr, "")
 
@@ -141,7 +143,7 @@ describe("effect-mcp", () => {
       assert.include(sum.stdout, "42")
       // under --qualify the bare name is unknown
       assertExit(unqualified, 2)
-      assert.include(unqualified.stderr, "unknown tool \"weather\"; the tools are: example_weather, example_countdown")
+      assert.include(unqualified.stderr, "unknown tool \"weather\"; the tools are: example_countdown, example_weather")
       assertExit(prompt, 0)
       assert.strictEqual(prompt.stdout, "user: Explain groups to an expert.\n")
     }))
@@ -300,7 +302,7 @@ describe("effect-mcp", () => {
         [["call", "weather", "--args", "{city: 1}"], "--args is not valid JSON"],
         [["call", "weather", "--args", "[1]"], "--args must be a JSON object, got an array"],
         [["prompt", "explain", "--args", "{\"topic\":[1]}"], "prompt arguments are strings"],
-        [["call", "nope", ...example], "unknown tool \"nope\"; the tools are: weather, countdown"],
+        [["call", "nope", ...example], "unknown tool \"nope\"; the tools are: countdown, weather"],
         [["prompt", "nope", ...example], "unknown prompt \"nope\"; the prompts are: explain"]
       ]
       const runs = yield* Effect.forEach(cases, ([args]) => runCli(args, { cwd: files.path("..") }), {

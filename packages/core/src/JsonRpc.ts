@@ -191,6 +191,12 @@ export const ErrorCode = {
   InvalidParams: -32602,
   /** Internal error of the receiver. */
   InternalError: -32603,
+  /** MCP 2026-07-28: an HTTP header does not match the body, or a required one is missing or malformed (HTTP 400). */
+  HeaderMismatch: -32020,
+  /** MCP 2026-07-28: the request needs a client capability its `_meta` did not declare (`data.requiredCapabilities`). */
+  MissingRequiredClientCapability: -32021,
+  /** MCP 2026-07-28: the request's protocol version is not served (`data.supported`, `data.requested`). */
+  UnsupportedProtocolVersion: -32022,
   /** Implementation-defined: an HTTP server transport's refusal (bad headers, no session id, too many sessions, ...). */
   ServerError: -32000,
   /** Streamable HTTP: the `Mcp-Session-Id` names no live session (HTTP 404), or the session closed meanwhile. */

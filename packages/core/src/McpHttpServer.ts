@@ -199,6 +199,8 @@ export interface Options {
   readonly eventStore?: EventStoreShape | false | undefined
   /** The `retry` sent with priming events and before the server closes a connection early. Default none (1 s when closing early). */
   readonly retry?: Duration.Input | undefined
+  /** The interval of SSE keep-alive comments on a 2026-07-28 answer stream (`subscriptions/listen`). Default 15 seconds. */
+  readonly sseKeepAlive?: Duration.Input | undefined
   /** A session with no request in flight and no open GET stream for this long is closed. Default 30 minutes. */
   readonly idleTimeout?: Duration.Input | undefined
   /** The most live sessions (in stateless mode: requests in progress); beyond it `initialize` gets `503`. Default 10 000. */

@@ -34,6 +34,8 @@ export interface McpPrompt<out R = never> {
   readonly name: string
   /** The entry of `prompts/list`. */
   readonly prompt: McpSchema.Prompt
+  /** Cache hints of this definition's list entry (and, for resources, reads) in 2026-07-28 answers; default: the server's. */
+  readonly cache?: Partial<McpSchema.CacheHints> | undefined
   readonly get: (
     args: Readonly<Record<string, string>>,
     context: McpServer.RequestContext
@@ -66,6 +68,8 @@ export const make = <Fields extends StringFields = {}, E = never, R = never, R2 
   readonly icons?: ReadonlyArray<McpSchema.Icon> | undefined
   readonly _meta?: Readonly<Record<string, unknown>> | undefined
   readonly arguments?: Schema.Struct<Fields> | undefined
+  /** Cache hints of this definition's list entry (and, for resources, reads) in 2026-07-28 answers; default: the server's. */
+  readonly cache?: Partial<McpSchema.CacheHints> | undefined
   readonly complete?: { readonly [K in keyof Fields]?: McpResource.Complete<R2> } | undefined
   readonly get: (args: Schema.Struct.Type<Fields>, context: McpServer.RequestContext) => Effect.Effect<Output, E, R>
 }): McpPrompt<R | R2> => {
@@ -81,6 +85,7 @@ export const make = <Fields extends StringFields = {}, E = never, R = never, R2 
     _tag: "McpPrompt",
     name: options.name,
     prompt: prompt as McpSchema.Prompt,
+    cache: options.cache,
     get: (input, context) =>
       decode(input, { errors: "all" }).pipe(
         Effect.mapError((error) =>

@@ -55,6 +55,8 @@ export interface McpResource<out R = never> {
   readonly uri: string
   /** The entry of `resources/list`. */
   readonly resource: McpSchema.Resource
+  /** Cache hints of this definition's list entry (and, for resources, reads) in 2026-07-28 answers; default: the server's. */
+  readonly cache?: Partial<McpSchema.CacheHints> | undefined
   readonly read: (context: McpServer.RequestContext) => Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError, R>
 }
 
@@ -69,6 +71,8 @@ export interface McpResourceTemplate<out R = never> {
   readonly uriTemplate: string
   /** The entry of `resources/templates/list`. */
   readonly template: McpSchema.ResourceTemplate
+  /** Cache hints of this definition's list entry (and, for resources, reads) in 2026-07-28 answers; default: the server's. */
+  readonly cache?: Partial<McpSchema.CacheHints> | undefined
   /** The variables of a URI this template matches. */
   readonly match: (uri: string) => Option.Option<Readonly<Record<string, string | ReadonlyArray<string>>>>
   readonly read: (
@@ -94,6 +98,8 @@ export interface Info {
   readonly annotations?: McpSchema.Annotations | undefined
   readonly icons?: ReadonlyArray<McpSchema.Icon> | undefined
   readonly _meta?: Readonly<Record<string, unknown>> | undefined
+  /** Cache hints of this definition's list entry (and, for resources, reads) in 2026-07-28 answers; default: the server's. */
+  readonly cache?: Partial<McpSchema.CacheHints> | undefined
 }
 
 // -----------------------------------------------------------------------------
@@ -115,6 +121,7 @@ export const make = <E, R>(options: Info & {
   _tag: "McpResource",
   uri: options.uri,
   resource: listing({ uri: options.uri, name: options.name }, { ...options, size: options.size }),
+  cache: options.cache,
   read: (context) =>
     options.read(context).pipe(
       Effect.mapError(McpError.fromFailure),
@@ -167,6 +174,7 @@ export const template = <
     _tag: "McpResourceTemplate",
     uriTemplate: options.uriTemplate,
     template: listing({ uriTemplate: options.uriTemplate, name: options.name }, options),
+    cache: options.cache,
     match: (uri) => UriTemplate.match(parsed, uri) as Option.Option<Readonly<Record<string, string | ReadonlyArray<string>>>>,
     read: (uri, variables, context) =>
       Effect.forEach(Object.entries(variables), ([name, value]) => {

@@ -29,6 +29,7 @@ import {
 } from "./internal/schema/resources.ts"
 import { ListRoots, RootsListChanged } from "./internal/schema/roots.ts"
 import { CreateMessage } from "./internal/schema/sampling.ts"
+import { Discover, SubscriptionsAcknowledged, SubscriptionsListen } from "./internal/schema/stateless.ts"
 import { CancelTask, GetTask, GetTaskPayload, ListTasks, TaskStatusNotification } from "./internal/schema/tasks.ts"
 import { CallTool, ListTools, ToolListChanged } from "./internal/schema/tools.ts"
 
@@ -43,6 +44,7 @@ export * from "./internal/schema/prompts.ts"
 export * from "./internal/schema/resources.ts"
 export * from "./internal/schema/roots.ts"
 export * from "./internal/schema/sampling.ts"
+export * from "./internal/schema/stateless.ts"
 export * from "./internal/schema/tasks.ts"
 export * from "./internal/schema/tools.ts"
 
@@ -96,7 +98,7 @@ const byNotificationName = <const T extends { readonly [K in keyof T]: McpMethod
 ): T => table
 
 /**
- * Every request of MCP 2025-11-25, keyed by method name.
+ * Every request of MCP 2024-11-05 … 2026-07-28, keyed by method name.
  *
  * @category lookup tables
  * @since 0.1.0
@@ -121,11 +123,13 @@ export const requests = byRequestName({
   "tasks/get": GetTask,
   "tasks/result": GetTaskPayload,
   "tasks/list": ListTasks,
-  "tasks/cancel": CancelTask
+  "tasks/cancel": CancelTask,
+  "server/discover": Discover,
+  "subscriptions/listen": SubscriptionsListen
 })
 
 /**
- * Every notification of MCP 2025-11-25, keyed by method name.
+ * Every notification of MCP 2024-11-05 … 2026-07-28, keyed by method name.
  *
  * @category lookup tables
  * @since 0.1.0
@@ -141,7 +145,8 @@ export const notifications = byNotificationName({
   "notifications/prompts/list_changed": PromptListChanged,
   "notifications/roots/list_changed": RootsListChanged,
   "notifications/elicitation/complete": ElicitationComplete,
-  "notifications/tasks/status": TaskStatusNotification
+  "notifications/tasks/status": TaskStatusNotification,
+  "notifications/subscriptions/acknowledged": SubscriptionsAcknowledged
 })
 
 /**

@@ -22,6 +22,7 @@ import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Duration from "effect/Duration"
+import type { HeaderParam } from "./internal/jsonSchema/headers.ts"
 import * as InternalContext from "./internal/server/context.ts"
 import { makeServer } from "./internal/server/server.ts"
 import * as Logging from "./internal/server/logging.ts"
@@ -47,7 +48,13 @@ import { McpTransport, RequestOrigin } from "./McpTransport.ts"
  * @category models
  * @since 0.1.0
  */
-export type RequestOptions = McpSession.RequestOptions
+export interface RequestOptions extends McpSession.RequestOptions {
+  /**
+   * The key of this input in a 2026-07-28 input-required result (default:
+   * derived from the method and params). Unique within the handler.
+   */
+  readonly inputKey?: string | undefined
+}
 
 /**
  * The answer to a form elicitation, with accepted content decoded by the
@@ -74,6 +81,8 @@ export interface ElicitOptions<S extends Schema.Top> {
   readonly schema: S
   readonly defaults?: { readonly [K in keyof S["Encoded"]]?: S["Encoded"][K] } | undefined
   readonly timeout?: RequestOptions["timeout"]
+  /** See {@link RequestOptions.inputKey}. */
+  readonly inputKey?: string | undefined
 }
 
 /**
@@ -85,19 +94,25 @@ export interface ElicitOptions<S extends Schema.Top> {
 export interface NotificationContext {
   readonly kind: "notification" | "request"
   readonly method: string
+  /** `modern`: a stateless 2026-07-28 request; `legacy`: a session of 2024-11-05 … 2025-11-25. */
+  readonly era: McpServerSession.Era
   readonly clientInfo: McpSchema.Implementation
   readonly clientCapabilities: McpSchema.ClientCapabilities
   readonly protocolVersion: string
   /** `true` when the client declared the capability, e.g. `checkClientCapability("sampling", "tools")`. */
   readonly checkClientCapability: (...path: ReadonlyArray<string>) => boolean
-  /** Sends `notifications/message` when `level` passes the session's `logging/setLevel` threshold. */
+  /** Sends `notifications/message` when `level` passes the threshold: the session's `logging/setLevel`, or a modern request's `_meta` level (none: nothing is sent). */
   readonly log: (level: McpSchema.LoggingLevel, data: unknown, logger?: string) => Effect.Effect<void>
   /** `sampling/createMessage`; fails with `UnsupportedError` (nothing sent) if the client lacks `sampling` (or `sampling.tools` when tools are given). */
   readonly createMessage: (
     params: McpSchema.CreateMessageRequestParams,
     options?: RequestOptions
   ) => Effect.Effect<McpSchema.CreateMessageResult, McpError.McpError>
-  /** Form elicitation: asks for a value of `schema` and decodes the accepted content with it. */
+  /**
+   * Form elicitation: asks for a value of `schema` and decodes the accepted content with it.
+   * In a modern request this ends the round with an input-required result; the
+   * client's retry runs the handler again and this call returns its answer.
+   */
   readonly elicit: <S extends Schema.Top>(
     options: ElicitOptions<S>
   ) => Effect.Effect<Elicited<S["Type"]>, McpError.McpError, S["DecodingServices"]>
@@ -223,6 +238,22 @@ export interface Options {
   readonly onRootsListChanged?: ((context: NotificationContext) => Effect.Effect<void>) | undefined
   readonly defaultTimeout?: Duration.Input | undefined
   readonly keepAlive?: McpSession.Options["keepAlive"]
+  /**
+   * Cache hints of 2026-07-28 answers (`server/discover`, the list methods,
+   * `resources/read`); a definition's own `cache` wins for its entries.
+   * Default: `{ ttlMs: 0, cacheScope: "private" }` (nothing is claimed).
+   */
+  readonly cache?: Partial<McpSchema.CacheHints> | undefined
+  /**
+   * The `requestState` of input-required results: sealed with `secret` (give
+   * every replica the same; default: a random key of this server), valid for
+   * `ttl` (default 10 minutes), at most `maxBytes` long (default 64 KiB).
+   */
+  readonly requestState?: {
+    readonly secret?: string | Uint8Array | undefined
+    readonly ttl?: Duration.Input | undefined
+    readonly maxBytes?: number | undefined
+  } | undefined
 }
 
 /**
@@ -246,6 +277,10 @@ export interface Server {
   readonly serve: Effect.Effect<McpServerSession.ServerSession, never, McpTransport | Scope.Scope>
   /** How many connections are being served. */
   readonly sessionCount: Effect.Effect<number>
+  /** Every protocol version served, newest first (stateless ones, then stateful ones). */
+  readonly supportedVersions: ReadonlyArray<string>
+  /** The parameters of a registered tool mirrored into `Mcp-Param-*` HTTP headers (`x-mcp-header`). */
+  readonly toolHeaders: (tool: string) => ReadonlyArray<HeaderParam>
 }
 
 /**

@@ -1,19 +1,28 @@
 /**
- * The server side of one MCP connection, in the stateful era (2024-11-05 to
- * 2025-11-25): it answers `initialize` (negotiating the version), waits for
- * `notifications/initialized`, and until then answers only `ping`. Handlers
- * receive the client's initialize params and can check its capabilities.
+ * The server side of one MCP connection, in both eras, decided per message.
+ * A request whose `_meta` names a 2026-07-28 version is served statelessly
+ * (`internal/era/stateless.ts`): its client is read from that `_meta`, its
+ * result carries `resultType` and the server's info, and input from the
+ * client is asked through multi round-trip results. Otherwise the stateful
+ * rules apply (`internal/era/stateful.ts`): `initialize`, then
+ * `notifications/initialized`, and until then only `ping`. Handlers see the
+ * era and the client in their context and are written once for both.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
+import * as HttpTraceContext from "effect/http/HttpTraceContext"
+import { principal } from "./internal/auth/bearer.ts"
+import * as InputRequired from "./internal/era/inputRequired.ts"
+import * as RequestState from "./internal/era/requestState.ts"
 import * as Stateful from "./internal/era/stateful.ts"
+import * as Stateless from "./internal/era/stateless.ts"
 import type * as McpError from "./McpError.ts"
 import * as McpMethod from "./McpMethod.ts"
 import * as McpSchema from "./McpSchema.ts"
@@ -39,12 +48,60 @@ export type State = Stateful.ServerState
  * @since 0.1.0
  */
 export interface RequestContext extends McpSession.RequestContext {
-  /** The client's `initialize` params: its info and capabilities. */
+  /** `modern`: a stateless 2026-07-28 request; `legacy`: a request of an initialized session. */
+  readonly era: Era
+  /** The client's info and capabilities: its `initialize` params, or the request's `_meta`. */
   readonly clientParams: McpSchema.InitializeRequestParams
   readonly protocolVersion: string
   /** `true` when the client declared the capability, e.g. `["sampling", "tools"]`. */
   readonly checkClientCapability: (...path: ReadonlyArray<string>) => boolean
+  /** A modern request's `_meta` log level (none: no log notifications); `undefined` for legacy ones. */
+  readonly logLevel: McpSchema.LoggingLevel | undefined
+  /**
+   * Asks the client for input (`elicitation/create`, `sampling/createMessage`,
+   * `roots/list`): a server→client request in a legacy session, an
+   * input-required round in a modern request (the handler is run again with
+   * the answer on the client's retry).
+   */
+  readonly input: <M extends McpMethod.Request>(
+    method: M,
+    params: McpMethod.Params<M>,
+    options?: McpSession.RequestOptions & { readonly inputKey?: string | undefined }
+  ) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>
 }
+
+/**
+ * The era of a request: `modern` (2026-07-28, stateless) or `legacy`
+ * (2024-11-05 … 2025-11-25, in an initialized session).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type Era = "modern" | "legacy"
+
+/**
+ * The key that seals the `requestState` of input-required results (see
+ * {@link makeSealingKey}); share one between the replicas of a server.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface SealingKey {
+  readonly hmac: RequestState.HmacKey
+  readonly maxBytes: number
+}
+
+/**
+ * Makes a {@link SealingKey} from a secret (random when none is given: good
+ * for one process only), bounding sealed states to `maxBytes` (default 64 KiB).
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const makeSealingKey = (
+  secret?: string | Uint8Array | undefined,
+  maxBytes?: number | undefined
+): Effect.Effect<SealingKey> => RequestState.makeKey(secret, maxBytes ?? 64 * 1024)
 
 /**
  * A server request handler.
@@ -85,6 +142,10 @@ export interface Options {
   readonly notificationHandlers?: ReadonlyArray<McpSession.NotificationHandler> | undefined
   readonly defaultTimeout?: Duration.Input | undefined
   readonly keepAlive?: McpSession.Options["keepAlive"]
+  /** Seals the state of input-required results; default: a random key of this session. */
+  readonly sealingKey?: SealingKey | undefined
+  /** How long an input-required result's state may be retried. Default: 10 minutes. */
+  readonly requestStateTtl?: Duration.Input | undefined
 }
 
 /**
@@ -127,7 +188,11 @@ const clientOf = (state: State) => state._tag === "NotInitialized" ? undefined :
 export const make = Effect.fn("McpServerSession.make")(function*(
   options: Options
 ): Effect.fn.Return<ServerSession, never, McpTransport | Scope.Scope> {
-  const supported = options.protocolVersions ?? McpSchema.SUPPORTED_PROTOCOL_VERSIONS
+  const all = options.protocolVersions ?? [...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS]
+  const modern = all.filter(McpSchema.isModernProtocolVersion)
+  const supported = all.filter((version) => !McpSchema.isModernProtocolVersion(version))
+  const sealingKey = options.sealingKey ?? (yield* makeSealingKey())
+  const stateTtl = Duration.toMillis(Duration.fromInputUnsafe(options.requestStateTtl ?? Duration.minutes(10)))
   const state = yield* Ref.make<State>({ _tag: "NotInitialized" })
   const clientCapabilities = () => clientOf(Ref.getUnsafe(state))?.capabilities
 
@@ -152,17 +217,63 @@ export const make = Effect.fn("McpServerSession.make")(function*(
     { inline: true }
   )
 
+  const ask = <M extends McpMethod.Request>(method: M, params: McpMethod.Params<M>, requestOptions?: McpSession.RequestOptions) =>
+    session.request(method, params, requestOptions)
+
+  const legacy = (handler: Handler, params: unknown, context: McpSession.RequestContext) => {
+    // admission guarantees the handshake is done before any of these runs
+    const current = Ref.getUnsafe(state) as Exclude<State, { readonly _tag: "NotInitialized" }>
+    return handler.handle(params, {
+      ...context,
+      era: "legacy",
+      clientParams: current.client,
+      protocolVersion: current.protocolVersion,
+      checkClientCapability: (...path) =>
+        McpMethod.hasCapability(current.client.capabilities, McpMethod.clientCapability(...path)),
+      logLevel: undefined,
+      input: ask
+    })
+  }
+
+  const stateless = (handler: Handler, params: unknown, context: McpSession.RequestContext) => {
+    const client = Stateless.clientOf(context.meta)
+    const base = {
+      ...context,
+      era: "modern" as const,
+      clientParams: { protocolVersion: client.protocolVersion, capabilities: client.capabilities, clientInfo: client.clientInfo },
+      protocolVersion: client.protocolVersion,
+      checkClientCapability: (...path: ReadonlyArray<string>) =>
+        McpMethod.hasCapability(client.capabilities, McpMethod.clientCapability(...path)),
+      logLevel: client.logLevel
+    }
+    const method = handler.method.name
+    const handled = InputRequired.SUPPORTED.has(method)
+      ? InputRequired.run(method, params, {
+        key: sealingKey,
+        ttlMillis: stateTtl,
+        principal: principal(context.auth),
+        capabilities: client.capabilities
+      }, (ask) =>
+        handler.handle(params, {
+          ...base,
+          input: ((method, params, options) => ask(method, params, options?.inputKey)) as RequestContext["input"]
+        }))
+      : handler.handle(params, { ...base, input: InputRequired.unsupportedAsk(method) as RequestContext["input"] })
+    return Effect.map(handled, (result) => Stateless.completeResult(result, options.serverInfo))
+  }
+
   const wrap = (handler: Handler): McpSession.Handler => ({
     method: handler.method,
     handle: (params, context) => {
-      // admission guarantees the handshake is done before any of these runs
-      const current = Ref.getUnsafe(state) as Exclude<State, { readonly _tag: "NotInitialized" }>
-      return handler.handle(params, {
-        ...context,
-        clientParams: current.client,
-        protocolVersion: current.protocolVersion,
-        checkClientCapability: (...path) =>
-          McpMethod.hasCapability(current.client.capabilities, McpMethod.clientCapability(...path))
+      const name = handler.method.name
+      const run = Stateless.isModern({ jsonrpc: "2.0", id: context.requestId, method: name, params })
+        ? stateless(handler, params, context)
+        : legacy(handler, params, context)
+      const parent = traceParent(context.meta)
+      return Effect.withSpan(run, `McpServer ${name}`, {
+        kind: "server",
+        attributes: { "mcp.method.name": name, "jsonrpc.request.id": String(context.requestId) },
+        ...(parent === undefined ? {} : { parent })
       })
     }
   })
@@ -172,7 +283,10 @@ export const make = Effect.fn("McpServerSession.make")(function*(
     handlers: [initialize, ...(options.handlers ?? []).map(wrap)],
     notificationHandlers: [initialized, ...(options.notificationHandlers ?? [])],
     capabilities: { own: options.capabilities, peer: clientCapabilities },
-    admit: (message, kind) => Stateful.admitOnServer(Ref.getUnsafe(state), message, kind),
+    admit: (message, kind) =>
+      Stateless.isModern(message)
+        ? Stateless.admit(message, kind, modern, all)
+        : Stateful.admitOnServer(Ref.getUnsafe(state), message, kind),
     acceptBatches: () => {
       const current = Ref.getUnsafe(state)
       return Stateful.acceptsBatches(current._tag === "NotInitialized" ? undefined : current.protocolVersion)
@@ -189,6 +303,13 @@ export const make = Effect.fn("McpServerSession.make")(function*(
       Effect.sync(() => McpMethod.hasCapability(clientCapabilities(), McpMethod.clientCapability(...path)))
   }
 })
+
+// W3C trace context in `_meta` (both eras): the parent of the handler's span
+const traceParent = (meta: Readonly<Record<string, unknown>> | undefined) => {
+  const traceparent = meta?.[McpSchema.MetaKey.traceparent]
+  if (typeof traceparent !== "string") return undefined
+  return Option.getOrUndefined(HttpTraceContext.w3c({ traceparent } as any))
+}
 
 /**
  * A server session as a scoped layer.

@@ -81,6 +81,8 @@ export interface Session {
   readonly pendingCount: Effect.Effect<number>
   /** Completes when the session has ended: the peer went away, keep-alive failed, or the scope closed. */
   readonly awaitClose: Effect.Effect<void>
+  /** Completes when the session starts to end: long-lived handlers (`subscriptions/listen`) finish then. */
+  readonly awaitClosing: Effect.Effect<void>
   /** `false` once the session has ended. */
   readonly isOpen: Effect.Effect<boolean>
 }

@@ -38,7 +38,9 @@ export interface McpTool<out R = never> {
   readonly name: string
   /** The entry of `tools/list`. */
   readonly tool: McpSchema.Tool
-  /** Runs a call; failures are `isError` results, but for a URL elicitation request (`-32042`). */
+  /** Cache hints of this definition's list entry (and, for resources, reads) in 2026-07-28 answers; default: the server's. */
+  readonly cache?: Partial<McpSchema.CacheHints> | undefined
+  /** Runs a call; failures are `isError` results, but for protocol errors `-32042` (URL elicitation required), `-32021` (missing client capability) and `-32602` (bad params, e.g. an input answer). */
   readonly call: (
     args: unknown,
     context: McpServer.RequestContext
@@ -69,6 +71,8 @@ export interface Info {
   readonly annotations?: McpSchema.ToolAnnotations | undefined
   readonly icons?: ReadonlyArray<McpSchema.Icon> | undefined
   readonly execution?: McpSchema.Tool["execution"] | undefined
+  /** Cache hints of this definition's list entry (and, for resources, reads) in 2026-07-28 answers; default: the server's. */
+  readonly cache?: Partial<McpSchema.CacheHints> | undefined
   readonly _meta?: Readonly<Record<string, unknown>> | undefined
 }
 
@@ -122,6 +126,7 @@ export const make: {
     _tag: "McpTool",
     name,
     tool,
+    cache: options.cache,
     call: (args, context) =>
       decode(args ?? {}, { errors: "all" }).pipe(
         Effect.matchEffect({
@@ -155,6 +160,7 @@ export const fromJsonSchema = <E, R>(name: string, options: Info & {
   _tag: "McpTool",
   name,
   tool: listing(name, options, options.inputSchema, options.outputSchema),
+  cache: options.cache,
   call: (args, context) =>
     Effect.flatMap(JsonSchemaValidator.JsonSchemaValidator, (validator) => {
       const input = (args ?? {}) as Record<string, unknown>
@@ -169,6 +175,25 @@ export const fromJsonSchema = <E, R>(name: string, options: Info & {
           }))
     })
 })
+
+/**
+ * The annotation that mirrors a tool parameter into the `Mcp-Param-{name}`
+ * HTTP header of 2026-07-28 calls (`x-mcp-header`), for a string, integer
+ * or boolean property reached through struct fields only. The server checks
+ * the header against the argument (`-32020` on a mismatch).
+ *
+ * @example
+ * ```ts
+ * const input = Schema.Struct({
+ *   region: Schema.String.annotate(McpTool.header("Region")),
+ *   query: Schema.String
+ * })
+ * ```
+ *
+ * @category annotations
+ * @since 0.2.0
+ */
+export const header = (name: string): { readonly "x-mcp-header": string } => ({ "x-mcp-header": name })
 
 // -----------------------------------------------------------------------------
 // Results
@@ -220,9 +245,16 @@ const listing = (
   return tool as McpSchema.Tool
 }
 
-const isUrlElicitationRequired = (error: unknown): error is McpError.McpError =>
-  McpError.isMcpError(error) && error.reason._tag === "ProtocolError" &&
-  error.reason.code === JsonRpc.ErrorCode.UrlElicitationRequired
+// errors about the request rather than the tool's work stay JSON-RPC errors
+// (a protocol error with bad params: an input answer that is not one)
+const PASSED_THROUGH: ReadonlySet<number> = new Set([
+  JsonRpc.ErrorCode.UrlElicitationRequired,
+  JsonRpc.ErrorCode.MissingRequiredClientCapability,
+  JsonRpc.ErrorCode.InvalidParams
+])
+
+const isPassedThrough = (error: unknown): error is McpError.McpError =>
+  McpError.isMcpError(error) && error.reason._tag === "ProtocolError" && PASSED_THROUGH.has(error.reason.code)
 
 const issueFormatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -244,7 +276,7 @@ const run = <E, R>(
   Effect.catchCause(effect, (cause) => {
     if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
     const error = Cause.findErrorOption(cause)
-    if (Option.isSome(error) && isUrlElicitationRequired(error.value)) return Effect.fail(error.value)
+    if (Option.isSome(error) && isPassedThrough(error.value)) return Effect.fail(error.value)
     if (Option.isSome(error)) return Effect.succeed(errorResult(McpError.messageOf(error.value)))
     return Effect.as(
       Effect.logError(`tool ${name} died`, cause),

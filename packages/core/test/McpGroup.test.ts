@@ -486,7 +486,7 @@ describe("McpGroup: atomicity, disconnect, list_changed", () => {
       yield* server.unregister(added)
       assert.deepStrictEqual(yield* Fiber.join(history), [
         ["a/other", "live/echo"],
-        ["a/other", "live/echo", "live/added"],
+        ["a/other", "live/added", "live/echo"],
         ["a/other", "live/echo"]
       ])
       // a refresh that would collide is refused: the server keeps its previous tools, with the error in its status
@@ -524,7 +524,7 @@ describe("McpGroup: failures and reconnection", () => {
         },
         reconnect: Schedule.exponential("1 second")
       }).pipe(Effect.provide([flaky.layer, ValidatorLayer]))
-      assert.deepStrictEqual((yield* group.tools).map((entry) => entry.name), ["echo", "shout", "hang"])
+      assert.deepStrictEqual((yield* group.tools).map((entry) => entry.name), ["echo", "hang", "shout"])
 
       // a call in flight when the connection drops fails naming the server
       const pending = yield* group.callTool("hang").pipe(Effect.flip, Effect.forkChild({ startImmediately: true }))
@@ -568,7 +568,7 @@ describe("McpGroup: failures and reconnection", () => {
       const up = (yield* group.servers)[1]!
       assert.isFalse(up.reconnecting)
       assert.isUndefined(up.error)
-      assert.deepStrictEqual((yield* group.tools).map((entry) => entry.name), ["echo", "shout", "hang"])
+      assert.deepStrictEqual((yield* group.tools).map((entry) => entry.name), ["echo", "hang", "shout"])
       assert.strictEqual(textOf(yield* group.callTool("shout", { text: "back" })), "b:back")
 
       // and it is watched again: a second drop is noticed too

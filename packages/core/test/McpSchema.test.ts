@@ -559,8 +559,8 @@ describe("McpSchema", () => {
     it("key every declaration by its name", () => {
       const requests = Object.entries(McpSchema.requests)
       const notifications = Object.entries(McpSchema.notifications)
-      assert.strictEqual(requests.length, 20)
-      assert.strictEqual(notifications.length, 11)
+      assert.strictEqual(requests.length, 22)
+      assert.strictEqual(notifications.length, 12)
       for (const [key, method] of requests) {
         assert.strictEqual(method.name, key)
         assert.strictEqual(method._tag, "Request")
@@ -579,13 +579,22 @@ describe("McpSchema", () => {
     })
 
     it("declare who may send each method", () => {
-      const clientOnly = ["initialize", "tools/call", "resources/subscribe", "completion/complete", "logging/setLevel"]
+      const clientOnly = [
+        "initialize",
+        "tools/call",
+        "resources/subscribe",
+        "completion/complete",
+        "logging/setLevel",
+        "server/discover",
+        "subscriptions/listen"
+      ]
       const serverOnly = ["sampling/createMessage", "elicitation/create", "roots/list"]
       for (const name of clientOnly) assert.strictEqual(McpSchema.requests[name as McpSchema.RequestMethod].from, "client")
       for (const name of serverOnly) assert.strictEqual(McpSchema.requests[name as McpSchema.RequestMethod].from, "server")
       assert.strictEqual(McpSchema.requests.ping.from, "both")
       assert.strictEqual(McpSchema.requests["tasks/get"].from, "both")
       assert.strictEqual(McpSchema.notifications["notifications/message"].from, "server")
+      assert.strictEqual(McpSchema.notifications["notifications/subscriptions/acknowledged"].from, "server")
       assert.strictEqual(McpSchema.notifications["notifications/roots/list_changed"].from, "client")
     })
   })

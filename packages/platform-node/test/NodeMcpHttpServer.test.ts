@@ -9,7 +9,7 @@ import { Effect, Exit, Layer, Queue, Schema, Scope } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Http from "node:http"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
-import { initialize, mcpHeaders, openSession, send } from "./fixtures/rawHttp.ts"
+import { initialize, mcpHeaders, openSession, openSse, send } from "./fixtures/rawHttp.ts"
 
 // -----------------------------------------------------------------------------
 // fixtures
@@ -48,57 +48,6 @@ const serve = (options: NodeMcpHttpServer.Options = {}, scope?: Scope.Scope) =>
     const address = (yield* HttpServer.HttpServer.pipe(Effect.provideContext(context))).address
     return { server, gate, url, address }
   })
-
-interface SseEvent {
-  readonly id: string | undefined
-  readonly data: string
-}
-
-/** An SSE response read event by event; `drop` destroys the TCP connection. */
-const openSse = (url: string, options: { readonly method: string; readonly headers: Http.OutgoingHttpHeaders; readonly body?: unknown }) =>
-  Effect.callback<{ readonly status: number; readonly next: Effect.Effect<SseEvent | undefined>; readonly drop: Effect.Effect<void> }>(
-    (resume) => {
-      const request = Http.request(url, { method: options.method, headers: options.headers, agent: false }, (response) => {
-        const events: Array<SseEvent | undefined> = []
-        const waiting: Array<(event: SseEvent | undefined) => void> = []
-        const push = (event: SseEvent | undefined) => {
-          const waiter = waiting.shift()
-          if (waiter !== undefined) waiter(event)
-          else events.push(event)
-        }
-        let buffer = ""
-        response.setEncoding("utf8")
-        response.on("data", (chunk: string) => {
-          buffer += chunk
-          let end = buffer.indexOf("\n\n")
-          while (end !== -1) {
-            const block = buffer.slice(0, end)
-            buffer = buffer.slice(end + 2)
-            let id: string | undefined
-            const data: Array<string> = []
-            for (const line of block.split("\n")) {
-              if (line.startsWith("id: ")) id = line.slice(4)
-              else if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5))
-            }
-            if (data.length > 0) push({ id, data: data.join("\n") })
-            end = buffer.indexOf("\n\n")
-          }
-        })
-        response.on("end", () => push(undefined))
-        response.on("close", () => push(undefined))
-        resume(Effect.succeed({
-          status: response.statusCode!,
-          next: Effect.callback<SseEvent | undefined>((resume) => {
-            if (events.length > 0) resume(Effect.succeed(events.shift()))
-            else waiting.push((event) => resume(Effect.succeed(event)))
-          }),
-          drop: Effect.sync(() => request.destroy())
-        }))
-      })
-      request.on("error", () => undefined)
-      request.end(options.body === undefined ? undefined : JSON.stringify(options.body))
-    }
-  )
 
 // -----------------------------------------------------------------------------
 // tests

@@ -38,11 +38,11 @@ describe("NodeMcpRuntime", () => {
       "server calculator: StreamableHttp, calculator 1.0.0, up",
       "server memory: InMemory, memory 1.0.0, up"
     ])
-    // the aggregated tools with their servers, in order of the servers
+    // the aggregated tools with their servers, in order of the servers (each server's in name order)
     assert.deepStrictEqual(lines.slice(3, 8).map((line) => line.trim().split(/\s+/).slice(0, 2)), [
       ["tools:"],
-      ["weather", "example"],
       ["countdown", "example"],
+      ["weather", "example"],
       ["add", "calculator"],
       ["echo", "memory"]
     ])

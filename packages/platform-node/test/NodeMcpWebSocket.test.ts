@@ -77,7 +77,7 @@ describe("NodeMcpWebSocket: our client ⇄ our server", () => {
       assert.strictEqual(client.serverInfo.name, "transport-test")
       assert.strictEqual(client.protocolVersion, "2025-11-25")
       assert.strictEqual(yield* server.sessionCount, 1)
-      assert.deepStrictEqual((yield* client.tools.get).map((tool) => tool.name), ["echo", "countdown", "ask", "hang"])
+      assert.deepStrictEqual((yield* client.tools.get).map((tool) => tool.name), ["ask", "countdown", "echo", "hang"])
       assert.strictEqual(text(yield* client.callTool("echo", { text: "over a WebSocket" })), "over a WebSocket")
 
       yield* client.setLoggingLevel("info")

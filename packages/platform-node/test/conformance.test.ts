@@ -86,7 +86,7 @@ describe("conformance: the server fixture over Streamable HTTP", () => {
       await client.connect(new StreamableHTTPClientTransport(new URL(url)))
       try {
         const { tools } = await client.listTools()
-        assert.strictEqual(tools.length, 14)
+        assert.strictEqual(tools.length, 28)
         const result = await client.callTool({ name: "test_simple_text", arguments: {} })
         assert.deepStrictEqual(result.content, [{ type: "text", text: "This is a simple text response for testing." }])
       } finally {
@@ -119,7 +119,8 @@ describe("conformance: the server fixture over stdio", () => {
     const client = await connectSdkClient()
     try {
       const { tools } = await client.listTools()
-      assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), [
+      // listed in name order (2026-07-28), whatever the order of registration
+      assert.deepStrictEqual(tools.map((tool) => tool.name), [
         "json_schema_2020_12_tool",
         "test_audio_content",
         "test_elicitation",
@@ -127,18 +128,40 @@ describe("conformance: the server fixture over stdio", () => {
         "test_elicitation_sep1330_enums",
         "test_embedded_resource",
         "test_error_handling",
+        "test_header_params",
         "test_image_content",
+        "test_input_required_result_capabilities",
+        "test_input_required_result_elicitation",
+        "test_input_required_result_list_roots",
+        "test_input_required_result_multi_round",
+        "test_input_required_result_multiple_inputs",
+        "test_input_required_result_request_state",
+        "test_input_required_result_sampling",
+        "test_input_required_result_tampered_state",
+        "test_logging_tool",
+        "test_missing_capability",
         "test_multiple_content_types",
         "test_reconnection",
         "test_sampling",
         "test_simple_text",
+        "test_streaming_elicitation",
         "test_tool_with_logging",
-        "test_tool_with_progress"
+        "test_tool_with_progress",
+        "test_trigger_prompt_change",
+        "test_trigger_tool_change"
       ])
       const schema = tools.find((tool) => tool.name === "json_schema_2020_12_tool")?.inputSchema
       assert.strictEqual(schema?.$schema, "https://json-schema.org/draft/2020-12/schema")
       assert.deepStrictEqual(Object.keys((schema?.$defs ?? {}) as object), ["address"])
       assert.strictEqual(schema?.additionalProperties, false)
+      // the 2020-12 keywords are listed as written: $anchor, composition, conditionals
+      assert.strictEqual((schema?.$defs as any)?.address?.$anchor, "addressDef")
+      assert.deepStrictEqual(Object.keys(schema?.properties ?? {}), ["name", "address", "contactMethod", "phone", "email"])
+      assert.deepStrictEqual(schema?.properties?.address, { $ref: "#/$defs/address" })
+      assert.deepStrictEqual(schema?.allOf, [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }])
+      assert.deepStrictEqual(schema?.if, { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] })
+      assert.deepStrictEqual(schema?.then, { required: ["phone"] })
+      assert.deepStrictEqual(schema?.else, { required: ["email"] })
       const { resources } = await client.listResources()
       assert.deepStrictEqual(resources.map((resource) => resource.uri).sort(), [
         "test://static-binary",
@@ -147,6 +170,7 @@ describe("conformance: the server fixture over stdio", () => {
       ])
       const { prompts } = await client.listPrompts()
       assert.deepStrictEqual(prompts.map((prompt) => prompt.name).sort(), [
+        "test_input_required_result_prompt",
         "test_prompt_with_arguments",
         "test_prompt_with_embedded_resource",
         "test_prompt_with_image",

@@ -28,7 +28,7 @@ describe("README examples", () => {
   it("the stdio client spawns the example server and talks to it", async () => {
     const { code, stdout } = await node(["scratchpad/stdio-client.ts"])
     assert.strictEqual(code, 0)
-    assert.include(stdout, "tools: weather, countdown")
+    assert.include(stdout, "tools: countdown, weather")
     assert.include(stdout, "weather: {\"city\":\"Lisbon\",\"celsius\":21.5,\"conditions\":\"sunny\"}")
   })
 

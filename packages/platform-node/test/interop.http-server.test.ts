@@ -138,7 +138,7 @@ for (const responseMode of ["json", "sse"] as const) {
         assert.isString(transport.sessionId)
         assert.strictEqual(client.getServerVersion()?.name, "http-interop")
         const { tools } = yield* Effect.promise(() => client.listTools())
-        assert.deepStrictEqual(tools.map((t) => t.name), ["weather", "countdown", "ask", "test_reconnection"])
+        assert.deepStrictEqual(tools.map((t) => t.name), ["ask", "countdown", "test_reconnection", "weather"])
         const result = yield* Effect.promise(() => client.callTool({ name: "weather", arguments: { city: "Oslo" } }))
         assert.deepStrictEqual(result.structuredContent, { city: "Oslo", celsius: 21.5 })
         assert.strictEqual(yield* server.sessionCount, 1)

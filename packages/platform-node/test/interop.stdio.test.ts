@@ -32,7 +32,7 @@ describe("interop: official SDK client → our stdio server", () => {
       assert.strictEqual(client.getServerVersion()?.name, "example-server")
       assert.strictEqual(client.getInstructions(), "Ask for the weather.")
       const { tools } = await client.listTools()
-      assert.deepStrictEqual(tools.map((t) => t.name), ["weather", "countdown"])
+      assert.deepStrictEqual(tools.map((t) => t.name), ["countdown", "weather"])
       const weather = await client.callTool({ name: "weather", arguments: { city: "Oslo" } })
       assert.deepStrictEqual(weather.structuredContent, { city: "Oslo", celsius: 21.5, conditions: "sunny" })
       const invalid = await client.callTool({ name: "weather", arguments: {} })

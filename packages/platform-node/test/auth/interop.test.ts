@@ -231,7 +231,7 @@ describe("interop: the official SDK client (its OAuth flow) → our protected se
         assert.strictEqual((provider.storedTokens as { issuer?: string }).issuer, as.issuer)
 
         const { tools } = yield* Effect.promise(() => client.listTools())
-        assert.deepStrictEqual(tools.map((t) => t.name), ["echo", "whoami", "admin_op"])
+        assert.deepStrictEqual(tools.map((t) => t.name), ["admin_op", "echo", "whoami"])
         const seen = JSON.parse(toolText(yield* Effect.promise(() => client.callTool({ name: "whoami", arguments: {} }))))
         assert.strictEqual(seen.subject, "user-1")
         assert.strictEqual(seen.clientId, registration.response.client_id)

@@ -437,7 +437,7 @@ describe("protected Streamable HTTP server", () => {
         (client) => Effect.promise(() => client.close())
       )
       const { tools } = yield* Effect.promise(() => client.listTools())
-      assert.deepStrictEqual(tools.map((tool) => tool.name), ["whoami", "admin"])
+      assert.deepStrictEqual(tools.map((tool) => tool.name), ["admin", "whoami"])
       const result = yield* Effect.promise(() => client.callTool({ name: "whoami", arguments: {} }))
       assert.deepStrictEqual(JSON.parse((result.content as Array<{ text: string }>)[0]!.text), {
         subject: "erin",

@@ -29,6 +29,7 @@
 import * as Schema from "effect/Schema"
 import type { ObjectJsonSchema } from "../schema/tools.ts"
 import { copySchema, describe, inlineReference, type Json } from "./document.ts"
+import { ANNOTATION, hoistAnnotations } from "./headers.ts"
 
 /**
  * The JSON Schema (2020-12) of a tool's arguments or structured result:
@@ -73,10 +74,11 @@ export const toObjectJsonSchema = (
   if (ast._tag === "Objects" && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
     return { type: "object", properties: {} } as ObjectJsonSchema
   }
-  const document = Schema.toJsonSchemaDocument(
-    schema,
-    options?.onExcessProperty === undefined ? undefined : { onExcessProperty: options.onExcessProperty }
-  )
+  const document = Schema.toJsonSchemaDocument(schema, {
+    // `x-mcp-header` (2026-07-28): a parameter mirrored into an HTTP header
+    includeAnnotationKey: (key) => key === ANNOTATION,
+    ...(options?.onExcessProperty === undefined ? {} : { onExcessProperty: options.onExcessProperty })
+  })
   const definitions: Readonly<Record<string, unknown>> = document.definitions
   const root = inlineReference(document.schema, definitions)
   if (root.type !== "object") {
@@ -102,6 +104,7 @@ export const toObjectJsonSchema = (
     }
     used.set(name, copySchema(definitions[name], onReference))
   }
+  hoistAnnotations(out)
   delete out.$schema
   delete out.$defs
   delete out.definitions

@@ -6,7 +6,9 @@
  * @internal
  */
 import * as Context from "effect/Context"
+import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as Exit from "effect/Exit"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
@@ -32,15 +34,47 @@ export interface LiveSession {
   /** The threshold set by `logging/setLevel` (none: everything is sent). */
   logLevel: McpSchema.LoggingLevel | undefined
   readonly subscriptions: Set<string>
+  /** Done when the connection is closing: its `subscriptions/listen` streams end then. */
+  readonly closing: Deferred.Deferred<void>
+  /** The fibers answering its `subscriptions/listen` requests. */
+  readonly listens: Set<Fiber.Fiber<unknown, unknown>>
 }
+
+/**
+ * How a context reaches its client: in a legacy session, through the session
+ * (requests, its `logging/setLevel`); in a modern request, through the
+ * request (input-required rounds, its `_meta` log level).
+ *
+ * @internal
+ */
+export interface Channel {
+  readonly era: McpServerSession.Era
+  readonly input: McpServerSession.RequestContext["input"]
+  readonly logs: (level: McpSchema.LoggingLevel) => boolean
+}
+
+const sessionChannel = (live: LiveSession, session: McpServerSession.ServerSession): Channel => ({
+  era: "legacy",
+  input: (method, params, options) => session.request(method, params, options),
+  logs: (level) => Logging.passes(level, live.logLevel)
+})
+
+/** The channel of a modern request: no log level in its `_meta`, no logs. @internal */
+export const requestChannel = (context: McpServerSession.RequestContext): Channel => ({
+  era: "modern",
+  input: context.input,
+  logs: (level) => context.logLevel !== undefined && Logging.passes(level, context.logLevel)
+})
 
 /** The parts of a context shared by requests and notifications. @internal */
 export const sessionContext = (
   live: LiveSession,
   session: McpServerSession.ServerSession,
   client: McpSchema.InitializeRequestParams,
-  protocolVersion: string
+  protocolVersion: string,
+  channel: Channel = sessionChannel(live, session)
 ): Omit<McpServer.NotificationContext, "kind" | "method"> => ({
+  era: channel.era,
   clientInfo: client.clientInfo,
   clientCapabilities: client.capabilities,
   protocolVersion,
@@ -55,12 +89,12 @@ export const sessionContext = (
     return true
   },
   log: (level, data, logger) =>
-    Logging.passes(level, live.logLevel)
+    channel.logs(level)
       ? session.notify(McpSchema.LoggingMessage, logger === undefined ? { level, data } : { level, data, logger }).pipe(
         Effect.ignore
       )
       : Effect.void,
-  createMessage: (params, options) => session.request(McpSchema.CreateMessage, params, options),
+  createMessage: (params, options) => channel.input(McpSchema.CreateMessage, params, options),
   elicit: <S extends Schema.Top>(options: McpServer.ElicitOptions<S>) => {
     const requested = toRequestedSchema(options.schema, { defaults: options.defaults })
     if (Result.isFailure(requested)) {
@@ -69,10 +103,10 @@ export const sessionContext = (
     const decode = Schema.decodeUnknownExit(options.schema as unknown as Schema.Codec<S["Type"], unknown>, {
       errors: "all"
     })
-    return session.request(
+    return channel.input(
       McpSchema.Elicit,
       { mode: "form", message: options.message, requestedSchema: requested.success },
-      options.timeout === undefined ? undefined : { timeout: options.timeout }
+      { timeout: options.timeout, inputKey: options.inputKey }
     ).pipe(
       Effect.flatMap((result): Effect.Effect<McpServer.Elicited<S["Type"]>, McpError.McpError> => {
         if (result.action !== "accept") return Effect.succeed({ action: result.action })
@@ -87,14 +121,16 @@ export const sessionContext = (
     )
   },
   elicitUrl: (options) =>
-    session.request(McpSchema.Elicit, {
+    channel.input(McpSchema.Elicit, {
       mode: "url",
       message: options.message,
       url: options.url,
       elicitationId: options.elicitationId
     }),
-  completeUrlElicitation: (elicitationId) => session.notify(McpSchema.ElicitationComplete, { elicitationId }),
-  listRoots: (options) => Effect.map(session.request(McpSchema.ListRoots, {}, options), (result) => result.roots),
+  // the stateless revision has no such notification: the client learns the outcome by retrying
+  completeUrlElicitation: (elicitationId) =>
+    channel.era === "modern" ? Effect.void : session.notify(McpSchema.ElicitationComplete, { elicitationId }),
+  listRoots: (options) => Effect.map(channel.input(McpSchema.ListRoots, {}, options), (result) => result.roots),
   notify: (method, params) => session.notify(method, params)
 })
 
@@ -118,5 +154,7 @@ export const requestContext = (
   progressToken: context.progressToken,
   auth: context.auth,
   reportProgress: (progress) => Effect.ignore(context.reportProgress(progress)),
-  ...(live.shared ??= sessionContext(live, session, context.clientParams, context.protocolVersion))
+  ...(context.era === "legacy"
+    ? live.shared ??= sessionContext(live, session, context.clientParams, context.protocolVersion)
+    : sessionContext(live, session, context.clientParams, context.protocolVersion, requestChannel(context)))
 })

@@ -5,6 +5,7 @@
  * @internal
  */
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
@@ -19,7 +20,9 @@ import * as McpServerSession from "../../McpServerSession.ts"
 import * as McpSession from "../../McpSession.ts"
 import type * as McpTool from "../../McpTool.ts"
 import { CurrentRequestContext, type LiveSession, requestContext, sessionContext } from "./context.ts"
+import { type HeaderParam, headerParams } from "../jsonSchema/headers.ts"
 import * as Pagination from "./pagination.ts"
+import * as Subscriptions from "./subscriptions.ts"
 
 // -----------------------------------------------------------------------------
 // Registry
@@ -76,6 +79,23 @@ const enabled = <D>(map: ReadonlyMap<string, Entry<D>>): Array<D> => {
   for (const entry of map.values()) if (entry.enabled) out.push(entry.definition)
   return out
 }
+
+// tools are listed by name: the same order on every replica and every call
+const byName = (a: { readonly name: string }, b: { readonly name: string }) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+
+// computed once per tool definition
+const headerCache = new WeakMap<McpTool.McpTool<any>, ReadonlyArray<HeaderParam>>()
+const headersOf = (tool: McpTool.McpTool<any>): ReadonlyArray<HeaderParam> => {
+  let params = headerCache.get(tool)
+  if (params === undefined) {
+    params = headerParams(tool.tool.inputSchema)
+    headerCache.set(tool, params)
+  }
+  return params
+}
+
+type Cached = { readonly cache?: Partial<McpSchema.CacheHints> | undefined }
 
 // Runs a definition's effect with the services captured when it was
 // registered; the request's own services (middleware's, the current context)
@@ -138,15 +158,41 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       prompts: new Map()
     })
     const sessions = new Set<LiveSession>()
+    const listeners = Subscriptions.make()
+    const sealingKey = yield* McpServerSession.makeSealingKey(options.requestState?.secret, options.requestState?.maxBytes)
+    const supportedVersions = options.protocolVersions ??
+      [...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS]
+    const defaults: McpSchema.CacheHints = {
+      ttlMs: options.cache?.ttlMs ?? 0,
+      cacheScope: options.cache?.cacheScope ?? "private"
+    }
+
+    // the hints of an answer about `items`: the shortest life, private if any is
+    const hints = (items: ReadonlyArray<Cached>): McpSchema.CacheHints => {
+      if (items.length === 0) return defaults
+      let ttlMs = Infinity
+      let cacheScope: McpSchema.CacheHints["cacheScope"] = "public"
+      for (const item of items) {
+        ttlMs = Math.min(ttlMs, Math.max(0, item.cache?.ttlMs ?? defaults.ttlMs))
+        if ((item.cache?.cacheScope ?? defaults.cacheScope) === "private") cacheScope = "private"
+      }
+      return { ttlMs, cacheScope }
+    }
+
+    const withHints = <A extends object>(context: McpServer.RequestContext, result: A, items: ReadonlyArray<Cached>): A =>
+      context.era === "modern" ? { ...result, ...hints(items) } : result
 
     const broadcast = (kind: Kind) =>
-      Effect.forEach(sessions, (live) =>
-        live.session === undefined
-          ? Effect.void
-          : Effect.flatMap(live.session.state, (state) =>
-            state._tag === "Initialized" ? Effect.ignore(live.session!.notify(listChanged[kind], {})) : Effect.void), {
-        discard: true
-      })
+      Effect.andThen(
+        Effect.forEach(sessions, (live) =>
+          live.session === undefined
+            ? Effect.void
+            : Effect.flatMap(live.session.state, (state) =>
+              state._tag === "Initialized" ? Effect.ignore(live.session!.notify(listChanged[kind], {})) : Effect.void), {
+          discard: true
+        }),
+        Subscriptions.listChanged(listeners, kind === "resourceTemplates" ? "resources" : kind, listChanged[kind].name)
+      )
 
     const update = (definition: McpServer.Definition<any>, f: (entry: Entry<any> | undefined) => Entry<any> | undefined) =>
       Effect.flatMap(
@@ -185,18 +231,25 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           return Effect.provideService(run, CurrentRequestContext, context) as Effect.Effect<McpMethod.Result<M>, McpError.McpError>
         })
 
-      const list = <D, A>(
-        kind: Kind,
-        cursor: string | undefined,
-        toItem: (definition: D) => A
-      ) =>
-        Effect.flatMap(Ref.get(registry), (current) =>
-          Pagination.page(enabled(current[kind] as ReadonlyMap<string, Entry<D>>).map(toItem), cursor, pageSize))
+      const list = <D extends Cached>(kind: Kind, cursor: string | undefined, order?: (a: D, b: D) => number) =>
+        Effect.flatMap(Ref.get(registry), (current) => {
+          const all = enabled(current[kind] as unknown as ReadonlyMap<string, Entry<D>>)
+          return Pagination.page(order === undefined ? all : all.sort(order), cursor, pageSize)
+        })
 
       return [
-        handler(McpSchema.ListTools, (params) =>
-          Effect.map(list<McpTool.McpTool, McpSchema.Tool>("tools", params.cursor, (tool) => tool.tool), (page) =>
-            withCursor({ tools: page.items }, page.nextCursor))),
+        handler(McpSchema.Discover, (_, context) =>
+          Effect.map(Ref.get(registry), (current) =>
+            withHints(context, {
+              supportedVersions,
+              capabilities: capabilities(current),
+              ...(options.instructions === undefined ? {} : { instructions: options.instructions })
+            }, []))),
+        handler(McpSchema.SubscriptionsListen, (params, context) =>
+          Subscriptions.listen(listeners, live, params.notifications, context)),
+        handler(McpSchema.ListTools, (params, context) =>
+          Effect.map(list<McpTool.McpTool>("tools", params.cursor, byName), (page) =>
+            withHints(context, withCursor({ tools: page.items.map((tool) => tool.tool) }, page.nextCursor), page.items))),
         handler(McpSchema.CallTool, (params, context) => {
           const entry = Ref.getUnsafe(registry).tools.get(params.name)
           if (entry === undefined || !entry.enabled) {
@@ -209,30 +262,44 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             const current = yield* Ref.get(registry)
             const listed = yield* Effect.forEach(
               enabled(current.resourceTemplates),
-              (template) => template.list === undefined ? Effect.succeed([]) : template.list(context)
+              (template) =>
+                template.list === undefined
+                  ? Effect.succeed([])
+                  : Effect.map(template.list(context), (resources) => resources.map((resource) => ({ resource, cache: template.cache })))
             )
-            const all = [...enabled(current.resources).map((resource) => resource.resource), ...listed.flat()]
+            const all: ReadonlyArray<{ readonly resource: McpSchema.Resource } & Cached> = [
+              ...enabled(current.resources),
+              ...listed.flat()
+            ]
             const page = yield* Pagination.page(all, params.cursor, pageSize)
-            return withCursor({ resources: page.items }, page.nextCursor)
+            return withHints(context, withCursor({ resources: page.items.map((item) => item.resource) }, page.nextCursor), page.items)
           })),
-        handler(McpSchema.ListResourceTemplates, (params) =>
-          Effect.map(
-            list<McpResource.McpResourceTemplate, McpSchema.ResourceTemplate>(
-              "resourceTemplates",
-              params.cursor,
-              (template) => template.template
-            ),
-            (page) => withCursor({ resourceTemplates: page.items }, page.nextCursor)
-          )),
+        handler(McpSchema.ListResourceTemplates, (params, context) =>
+          Effect.map(list<McpResource.McpResourceTemplate>("resourceTemplates", params.cursor), (page) =>
+            withHints(
+              context,
+              withCursor({ resourceTemplates: page.items.map((template) => template.template) }, page.nextCursor),
+              page.items
+            ))),
         handler(McpSchema.ReadResource, (params, context) =>
           Effect.flatMap(Ref.get(registry), (current) => {
+            // a retry with input answers is about one caller: not to be cached
+            const retried = "requestState" in params || "inputResponses" in params
+            const answer = (definition: Cached, read: Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError>) =>
+              Effect.map(read, (result) => withHints(context, result, retried ? [{ cache: { ttlMs: 0, cacheScope: "private" } }] : [definition]))
             const resource = current.resources.get(params.uri)
-            if (resource !== undefined && resource.enabled) return resource.definition.read(context)
+            if (resource !== undefined && resource.enabled) return answer(resource.definition, resource.definition.read(context))
             for (const template of enabled(current.resourceTemplates)) {
               const variables = template.match(params.uri)
-              if (Option.isSome(variables)) return template.read(params.uri, variables.value, context)
+              if (Option.isSome(variables)) return answer(template, template.read(params.uri, variables.value, context))
             }
-            return Effect.fail(McpResource.notFound(params.uri))
+            const notFound = McpResource.notFound(params.uri)
+            // 2026-07-28 answers an unknown resource as bad params
+            return Effect.fail(
+              context.era === "modern"
+                ? McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Resource not found: ${params.uri}`, { uri: params.uri })
+                : notFound
+            )
           })),
         handler(McpSchema.Subscribe, (params) =>
           Effect.sync(() => {
@@ -244,10 +311,9 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             live.subscriptions.delete(params.uri)
             return {}
           })),
-        handler(McpSchema.ListPrompts, (params) =>
-          Effect.map(list<McpPrompt.McpPrompt, McpSchema.Prompt>("prompts", params.cursor, (prompt) => prompt.prompt), (
-            page
-          ) => withCursor({ prompts: page.items }, page.nextCursor))),
+        handler(McpSchema.ListPrompts, (params, context) =>
+          Effect.map(list<McpPrompt.McpPrompt>("prompts", params.cursor), (page) =>
+            withHints(context, withCursor({ prompts: page.items.map((prompt) => prompt.prompt) }, page.nextCursor), page.items))),
         handler(McpSchema.GetPrompt, (params, context) =>
           Effect.flatMap(Ref.get(registry), (current) => {
             const entry = current.prompts.get(params.name)
@@ -339,13 +405,23 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       enable: (definition) => setEnabled(definition, true),
       disable: (definition) => setEnabled(definition, false),
       notifyResourceUpdated: (uri) =>
-        Effect.forEach(sessions, (live) =>
-          live.session !== undefined && live.subscriptions.has(uri)
-            ? Effect.ignore(live.session.notify(McpSchema.ResourceUpdated, { uri }))
-            : Effect.void, { discard: true }),
+        Effect.andThen(
+          Effect.forEach(sessions, (live) =>
+            live.session !== undefined && live.subscriptions.has(uri)
+              ? Effect.ignore(live.session.notify(McpSchema.ResourceUpdated, { uri }))
+              : Effect.void, { discard: true }),
+          Subscriptions.resourceUpdated(listeners, uri)
+        ),
       serve: Effect.gen(function*() {
         const current = yield* Ref.get(registry)
-        const live: LiveSession = { session: undefined, shared: undefined, logLevel: undefined, subscriptions: new Set() }
+        const live: LiveSession = {
+          session: undefined,
+          shared: undefined,
+          logLevel: undefined,
+          subscriptions: new Set(),
+          closing: Deferred.makeUnsafe(),
+          listens: new Set()
+        }
         const session = yield* McpServerSession.make({
           serverInfo,
           capabilities: capabilities(current),
@@ -354,14 +430,23 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           handlers: handlersOf(live),
           notificationHandlers: notificationHandlersOf(live),
           defaultTimeout: options.defaultTimeout,
-          keepAlive: options.keepAlive
+          keepAlive: options.keepAlive,
+          sealingKey,
+          requestStateTtl: options.requestState?.ttl
         })
         live.session = session
         sessions.add(live)
         yield* Effect.addFinalizer(() => Effect.sync(() => sessions.delete(live)))
+        // before the session ends: listen streams answer their graceful end
+        yield* Effect.addFinalizer(() => Subscriptions.end(live))
         return session
       }),
-      sessionCount: Effect.sync(() => sessions.size)
+      sessionCount: Effect.sync(() => sessions.size),
+      supportedVersions,
+      toolHeaders: (name) => {
+        const entry = Ref.getUnsafe(registry).tools.get(name)
+        return entry === undefined ? [] : headersOf(entry.definition)
+      }
     }
   })
 

@@ -62,6 +62,7 @@ export const make = Effect.fnUntraced(function*(
   let nextId = 0
   let open = true
   const closed = yield* Deferred.make<void>()
+  const closing = yield* Deferred.make<void>()
   // the handler fibers of incoming requests, by request id
   const running = new Map<JsonRpc.RequestId, Fiber.Fiber<void>>()
   const clock = yield* Clock.clockWith(Effect.succeed)
@@ -78,6 +79,7 @@ export const make = Effect.fnUntraced(function*(
     Effect.suspend(() => {
       if (!open) return Effect.void
       open = false
+      Deferred.doneUnsafe(closing, Effect.void)
       const draining = options?.drain === true
         ? Effect.forEach(Array.from(running.values()), Fiber.await, { discard: true })
         : Effect.void
@@ -248,7 +250,7 @@ export const make = Effect.fnUntraced(function*(
       return reply(message.id, JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${message.method}`)
     }
     const admission = admit?.(message, "request")
-    if (admission !== undefined) return reply(message.id, admission.code, admission.message)
+    if (admission !== undefined) return send(JsonRpc.failure(message.id, admission)).pipe(Effect.ignore)
     const params = handler.method.validateParams(message.params ?? {})
     if (Exit.isFailure(params)) {
       const description = Cause.findErrorOption(params.cause)
@@ -404,6 +406,7 @@ export const make = Effect.fnUntraced(function*(
     ping: (pingOptions) => Effect.asVoid(request(McpSchema.Ping, {}, pingOptions)),
     pendingCount: Pending.size(pending),
     awaitClose: Deferred.await(closed),
+    awaitClosing: Deferred.await(closing),
     isOpen: Effect.sync(() => open)
   }
 

@@ -15,6 +15,7 @@ import type * as McpAuth from "../../../McpAuth.ts"
 import * as McpError from "../../../McpError.ts"
 import * as McpSchema from "../../../McpSchema.ts"
 import { RequestOrigin } from "../../../McpTransport.ts"
+import * as Modern from "./modern.ts"
 import * as Responses from "./responses.ts"
 import * as SessionStreams from "./sessionStreams.ts"
 import * as SseStream from "./sseStream.ts"
@@ -41,7 +42,8 @@ export const make = (
   batch: boolean,
   pending: number,
   reply: Deferred.Deferred<HttpServerResponse.HttpServerResponse> | undefined,
-  auth: McpAuth.AuthInfo | undefined
+  auth: McpAuth.AuthInfo | undefined,
+  modern = false
 ): State.Exchange => ({
   session,
   batch,
@@ -50,7 +52,8 @@ export const make = (
   stream: undefined,
   reply,
   abandoned: false,
-  auth
+  auth,
+  modern
 })
 
 // -----------------------------------------------------------------------------
@@ -98,7 +101,7 @@ const related = (state: State.State, exchange: State.Exchange, message: JsonRpc.
   // JSON mode: the handler streams, so the answer becomes an SSE stream
   const stream = SessionStreams.make(exchange.session, "post")
   exchange.stream = stream
-  const body = SessionStreams.connect(state, exchange.session, stream, exchange.auth)
+  const body = SessionStreams.connect(state, exchange.session, stream, exchange.auth, undefined, exchange.modern)
   for (const response of exchange.responses ?? []) SseStream.write(stream, response)
   exchange.responses = undefined
   SseStream.write(stream, message)
@@ -115,7 +118,8 @@ const answered = (exchange: State.Exchange, message: JsonRpc.Message) => {
   }
   ;(exchange.responses ??= []).push(message)
   if (exchange.pending === 0) {
-    Deferred.doneUnsafe(exchange.reply!, Effect.succeed(Responses.json(exchange.batch, exchange.responses)))
+    const status = exchange.modern ? Modern.statusOf(exchange.responses[0]) : 200
+    Deferred.doneUnsafe(exchange.reply!, Effect.succeed(Responses.json(exchange.batch, exchange.responses, status)))
   }
 }
 
@@ -162,11 +166,15 @@ export const open = (
   messages: ReadonlyArray<JsonRpc.Message>,
   requests: number,
   batch: boolean,
-  auth: McpAuth.AuthInfo | undefined
+  auth: McpAuth.AuthInfo | undefined,
+  modern = false
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-  const exchange = make(session, batch, requests, state.sseMode ? undefined : Deferred.makeUnsafe(), auth)
+  // a modern answer starts as JSON (its error status depends on the code) and
+  // becomes a stream only when the handler streams
+  const sseMode = state.sseMode && !modern
+  const exchange = make(session, batch, requests, sseMode ? undefined : Deferred.makeUnsafe(), auth, modern)
   let response: HttpServerResponse.HttpServerResponse | undefined
-  if (state.sseMode) {
+  if (sseMode) {
     const stream = SessionStreams.make(session, "post")
     exchange.stream = stream
     response = Responses.sse(SessionStreams.connect(state, session, stream, auth))

@@ -20,8 +20,10 @@ import type * as McpAuth from "../../../McpAuth.ts"
 import * as McpSchema from "../../../McpSchema.ts"
 import * as Bearer from "../../auth/bearer.ts"
 import { acceptsBatches } from "../../era/stateful.ts"
+import { checkMeta, LEGACY_ONLY, requestMeta } from "../../era/stateless.ts"
 import * as Exchange from "./exchange.ts"
 import * as Guard from "../guard.ts"
+import * as Modern from "./modern.ts"
 import * as Responses from "./responses.ts"
 import * as Sessions from "./sessions.ts"
 import type * as State from "./state.ts"
@@ -94,6 +96,8 @@ export const handle: State.Handler = (state, request, auth) =>
       const refusal = state.bearer!.authorize(auth, messages)
       if (refusal !== undefined) return Responses.refused(refusal)
     }
+    const sessionId = headers[Sessions.SESSION_ID]
+    if (!batch && Modern.isModern(headers, messages[0]!, sessionId)) return yield* modern(state, messages[0]!, headers, auth)
     if (state.stateless) return yield* stateless(state, messages, requests, batch, initialize, headers, auth)
     if (initialize !== undefined) return yield* initializeSession(state, initialize, auth)
 
@@ -139,6 +143,39 @@ const initializeSession = (state: State.State, initialize: JsonRpc.Request, auth
       return response
     }
     return HttpServerResponse.setHeader(response, Sessions.SESSION_ID, session.id!)
+  })
+
+// a 2026-07-28 request: its _meta and headers checked here (a 400 when they
+// fail), then served by a session of its own, closed with its answer; its
+// JSON error answer takes the status of its code (404 for an unknown method)
+const modern = (
+  state: State.State,
+  message: JsonRpc.Message,
+  headers: Readonly<Record<string, string | undefined>>,
+  auth: McpAuth.AuthInfo | undefined
+) =>
+  Effect.gen(function*() {
+    if (!("id" in message) || !("method" in message)) return Responses.accepted
+    const versions = state.server.supportedVersions
+    const refused = (LEGACY_ONLY.has(message.method)
+      ? { code: JsonRpc.ErrorCode.MethodNotFound, message: `Method not found: ${message.method} (removed in 2026-07-28)` }
+      : undefined) ??
+      Modern.checkVersionHeader(headers, message) ??
+      checkMeta(requestMeta(message.params), versions.filter(McpSchema.isModernProtocolVersion), versions) ??
+      Modern.checkHeaders(headers, message, state.server.toolHeaders)
+    if (refused !== undefined) {
+      return Responses.error(Modern.statusOf({ jsonrpc: "2.0", id: message.id, error: refused }) === 404 ? 404 : 400, refused.code, refused.message, {
+        id: message.id,
+        data: refused.data
+      })
+    }
+    if (Sessions.isFull(state)) return tooManySessions(message.id)
+    const session = yield* Sessions.open(state, undefined, Bearer.principal(auth), Exchange.send)
+    const response = yield* Exchange.open(state, session, [message], 1, false, auth, true).pipe(
+      Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Sessions.close(state, session))
+    )
+    // an SSE answer closes the session when its stream ends
+    return response.body._tag === "Stream" ? response : yield* Effect.as(Sessions.close(state, session), response)
   })
 
 // stateless mode: a session of its own for each POST, closed with its answer

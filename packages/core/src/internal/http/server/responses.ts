@@ -16,10 +16,14 @@ export const error = (
   status: number,
   code: number,
   message: string,
-  options?: { readonly id?: JsonRpc.RequestId | null; readonly headers?: Record<string, string> }
+  options?: { readonly id?: JsonRpc.RequestId | null; readonly headers?: Record<string, string>; readonly data?: unknown }
 ) =>
   HttpServerResponse.text(
-    JSON.stringify({ jsonrpc: "2.0", id: options?.id ?? null, error: { code, message } }),
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: options?.id ?? null,
+      error: options?.data === undefined ? { code, message } : { code, message, data: options.data }
+    }),
     { status, contentType: "application/json", ...(options?.headers === undefined ? {} : { headers: options.headers }) }
   )
 
@@ -45,8 +49,8 @@ export const refused = (refusal: Bearer.Refusal) =>
   })
 
 /** The JSON answer to a POST: its one response, or the array of a batch. @internal */
-export const json = (batch: boolean, responses: ReadonlyArray<JsonRpc.Message> | undefined) => {
+export const json = (batch: boolean, responses: ReadonlyArray<JsonRpc.Message> | undefined, status = 200) => {
   const all = responses ?? []
   const text = batch ? `[${all.map(SseStream.stringify).join(",")}]` : SseStream.stringify(all[0]!)
-  return HttpServerResponse.text(text, { contentType: "application/json" })
+  return HttpServerResponse.text(text, { status, contentType: "application/json" })
 }

@@ -63,6 +63,12 @@ const untilExpiry = (
   )
 }
 
+const comment = new TextEncoder().encode(SseStream.COMMENT)
+
+// a long-lived answer (`subscriptions/listen`) says it is alive while quiet
+const withKeepAlive = (state: State.State, body: Stream.Stream<Uint8Array>): Stream.Stream<Uint8Array> =>
+  Stream.merge(body, Stream.map(Stream.tick(state.keepAlive), () => comment).pipe(Stream.drop(1)), { haltStrategy: "left" })
+
 /** The body of a connection already attached to the stream (see `SseStream.attach`). @internal */
 export const body = (
   state: State.State,
@@ -70,13 +76,12 @@ export const body = (
   stream: SseStream.SseStream,
   connection: SseStream.Connection,
   auth: McpAuth.AuthInfo | undefined,
-  prefix?: string
-): Stream.Stream<Uint8Array> =>
-  untilExpiry(
-    state,
-    SseStream.body(stream, connection, { prefix, retry: state.retry, onEnd: ended(state, session, stream) }),
-    auth
-  )
+  prefix?: string,
+  keepAlive = false
+): Stream.Stream<Uint8Array> => {
+  const events = SseStream.body(stream, connection, { prefix, retry: state.retry, onEnd: ended(state, session, stream) })
+  return untilExpiry(state, keepAlive ? withKeepAlive(state, events) : events, auth)
+}
 
 /** Attaches a new connection to the stream, and returns its body. @internal */
 export const connect = (
@@ -84,5 +89,6 @@ export const connect = (
   session: State.Session,
   stream: SseStream.SseStream,
   auth: McpAuth.AuthInfo | undefined,
-  prefix?: string
-): Stream.Stream<Uint8Array> => body(state, session, stream, SseStream.attach(stream), auth, prefix)
+  prefix?: string,
+  keepAlive = false
+): Stream.Stream<Uint8Array> => body(state, session, stream, SseStream.attach(stream), auth, prefix, keepAlive)

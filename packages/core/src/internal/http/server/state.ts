@@ -75,6 +75,8 @@ export interface Exchange {
   abandoned: boolean
   /** With `auth`: the verified token of the POST. */
   readonly auth: McpAuth.AuthInfo | undefined
+  /** A 2026-07-28 request: its JSON error answer takes the HTTP status of its code. */
+  readonly modern: boolean
 }
 
 /** The session whose engine runs the current fiber. @internal */
@@ -101,6 +103,8 @@ export interface State {
   readonly idleMillis: number
   readonly maxSessions: number
   readonly maxBody: ByteSize.ByteSize
+  /** The interval of keep-alive comments on modern answer streams. */
+  readonly keepAlive: Duration.Duration
   /** The `retry` directive, as SSE text. */
   readonly retry: string | undefined
   /** Where stateful sessions store their events, if anywhere. */
@@ -136,6 +140,7 @@ export const make = Effect.fnUntraced(function*(
     idleMillis: Duration.toMillis(Duration.fromInputUnsafe(options.idleTimeout ?? Duration.minutes(30))),
     maxSessions: options.maxSessions ?? 10_000,
     maxBody: ByteSize.bytes(options.maxBodyBytes ?? 4 * 1024 * 1024),
+    keepAlive: Duration.fromInputUnsafe(options.sseKeepAlive ?? Duration.seconds(15)),
     retry: options.retry === undefined ? undefined : SseStream.encodeRetry(Duration.fromInputUnsafe(options.retry)),
     store: stateless || options.eventStore === false
       ? undefined

@@ -1,0 +1,168 @@
+/**
+ * Multi round-trip requests (2026-07-28): how a modern request's handler
+ * asks the client for input without sending it a request. The handler runs
+ * as a round; each `ask` whose answer came with the request (its
+ * `inputResponses`, or the sealed `requestState` of earlier rounds) returns
+ * that answer (validated as the asked method's result), and each other `ask` is collected and suspends. Once the asks
+ * of a round are in, the handler is interrupted and the request is answered
+ * with an `InputRequiredResult`; the client's retry runs the handler again
+ * from the start, now with the answers. Handlers are replayed, so what they
+ * do before an `ask` may run once per round.
+ *
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as JsonRpc from "../../JsonRpc.ts"
+import * as McpError from "../../McpError.ts"
+import * as McpMethod from "../../McpMethod.ts"
+import type * as McpSchema from "../../McpSchema.ts"
+import * as RequestState from "./requestState.ts"
+import { missingCapability } from "./stateless.ts"
+
+/** The requests that may answer with an `InputRequiredResult`. @internal */
+export const SUPPORTED: ReadonlySet<string> = new Set(["tools/call", "prompts/get", "resources/read"])
+
+/** How a handler asks its client for input. @internal */
+export type Ask = (method: McpMethod.Request, params: unknown, key?: string) => Effect.Effect<unknown, McpError.McpError>
+
+/** What a round needs besides the request. @internal */
+export interface Options {
+  readonly key: RequestState.Key
+  readonly ttlMillis: number
+  readonly principal: string | undefined
+  readonly capabilities: McpSchema.ClientCapabilities
+}
+
+// asks of one round arrive from the handler's fibers one scheduler turn
+// apart at most; the round ends when a few turns pass with no new one
+const QUIET_TURNS = 3
+const MAX_TURNS = 64
+
+const KEY_PREFIX: Readonly<Record<string, string>> = {
+  "elicitation/create": "elicit",
+  "sampling/createMessage": "sample",
+  "roots/list": "roots"
+}
+
+const invalid = (message: string) => McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Invalid params: ${message}`)
+
+/** `ask` for a request that cannot answer with an `InputRequiredResult`. @internal */
+export const unsupportedAsk = (request: string): Ask => (method) =>
+  Effect.fail(McpError.protocol(
+    JsonRpc.ErrorCode.InternalError,
+    `${method.name} cannot be asked of the client during ${request} (only tools/call, prompts/get and resources/read take input)`
+  ))
+
+/**
+ * Runs one round of `handle` for a modern request of `method` with `params`.
+ *
+ * @internal
+ */
+export const run = <A>(
+  method: string,
+  params: unknown,
+  options: Options,
+  handle: (ask: Ask) => Effect.Effect<A, McpError.McpError>
+): Effect.Effect<A | McpSchema.InputRequiredResult, McpError.McpError> =>
+  Effect.gen(function*() {
+    const raw = (params ?? {}) as { readonly inputResponses?: unknown; readonly requestState?: unknown }
+    const request = RequestState.requestDigest(method, params)
+    const now = yield* Clock.currentTimeMillis
+    let answers: Record<string, unknown> = {}
+    if (raw.requestState !== undefined) {
+      if (typeof raw.requestState !== "string") return yield* invalid("requestState must be a string")
+      const opened = yield* Effect.exit(
+        RequestState.open(options.key, raw.requestState, { request, principal: options.principal, now })
+      )
+      if (Exit.isFailure(opened)) {
+        const refusal = opened.cause.reasons[0]
+        const why = refusal !== undefined && refusal._tag === "Fail" ? refusal.error : "malformed"
+        return yield* invalid(`requestState was refused (${why}); send the request again without it`)
+      }
+      answers = { ...opened.value.answers }
+    }
+    if (raw.inputResponses !== undefined) {
+      if (typeof raw.inputResponses !== "object" || raw.inputResponses === null || Array.isArray(raw.inputResponses)) {
+        return yield* invalid("inputResponses must be an object")
+      }
+      // an answer is looked up by the key of the ask it answers: others are ignored
+      answers = { ...answers, ...(raw.inputResponses as Record<string, unknown>) }
+    }
+
+    const pending = new Map<string, { readonly method: string; readonly params?: Record<string, unknown> }>()
+    const occurrences = new Map<string, number>()
+    // the answers this round used: what the next round's state carries
+    const used: Record<string, unknown> = {}
+    const first = yield* Deferred.make<void>()
+
+    const ask: Ask = (inputMethod, inputParams, chosen) =>
+      Effect.suspend(() => {
+        const base = chosen ?? `${KEY_PREFIX[inputMethod.name] ?? "input"}-${RequestState.fnv1a(RequestState.canonical(inputParams))}`
+        const seen = occurrences.get(base) ?? 0
+        occurrences.set(base, seen + 1)
+        const key = seen === 0 ? base : `${base}-${seen}`
+        if (key in answers) {
+          used[key] = answers[key]
+          const result = inputMethod.validateResult(answers[key])
+          return Exit.isSuccess(result)
+            ? Effect.succeed(result.value)
+            : Effect.fail(invalid(`inputResponses["${key}"] is not a ${inputMethod.name} result: ${describe(result)}`))
+        }
+        const capability = inputMethod.capability(inputParams)
+        if (capability !== undefined && !McpMethod.hasCapability(options.capabilities, capability)) {
+          return Effect.fail(missingCapability(capability, inputMethod.name))
+        }
+        pending.set(key, {
+          method: inputMethod.name,
+          ...(inputParams === undefined ? {} : { params: inputParams as Record<string, unknown> })
+        })
+        Deferred.doneUnsafe(first, Effect.void)
+        return Effect.never
+      })
+
+    const settled = Effect.andThen(Deferred.await(first), quiet(() => pending.size))
+    const outcome = yield* Effect.raceFirst(
+      Effect.map(handle(ask), (value) => ({ done: true as const, value })),
+      Effect.as(settled, { done: false as const })
+    )
+    if (outcome.done) return outcome.value
+    const inputRequests: Record<string, { readonly method: string; readonly params?: Record<string, unknown> }> = {}
+    for (const [key, value] of pending) inputRequests[key] = value
+    const requestState = yield* RequestState.seal(options.key, {
+      request,
+      principal: options.principal,
+      expires: now + options.ttlMillis,
+      answers: used
+    }).pipe(Effect.mapError(() =>
+      McpError.protocol(
+        JsonRpc.ErrorCode.InternalError,
+        `the request's state would exceed ${options.key.maxBytes} bytes: too much input was gathered`
+      )
+    ))
+    return { resultType: "input_required" as const, inputRequests, requestState }
+  })
+
+// waits until `size()` has not grown for QUIET_TURNS scheduler turns
+const quiet = (size: () => number): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    let last = size()
+    let still = 0
+    let turns = 0
+    const loop: Effect.Effect<void> = Effect.suspend(() => {
+      turns++
+      const now = size()
+      if (now === last) still++
+      else {
+        last = now
+        still = 0
+      }
+      return still >= QUIET_TURNS || turns >= MAX_TURNS ? Effect.void : Effect.andThen(Effect.yieldNow, loop)
+    })
+    return Effect.andThen(Effect.yieldNow, loop)
+  })
+
+const describe = (exit: Exit.Exit<unknown, string>): string =>
+  Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail" ? (exit.cause.reasons[0] as { error: string }).error : "invalid"

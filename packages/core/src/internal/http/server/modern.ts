@@ -1,0 +1,168 @@
+/**
+ * Streamable HTTP for 2026-07-28 requests: which POSTs are modern, the
+ * checks of their standard headers against the body (`MCP-Protocol-Version`,
+ * `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`: `-32020` with a 400 on a mismatch),
+ * and the HTTP status of a modern error answer. A modern request is served by
+ * a session of its own (no `Mcp-Session-Id`, no GET stream); closing its
+ * response stream closes that session, which cancels the handler.
+ *
+ * @internal
+ */
+import * as Base64 from "effect/encoding/Base64"
+import * as Result from "effect/Result"
+import * as JsonRpc from "../../../JsonRpc.ts"
+import * as McpSchema from "../../../McpSchema.ts"
+import * as Stateless from "../../era/stateless.ts"
+import type { HeaderParam } from "../../jsonSchema/headers.ts"
+import { PROTOCOL_VERSION } from "../guard.ts"
+
+type Headers = Readonly<Record<string, string | undefined>>
+
+/** The header names of the stateless revision, lower-case. @internal */
+export const MCP_METHOD = "mcp-method"
+/** @internal */
+export const MCP_NAME = "mcp-name"
+/** @internal */
+export const MCP_PARAM_PREFIX = "mcp-param-"
+
+/**
+ * `true` when a POST of one message is to be served as a modern request: its
+ * `_meta` names a version, its method exists only in the modern era, or (with
+ * no session) its `MCP-Protocol-Version` is not a stateful revision.
+ *
+ * @internal
+ */
+export const isModern = (headers: Headers, message: JsonRpc.Message, sessionId: string | undefined): boolean => {
+  if (!("method" in message)) return false
+  if (Stateless.isModern(message)) return true
+  if (message.method === McpSchema.Initialize.name) return false
+  const version = headers[PROTOCOL_VERSION]
+  return sessionId === undefined && version !== undefined && !McpSchema.isSupportedProtocolVersion(version)
+}
+
+const mismatch = (message: string): JsonRpc.ErrorObject => ({
+  code: JsonRpc.ErrorCode.HeaderMismatch,
+  message: `Header mismatch: ${message}`
+})
+
+const SENTINEL = /^=\?base64\?(.*)\?=$/
+
+/** A header value, Base64-decoded when it is in the `=?base64?…?=` form; `undefined` when that does not decode. @internal */
+export const decodeValue = (value: string): string | undefined => {
+  const match = SENTINEL.exec(value)
+  if (match === null) return value
+  const decoded = Base64.decodeString(match[1]!)
+  return Result.isSuccess(decoded) ? decoded.success : undefined
+}
+
+// visible ASCII, space and tab only (RFC 9110 field values)
+const SAFE = /^[\x20-\x7e\t]*$/
+
+/** The request named by `Mcp-Name`: the tool, prompt or resource. @internal */
+const nameOf = (message: JsonRpc.Request): string | undefined => {
+  const params = message.params as { readonly name?: unknown; readonly uri?: unknown } | undefined
+  switch (message.method) {
+    case McpSchema.CallTool.name:
+    case McpSchema.GetPrompt.name:
+      return typeof params?.name === "string" ? params.name : undefined
+    case McpSchema.ReadResource.name:
+      return typeof params?.uri === "string" ? params.uri : undefined
+    default:
+      return undefined
+  }
+}
+
+
+const valueAt = (args: unknown, path: ReadonlyArray<string>): unknown => {
+  let current = args
+  for (const key of path) {
+    if (typeof current !== "object" || current === null) return undefined
+    current = (current as Record<string, unknown>)[key]
+  }
+  return current
+}
+
+const matches = (header: string, value: unknown, type: HeaderParam["type"]): boolean => {
+  switch (type) {
+    case "string":
+      return header === value
+    case "boolean":
+      return header === String(value)
+    case "integer":
+      return header.trim() !== "" && Number(header) === value
+  }
+}
+
+/**
+ * `MCP-Protocol-Version` against the body's version, when the body names one:
+ * the first check of a modern request.
+ *
+ * @internal
+ */
+export const checkVersionHeader = (headers: Headers, message: JsonRpc.Request): JsonRpc.ErrorObject | undefined => {
+  const bodyVersion = Stateless.versionOf(message.params)
+  const version = headers[PROTOCOL_VERSION]
+  if (typeof bodyVersion !== "string") return undefined
+  if (version === undefined) return mismatch("the MCP-Protocol-Version header is missing")
+  return version === bodyVersion
+    ? undefined
+    : mismatch(`MCP-Protocol-Version header value '${version}' does not match _meta value '${bodyVersion}'`)
+}
+
+/**
+ * The other standard-header checks of a modern request (after its `_meta`
+ * passed): `undefined` when they pass, else the `-32020` error to answer with
+ * a 400.
+ *
+ * @internal
+ */
+export const checkHeaders = (
+  headers: Headers,
+  message: JsonRpc.Request,
+  headerParams: (tool: string) => ReadonlyArray<HeaderParam>
+): JsonRpc.ErrorObject | undefined => {
+  const method = headers[MCP_METHOD]
+  if (method === undefined) return mismatch("the Mcp-Method header is missing")
+  if (method !== message.method) return mismatch(`Mcp-Method header value '${method}' does not match body value '${message.method}'`)
+  const name = nameOf(message)
+  if (name !== undefined) {
+    const header = headers[MCP_NAME]
+    if (header === undefined) return mismatch("the Mcp-Name header is missing")
+    const decoded = SAFE.test(header) ? decodeValue(header) : undefined
+    if (decoded === undefined) return mismatch("the Mcp-Name header is malformed")
+    if (decoded !== name) return mismatch(`Mcp-Name header value '${header}' does not match body value '${name}'`)
+  }
+  if (message.method !== McpSchema.CallTool.name || name === undefined) return undefined
+  const args = (message.params as { readonly arguments?: unknown }).arguments
+  for (const param of headerParams(name)) {
+    const headerName = `${MCP_PARAM_PREFIX}${param.header.toLowerCase()}`
+    const header = headers[headerName]
+    const value = valueAt(args, param.path)
+    if (value === undefined || value === null) {
+      if (header !== undefined) return mismatch(`Mcp-Param-${param.header} is set but the argument is absent`)
+      continue
+    }
+    if (header === undefined) return mismatch(`the Mcp-Param-${param.header} header is missing`)
+    const decoded = SAFE.test(header) ? decodeValue(header) : undefined
+    if (decoded === undefined) return mismatch(`the Mcp-Param-${param.header} header is malformed`)
+    if (!matches(decoded, value, param.type)) {
+      return mismatch(`Mcp-Param-${param.header} header value '${header}' does not match the argument`)
+    }
+  }
+  return undefined
+}
+
+/** The HTTP status of a modern answer: 404 for an unknown method, 400 for the modern errors. @internal */
+export const statusOf = (message: JsonRpc.Message | undefined): number => {
+  if (message === undefined || !("error" in message)) return 200
+  switch (message.error.code) {
+    case JsonRpc.ErrorCode.MethodNotFound:
+      return 404
+    case JsonRpc.ErrorCode.HeaderMismatch:
+    case JsonRpc.ErrorCode.MissingRequiredClientCapability:
+    case JsonRpc.ErrorCode.UnsupportedProtocolVersion:
+      return 400
+    default:
+      return 200
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * `subscriptions/listen` (2026-07-28): the server's listeners, fed by the
+ * same registry events that send legacy sessions their `list_changed` and
+ * `resources/updated` notifications. A listen request is acknowledged first;
+ * then its handler fiber forwards what its filter asks for, each tagged with
+ * `_meta.subscriptionId` (the request's id), until the client goes away (the
+ * fiber is interrupted) or the connection closes (a graceful `complete`).
+ *
+ * @internal
+ */
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
+import * as McpSchema from "../../McpSchema.ts"
+import type * as McpServer from "../../McpServer.ts"
+import type { LiveSession } from "./context.ts"
+
+interface Notice {
+  readonly method: McpSchema.NotificationMethod
+  readonly params: Readonly<Record<string, unknown>>
+}
+
+interface Listener {
+  readonly filter: McpSchema.SubscriptionFilter
+  readonly queue: Queue.Queue<Notice>
+}
+
+/** The live listeners of one server. @internal */
+export type Listeners = Set<Listener>
+
+/** @internal */
+export const make = (): Listeners => new Set()
+
+// a slow listener drops its oldest notices rather than hold the server's memory
+const QUEUE_CAPACITY = 1024
+// how long the end of a connection waits for its listen streams' answers
+const END_GRACE = Duration.seconds(1)
+
+const FLAG = {
+  tools: "toolsListChanged",
+  prompts: "promptsListChanged",
+  resources: "resourcesListChanged"
+} as const
+
+/** Tells the listeners that asked for it that a list changed. @internal */
+export const listChanged = (
+  listeners: Listeners,
+  kind: keyof typeof FLAG,
+  method: McpSchema.NotificationMethod
+): Effect.Effect<void> =>
+  Effect.sync(() => {
+    for (const listener of listeners) {
+      if (listener.filter[FLAG[kind]] === true) Queue.offerUnsafe(listener.queue, { method, params: {} })
+    }
+  })
+
+/** Tells the listeners subscribed to `uri` that it changed. @internal */
+export const resourceUpdated = (listeners: Listeners, uri: string): Effect.Effect<void> =>
+  Effect.sync(() => {
+    for (const listener of listeners) {
+      if (listener.filter.resourceSubscriptions?.includes(uri) === true) {
+        Queue.offerUnsafe(listener.queue, { method: McpSchema.ResourceUpdated.name, params: { uri } })
+      }
+    }
+  })
+
+// the part of the filter honoured: every kind this server can report
+const agreed = (asked: McpSchema.SubscriptionFilter): McpSchema.SubscriptionFilter => {
+  const filter: Record<string, unknown> = {}
+  for (const flag of Object.values(FLAG)) if (asked[flag] === true) filter[flag] = true
+  if (asked.resourceSubscriptions !== undefined) filter.resourceSubscriptions = asked.resourceSubscriptions
+  return filter as McpSchema.SubscriptionFilter
+}
+
+/** Answers a `subscriptions/listen` request. @internal */
+export const listen = (
+  listeners: Listeners,
+  live: LiveSession,
+  asked: McpSchema.SubscriptionFilter,
+  context: McpServer.RequestContext
+): Effect.Effect<{ readonly _meta: Record<string, unknown> }> =>
+  Effect.flatMap(Queue.sliding<Notice>(QUEUE_CAPACITY), (queue) => Effect.withFiber((fiber) => {
+    const meta = { [McpSchema.MetaKey.subscriptionId]: context.requestId }
+    const filter = agreed(asked)
+    const listener: Listener = { filter, queue }
+    const session = context.session
+    const forward: Effect.Effect<never> = Queue.take(listener.queue).pipe(
+      Effect.flatMap((notice) =>
+        Effect.ignore(session.notify(McpSchema.notifications[notice.method], { ...notice.params, _meta: meta } as any))
+      ),
+      Effect.forever
+    )
+    const acknowledge = Effect.ignore(session.notify(McpSchema.SubscriptionsAcknowledged, { _meta: meta, notifications: filter }))
+    return Effect.sync(() => {
+      listeners.add(listener)
+      live.listens.add(fiber)
+    }).pipe(
+      Effect.andThen(acknowledge),
+      Effect.andThen(Effect.raceFirst(forward, Effect.raceFirst(Deferred.await(live.closing), session.awaitClosing))),
+      Effect.as({ _meta: meta }),
+      Effect.ensuring(Effect.sync(() => {
+        listeners.delete(listener)
+        live.listens.delete(fiber)
+      }))
+    )
+  }))
+
+/**
+ * Ends a connection's listen streams gracefully: each answers its request
+ * (`complete`) before the connection goes; bounded by a short grace period.
+ *
+ * @internal
+ */
+export const end = (live: LiveSession): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    Deferred.doneUnsafe(live.closing, Effect.void)
+    if (live.listens.size === 0) return Effect.void
+    return Effect.forEach(Array.from(live.listens), Fiber.await, { discard: true }).pipe(
+      Effect.timeoutOption(END_GRACE),
+      Effect.asVoid
+    )
+  })
