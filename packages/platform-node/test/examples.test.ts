@@ -32,6 +32,43 @@ describe("README examples", () => {
     assert.include(stdout, "weather: {\"city\":\"Lisbon\",\"celsius\":21.5,\"conditions\":\"sunny\"}")
   })
 
+  it("the example server, unchanged, answers a 2026-07-28 client over stdio (no initialize)", async () => {
+    const child = spawn(process.execPath, ["--conditions=development", "scratchpad/example-server.ts"], {
+      cwd: root,
+      stdio: ["pipe", "pipe", "ignore"]
+    })
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "modern", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": {}
+    }
+    const lines: Array<any> = []
+    let buffer = ""
+    const answered = new Promise<void>((resolve) =>
+      child.stdout.on("data", (chunk: Buffer) => {
+        buffer += chunk.toString("utf8")
+        for (let end = buffer.indexOf("\n"); end !== -1; end = buffer.indexOf("\n")) {
+          lines.push(JSON.parse(buffer.slice(0, end)))
+          buffer = buffer.slice(end + 1)
+        }
+        if (lines.filter((line) => "id" in line).length >= 2) resolve()
+      })
+    )
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    const send = (message: object) => child.stdin.write(JSON.stringify(message) + "\n")
+    send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } })
+    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "weather", arguments: { city: "Lisbon" }, _meta: meta } })
+    await answered
+    child.stdin.end()
+    const discover = lines.find((line) => line.id === 1)
+    assert.include(discover.result.supportedVersions, "2026-07-28")
+    assert.strictEqual(discover.result._meta["io.modelcontextprotocol/serverInfo"].name, "example-server")
+    const weather = lines.find((line) => line.id === 2)
+    assert.strictEqual(weather.result.resultType, "complete")
+    assert.deepStrictEqual(weather.result.structuredContent, { city: "Lisbon", celsius: 21.5, conditions: "sunny" })
+    assert.strictEqual(await exited, 0)
+  })
+
   it("the OAuth demo signs in, steps up, and exits", async () => {
     const { code, stdout } = await node(["scratchpad/oauth-demo.ts"])
     assert.strictEqual(code, 0)
