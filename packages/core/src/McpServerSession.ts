@@ -266,7 +266,7 @@ export const make = Effect.fn("McpServerSession.make")(function*(
     method: handler.method,
     handle: (params, context) => {
       const name = handler.method.name
-      const run = Stateless.isModern({ jsonrpc: "2.0", id: context.requestId, method: name, params })
+      const run = Stateless.isModern(name, params)
         ? stateless(handler, params, context)
         : legacy(handler, params, context)
       const parent = traceParent(context.meta)
@@ -284,7 +284,7 @@ export const make = Effect.fn("McpServerSession.make")(function*(
     notificationHandlers: [initialized, ...(options.notificationHandlers ?? [])],
     capabilities: { own: options.capabilities, peer: clientCapabilities },
     admit: (message, kind) =>
-      Stateless.isModern(message)
+      Stateless.isModern(message.method, message.params)
         ? Stateless.admit(message, kind, modern, all)
         : Stateful.admitOnServer(Ref.getUnsafe(state), message, kind),
     acceptBatches: () => {
@@ -292,7 +292,10 @@ export const make = Effect.fn("McpServerSession.make")(function*(
       return Stateful.acceptsBatches(current._tag === "NotInitialized" ? undefined : current.protocolVersion)
     },
     defaultTimeout: options.defaultTimeout,
-    keepAlive: options.keepAlive
+    // pings go to an initialized legacy session only: a modern client is never sent a request
+    keepAlive: options.keepAlive === undefined
+      ? undefined
+      : { ...options.keepAlive, when: () => Ref.getUnsafe(state)._tag === "Initialized" }
   })
 
   return {

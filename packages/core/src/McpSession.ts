@@ -201,6 +201,8 @@ export interface Options {
     readonly interval: Duration.Input
     readonly timeout?: Duration.Input | undefined
     readonly maxFailures?: number | undefined
+    /** Pings only while this says so (a server pings a legacy session once initialized, never a modern client). */
+    readonly when?: (() => boolean) | undefined
   } | undefined
 }
 

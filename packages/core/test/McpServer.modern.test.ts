@@ -141,6 +141,15 @@ describe("McpServer, 2026-07-28 requests", () => {
       assert.strictEqual(noCapabilities.error.code, JsonRpc.ErrorCode.InvalidParams)
     }))
 
+  it.effect("a modern client is never sent a request: no keep-alive pings either", () =>
+    Effect.gen(function*() {
+      const { peer } = yield* serve({ keepAlive: { interval: "1 second" } })
+      yield* call(peer, "tools/list", { _meta: meta() })
+      yield* TestClock.adjust("5 seconds")
+      yield* settle
+      assert.strictEqual(yield* peer.backlog, 0)
+    }))
+
   it.effect("a capability the request did not declare: -32021 naming it, nothing asked", () =>
     Effect.gen(function*() {
       const { peer } = yield* serve()

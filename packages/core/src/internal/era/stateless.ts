@@ -40,9 +40,9 @@ const metaOf = (params: unknown): Meta | undefined => {
 /** The protocol version a request's `_meta` names, if any. @internal */
 export const versionOf = (params: unknown): unknown => metaOf(params)?.[MetaKey.protocolVersion]
 
-/** `true` when the message is of the stateless era. @internal */
-export const isModern = (message: JsonRpc.Request | JsonRpc.Notification): boolean =>
-  versionOf(message.params) !== undefined || MODERN_ONLY.has(message.method)
+/** `true` when a message of `method` with `params` is of the stateless era. @internal */
+export const isModern = (method: string, params: unknown): boolean =>
+  versionOf(params) !== undefined || MODERN_ONLY.has(method)
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -76,11 +76,15 @@ export const admit = (
   if (kind === "notification") {
     return { code: JsonRpc.ErrorCode.InvalidRequest, message: `${message.method} is not a notification of the stateless era` }
   }
-  if (LEGACY_ONLY.has(message.method)) {
-    return { code: JsonRpc.ErrorCode.MethodNotFound, message: `Method not found: ${message.method} (removed in 2026-07-28)` }
-  }
+  if (LEGACY_ONLY.has(message.method)) return removedMethod(message.method)
   return checkMeta(metaOf(message.params), modern, all)
 }
+
+/** `-32601` for a method the stateless revision removed. @internal */
+export const removedMethod = (method: string): JsonRpc.ErrorObject => ({
+  code: JsonRpc.ErrorCode.MethodNotFound,
+  message: `Method not found: ${method} (removed in 2026-07-28)`
+})
 
 /** The `_meta` checks of {@link admit}, shared with the HTTP transport (which answers them with a 400). @internal */
 export const checkMeta = (

@@ -448,9 +448,10 @@ const keepAlive = (
   shutdown: (error: McpError.McpError) => Effect.Effect<void>
 ): Effect.Effect<void> => {
   const maxFailures = options.maxFailures ?? 3
+  const ping = Effect.exit(session.ping({ timeout: options.timeout ?? options.interval }))
   const round = (failures: number): Effect.Effect<void> =>
     Effect.sleep(options.interval).pipe(
-      Effect.andThen(Effect.exit(session.ping({ timeout: options.timeout ?? options.interval }))),
+      Effect.andThen(options.when === undefined || options.when() ? ping : Effect.succeed(Exit.void)),
       Effect.flatMap((exit) => {
         if (Exit.isSuccess(exit)) return round(0)
         if (failures + 1 >= maxFailures) {

@@ -34,7 +34,7 @@ export const MCP_PARAM_PREFIX = "mcp-param-"
  */
 export const isModern = (headers: Headers, message: JsonRpc.Message, sessionId: string | undefined): boolean => {
   if (!("method" in message)) return false
-  if (Stateless.isModern(message)) return true
+  if (Stateless.isModern(message.method, message.params)) return true
   if (message.method === McpSchema.Initialize.name) return false
   const version = headers[PROTOCOL_VERSION]
   return sessionId === undefined && version !== undefined && !McpSchema.isSupportedProtocolVersion(version)
@@ -152,10 +152,30 @@ export const checkHeaders = (
   return undefined
 }
 
-/** The HTTP status of a modern answer: 404 for an unknown method, 400 for the modern errors. @internal */
-export const statusOf = (message: JsonRpc.Message | undefined): number => {
-  if (message === undefined || !("error" in message)) return 200
-  switch (message.error.code) {
+/**
+ * The checks of a modern request before it is served, in the order the
+ * revision gives them: a removed method, the version header against the
+ * body, the `_meta`, then the other standard headers. `versions` are the
+ * versions served.
+ *
+ * @internal
+ */
+export const check = (
+  headers: Headers,
+  message: JsonRpc.Request,
+  versions: ReadonlyArray<string>,
+  headerParams: (tool: string) => ReadonlyArray<HeaderParam>
+): JsonRpc.ErrorObject | undefined =>
+  (Stateless.LEGACY_ONLY.has(message.method)
+    ? Stateless.removedMethod(message.method)
+    : undefined) ??
+    checkVersionHeader(headers, message) ??
+    Stateless.checkMeta(Stateless.requestMeta(message.params), versions.filter(McpSchema.isModernProtocolVersion), versions) ??
+    checkHeaders(headers, message, headerParams)
+
+/** The HTTP status of a modern error: 404 for an unknown method, 400 for the modern errors and bad `_meta`. @internal */
+export const statusOfError = (error: JsonRpc.ErrorObject, beforeServing: boolean): number => {
+  switch (error.code) {
     case JsonRpc.ErrorCode.MethodNotFound:
       return 404
     case JsonRpc.ErrorCode.HeaderMismatch:
@@ -163,6 +183,11 @@ export const statusOf = (message: JsonRpc.Message | undefined): number => {
     case JsonRpc.ErrorCode.UnsupportedProtocolVersion:
       return 400
     default:
-      return 200
+      // a refusal of the envelope is a bad request; a handler's error is an answer
+      return beforeServing ? 400 : 200
   }
 }
+
+/** The HTTP status of a modern answer. @internal */
+export const statusOf = (message: JsonRpc.Message | undefined): number =>
+  message !== undefined && "error" in message ? statusOfError(message.error, false) : 200

@@ -20,7 +20,6 @@ import type * as McpAuth from "../../../McpAuth.ts"
 import * as McpSchema from "../../../McpSchema.ts"
 import * as Bearer from "../../auth/bearer.ts"
 import { acceptsBatches } from "../../era/stateful.ts"
-import { checkMeta, LEGACY_ONLY, requestMeta } from "../../era/stateless.ts"
 import * as Exchange from "./exchange.ts"
 import * as Guard from "../guard.ts"
 import * as Modern from "./modern.ts"
@@ -156,15 +155,9 @@ const modern = (
 ) =>
   Effect.gen(function*() {
     if (!("id" in message) || !("method" in message)) return Responses.accepted
-    const versions = state.server.supportedVersions
-    const refused = (LEGACY_ONLY.has(message.method)
-      ? { code: JsonRpc.ErrorCode.MethodNotFound, message: `Method not found: ${message.method} (removed in 2026-07-28)` }
-      : undefined) ??
-      Modern.checkVersionHeader(headers, message) ??
-      checkMeta(requestMeta(message.params), versions.filter(McpSchema.isModernProtocolVersion), versions) ??
-      Modern.checkHeaders(headers, message, state.server.toolHeaders)
+    const refused = Modern.check(headers, message, state.server.supportedVersions, state.server.toolHeaders)
     if (refused !== undefined) {
-      return Responses.error(Modern.statusOf({ jsonrpc: "2.0", id: message.id, error: refused }) === 404 ? 404 : 400, refused.code, refused.message, {
+      return Responses.error(Modern.statusOfError(refused, true), refused.code, refused.message, {
         id: message.id,
         data: refused.data
       })
