@@ -275,6 +275,12 @@ export interface Server {
   readonly notifyResourceUpdated: (uri: string) => Effect.Effect<void>
   /** Serves one connection over the transport in context, for as long as the scope lasts. */
   readonly serve: Effect.Effect<McpServerSession.ServerSession, never, McpTransport | Scope.Scope>
+  /**
+   * Serves the 2026-07-28 requests of many clients over one transport (what
+   * the Streamable HTTP transport does with its modern requests); not a
+   * connection, so not counted in `sessionCount`.
+   */
+  readonly serveRequests: Effect.Effect<McpServerSession.ServerSession, never, McpTransport | Scope.Scope>
   /** How many connections are being served. */
   readonly sessionCount: Effect.Effect<number>
   /** Every protocol version served, newest first (stateless ones, then stateful ones). */

@@ -135,7 +135,8 @@ export const handler = <M extends McpMethod.Request>(
  */
 export interface Options {
   readonly serverInfo: McpSchema.Implementation
-  readonly capabilities: McpSchema.ServerCapabilities
+  /** The capabilities, or a function that reads them (a long-lived session whose server's features change). */
+  readonly capabilities: McpSchema.ServerCapabilities | (() => McpSchema.ServerCapabilities)
   readonly instructions?: string | undefined
   /** The versions this server speaks, preferred first. Default: every supported revision, newest first. */
   readonly protocolVersions?: ReadonlyArray<string> | undefined
@@ -201,7 +202,7 @@ export const make = Effect.fn("McpServerSession.make")(function*(
     const protocolVersion = Stateful.negotiate(params.protocolVersion, supported)
     return Effect.as(Ref.set(state, { _tag: "Initializing", client: params, protocolVersion }), {
       protocolVersion,
-      capabilities: options.capabilities,
+      capabilities: typeof options.capabilities === "function" ? options.capabilities() : options.capabilities,
       serverInfo: options.serverInfo,
       ...(options.instructions === undefined ? {} : { instructions: options.instructions })
     })

@@ -174,6 +174,7 @@ export interface Options {
   readonly notificationHandlers?: ReadonlyArray<NotificationHandler> | undefined
   /** This side's capabilities and a reader of the peer's (known only after the handshake). */
   readonly capabilities?: {
+    /** This side's capabilities, or a function that reads them when they may change. */
     readonly own: unknown
     readonly peer: () => unknown
   } | undefined

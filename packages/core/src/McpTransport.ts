@@ -46,6 +46,10 @@ import { ndjsonDecoder } from "./internal/framing/ndjson.ts"
  *   with. The session asks once per incoming request, when it arrives, and
  *   gives the handler `McpAuth.CurrentAuth`; without `authOf` it costs
  *   nothing.
+ * - `peerIdOf` is given by transports that rename incoming request ids to
+ *   keep them unique on a connection that many peers share (Streamable
+ *   HTTP's 2026-07-28 requests): the id the peer sent, for the handler's
+ *   context. The transport puts the peer's id back on the response.
  *
  * @category services
  * @since 0.1.0
@@ -56,6 +60,7 @@ export class McpTransport extends Context.Service<McpTransport, {
   readonly blockingSend?: boolean | undefined
   readonly routesByOrigin?: boolean | undefined
   readonly authOf?: ((id: JsonRpc.RequestId) => McpAuth.AuthInfo | undefined) | undefined
+  readonly peerIdOf?: ((id: JsonRpc.RequestId) => JsonRpc.RequestId) | undefined
 }>()("@effect-mcp/core/McpTransport") {}
 
 /**

@@ -3,16 +3,16 @@
  * asks the client for input without sending it a request. The handler runs
  * as a round; each `ask` whose answer came with the request (its
  * `inputResponses`, or the sealed `requestState` of earlier rounds) returns
- * that answer (validated as the asked method's result), and each other `ask` is collected and suspends. Once the asks
- * of a round are in, the handler is interrupted and the request is answered
- * with an `InputRequiredResult`; the client's retry runs the handler again
- * from the start, now with the answers. Handlers are replayed, so what they
- * do before an `ask` may run once per round.
+ * that answer, validated as the asked method's result; each other `ask` is
+ * collected, and once a round's asks are in, the round ends and the request
+ * is answered with an `InputRequiredResult`. The client's retry runs the
+ * handler again from the start, now with the answers: handlers are
+ * replayed, so what they do before an `ask` may run once per round.
  *
  * @internal
  */
 import * as Clock from "effect/Clock"
-import * as Deferred from "effect/Deferred"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as JsonRpc from "../../JsonRpc.ts"
@@ -69,13 +69,15 @@ export const run = <A>(
 ): Effect.Effect<A | McpSchema.InputRequiredResult, McpError.McpError> =>
   Effect.gen(function*() {
     const raw = (params ?? {}) as { readonly inputResponses?: unknown; readonly requestState?: unknown }
-    const request = RequestState.requestDigest(method, params)
-    const now = yield* Clock.currentTimeMillis
+    // the digest and the clock only when a state is opened or sealed
+    let digest: string | undefined
+    const request = () => digest ??= RequestState.requestDigest(method, params)
     let answers: Record<string, unknown> = {}
     if (raw.requestState !== undefined) {
       if (typeof raw.requestState !== "string") return yield* invalid("requestState must be a string")
+      const now = yield* Clock.currentTimeMillis
       const opened = yield* Effect.exit(
-        RequestState.open(options.key, raw.requestState, { request, principal: options.principal, now })
+        RequestState.open(options.key, raw.requestState, { request: request(), principal: options.principal, now })
       )
       if (Exit.isFailure(opened)) {
         const refusal = opened.cause.reasons[0]
@@ -96,8 +98,11 @@ export const run = <A>(
     const occurrences = new Map<string, number>()
     // the answers this round used: what the next round's state carries
     const used: Record<string, unknown> = {}
-    const first = yield* Deferred.make<void>()
 
+    // An ask without its answer is collected; after a few scheduler turns (for
+    // the asks of sibling fibers to come in too) it ends the round by failing
+    // with an interruption, which the handler's own error handling lets pass
+    // and `Effect.exit` below sees: no fiber is forked for a round.
     const ask: Ask = (inputMethod, inputParams, chosen) =>
       Effect.suspend(() => {
         const base = chosen ?? `${KEY_PREFIX[inputMethod.name] ?? "input"}-${RequestState.fnv1a(RequestState.canonical(inputParams))}`
@@ -119,20 +124,16 @@ export const run = <A>(
           method: inputMethod.name,
           ...(inputParams === undefined ? {} : { params: inputParams as Record<string, unknown> })
         })
-        Deferred.doneUnsafe(first, Effect.void)
-        return Effect.never
+        return Effect.andThen(quiet(() => pending.size), Effect.interrupt)
       })
 
-    const settled = Effect.andThen(Deferred.await(first), quiet(() => pending.size))
-    const outcome = yield* Effect.raceFirst(
-      Effect.map(handle(ask), (value) => ({ done: true as const, value })),
-      Effect.as(settled, { done: false as const })
-    )
-    if (outcome.done) return outcome.value
+    const outcome = yield* Effect.exit(handle(ask))
+    if (pending.size === 0 || Exit.isSuccess(outcome) || !Cause.hasInterruptsOnly(outcome.cause)) return yield* outcome
     const inputRequests: Record<string, { readonly method: string; readonly params?: Record<string, unknown> }> = {}
     for (const [key, value] of pending) inputRequests[key] = value
+    const now = yield* Clock.currentTimeMillis
     const requestState = yield* RequestState.seal(options.key, {
-      request,
+      request: request(),
       principal: options.principal,
       expires: now + options.ttlMillis,
       answers: used

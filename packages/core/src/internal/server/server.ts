@@ -242,7 +242,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           Effect.map(Ref.get(registry), (current) =>
             withHints(context, {
               supportedVersions,
-              capabilities: capabilities(current),
+              capabilities: currentCapabilities(),
               ...(options.instructions === undefined ? {} : { instructions: options.instructions })
             }, []))),
         handler(McpSchema.SubscriptionsListen, (params, context) =>
@@ -394,6 +394,51 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       }
     }
 
+    const serve = (counted: boolean) =>
+      Effect.gen(function*() {
+        const live: LiveSession = {
+          session: undefined,
+          shared: undefined,
+          logLevel: undefined,
+          subscriptions: new Set(),
+          closing: Deferred.makeUnsafe(),
+          listens: new Set()
+        }
+        const session = yield* McpServerSession.make({
+          serverInfo,
+          // read when asked: a long-lived session (modern HTTP requests share one) sees changes
+          capabilities: currentCapabilities,
+          instructions: options.instructions,
+          protocolVersions: options.protocolVersions,
+          handlers: handlersOf(live),
+          notificationHandlers: notificationHandlersOf(live),
+          defaultTimeout: options.defaultTimeout,
+          keepAlive: options.keepAlive,
+          sealingKey,
+          requestStateTtl: options.requestState?.ttl
+        })
+        live.session = session
+        if (counted) {
+          sessions.add(live)
+          yield* Effect.addFinalizer(() => Effect.sync(() => sessions.delete(live)))
+        }
+        // before the session ends: listen streams answer their graceful end
+        yield* Effect.addFinalizer(() => Subscriptions.end(live))
+        return session
+      })
+
+    // computed once per registry value
+    let capabilitiesOf: Registry | undefined
+    let cachedCapabilities: McpSchema.ServerCapabilities = {}
+    const currentCapabilities = () => {
+      const current = Ref.getUnsafe(registry)
+      if (current !== capabilitiesOf) {
+        capabilitiesOf = current
+        cachedCapabilities = capabilities(current)
+      }
+      return cachedCapabilities
+    }
+
     return {
       serverInfo,
       register: (definition) =>
@@ -412,35 +457,8 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
               : Effect.void, { discard: true }),
           Subscriptions.resourceUpdated(listeners, uri)
         ),
-      serve: Effect.gen(function*() {
-        const current = yield* Ref.get(registry)
-        const live: LiveSession = {
-          session: undefined,
-          shared: undefined,
-          logLevel: undefined,
-          subscriptions: new Set(),
-          closing: Deferred.makeUnsafe(),
-          listens: new Set()
-        }
-        const session = yield* McpServerSession.make({
-          serverInfo,
-          capabilities: capabilities(current),
-          instructions: options.instructions,
-          protocolVersions: options.protocolVersions,
-          handlers: handlersOf(live),
-          notificationHandlers: notificationHandlersOf(live),
-          defaultTimeout: options.defaultTimeout,
-          keepAlive: options.keepAlive,
-          sealingKey,
-          requestStateTtl: options.requestState?.ttl
-        })
-        live.session = session
-        sessions.add(live)
-        yield* Effect.addFinalizer(() => Effect.sync(() => sessions.delete(live)))
-        // before the session ends: listen streams answer their graceful end
-        yield* Effect.addFinalizer(() => Subscriptions.end(live))
-        return session
-      }),
+      serve: serve(true),
+      serveRequests: serve(false),
       sessionCount: Effect.sync(() => sessions.size),
       supportedVersions,
       toolHeaders: (name) => {

@@ -56,7 +56,8 @@ export const make = Effect.fnUntraced(function*(
   for (const handler of options.notificationHandlers ?? []) notificationHandlers.set(handler.method.name, handler)
   const defaultTimeout = toMillis(options.defaultTimeout, DEFAULT_TIMEOUT)
   const admit = options.admit
-  const ownCapabilities = options.capabilities?.own
+  const own = options.capabilities?.own
+  const ownCapabilities = typeof own === "function" ? own as () => unknown : () => own
   const peerCapabilities = options.capabilities?.peer ?? (() => undefined)
 
   let nextId = 0
@@ -94,6 +95,7 @@ export const make = Effect.fnUntraced(function*(
   const blockingSend = transport.blockingSend === true
   const routesByOrigin = transport.routesByOrigin === true
   const authOf = transport.authOf
+  const peerIdOf = transport.peerIdOf
 
   // ---------------------------------------------------------------------------
   // outgoing
@@ -103,7 +105,7 @@ export const make = Effect.fnUntraced(function*(
     if (!McpMethod.canSend(method, role)) return McpError.unsupported(method.name, `${role} → ${method.from === "client" ? "server" : "client"} direction`)
     const capability = method.capability(params)
     if (capability === undefined) return undefined
-    const declared = capability.side === role ? ownCapabilities : peerCapabilities()
+    const declared = capability.side === role ? ownCapabilities() : peerCapabilities()
     return McpMethod.hasCapability(declared, capability)
       ? undefined
       : McpError.unsupported(method.name, McpMethod.capabilityName(capability))
@@ -282,7 +284,7 @@ export const make = Effect.fnUntraced(function*(
     const meta = (message.params as { readonly _meta?: Record<string, unknown> } | undefined)?._meta
     const progressToken = meta?.progressToken as McpSchema.ProgressToken | undefined
     return {
-      requestId: message.id,
+      requestId: peerIdOf === undefined ? message.id : peerIdOf(message.id),
       method: message.method,
       meta,
       progressToken,

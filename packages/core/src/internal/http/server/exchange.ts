@@ -10,7 +10,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Queue from "effect/Queue"
-import type * as JsonRpc from "../../../JsonRpc.ts"
+import * as JsonRpc from "../../../JsonRpc.ts"
 import type * as McpAuth from "../../../McpAuth.ts"
 import * as McpError from "../../../McpError.ts"
 import * as McpSchema from "../../../McpSchema.ts"
@@ -43,7 +43,8 @@ export const make = (
   pending: number,
   reply: Deferred.Deferred<HttpServerResponse.HttpServerResponse> | undefined,
   auth: McpAuth.AuthInfo | undefined,
-  modern = false
+  modern = false,
+  peerId?: JsonRpc.RequestId
 ): State.Exchange => ({
   session,
   batch,
@@ -53,7 +54,8 @@ export const make = (
   reply,
   abandoned: false,
   auth,
-  modern
+  modern,
+  peerId
 })
 
 // -----------------------------------------------------------------------------
@@ -101,14 +103,18 @@ const related = (state: State.State, exchange: State.Exchange, message: JsonRpc.
   // JSON mode: the handler streams, so the answer becomes an SSE stream
   const stream = SessionStreams.make(exchange.session, "post")
   exchange.stream = stream
-  const body = SessionStreams.connect(state, exchange.session, stream, exchange.auth, undefined, exchange.modern)
+  const body = exchange.peerId === undefined
+    ? SessionStreams.connect(state, exchange.session, stream, exchange.auth, undefined, exchange.modern)
+    : SessionStreams.connect(state, exchange.session, stream, exchange.auth, undefined, true, cancel(exchange))
   for (const response of exchange.responses ?? []) SseStream.write(stream, response)
   exchange.responses = undefined
   SseStream.write(stream, message)
   Deferred.doneUnsafe(exchange.reply!, Effect.succeed(Responses.sse(body)))
 }
 
-const answered = (exchange: State.Exchange, message: JsonRpc.Message) => {
+const answered = (exchange: State.Exchange, response: JsonRpc.Message) => {
+  // the client's own id goes back on the response of a renamed request
+  const message = exchange.peerId === undefined ? response : { ...response, id: exchange.peerId } as JsonRpc.Message
   exchange.pending--
   if (exchange.abandoned) return
   if (exchange.stream !== undefined) {
@@ -143,6 +149,43 @@ const cancelled = (session: State.Session, message: JsonRpc.Notification) => {
       exchange.responses === undefined ? Responses.emptyStream() : Responses.json(exchange.batch, exchange.responses)
     )
   )
+}
+
+/**
+ * Cancels the request of a modern exchange whose client went away (its POST
+ * or its answer stream closed): the engine interrupts the handler.
+ *
+ * @internal
+ */
+export const cancel = (exchange: State.Exchange): Effect.Effect<void> =>
+  Effect.sync(() => {
+    const session = exchange.session
+    for (const [id, candidate] of session.inflight) {
+      if (candidate !== exchange) continue
+      exchange.abandoned = true
+      offer(session, JsonRpc.notification(McpSchema.Cancelled.name, { requestId: id, reason: "the client closed the connection" }))
+      return
+    }
+  })
+
+/**
+ * Serves a modern request on the shared session under a fresh id (the
+ * client's goes back on the answer): JSON, upgraded to SSE when the handler
+ * streams.
+ *
+ * @internal
+ */
+export const openModern = (
+  state: State.State,
+  session: State.Session,
+  message: JsonRpc.Request,
+  auth: McpAuth.AuthInfo | undefined
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const exchange = make(session, false, 1, Deferred.makeUnsafe(), auth, true, message.id)
+  const id = ++state.modernIds
+  session.inflight.set(id, exchange)
+  offer(session, { ...message, id })
+  return Deferred.await(exchange.reply!).pipe(Effect.onInterrupt(() => cancel(exchange)))
 }
 
 /** Hands an incoming message to the engine. @internal */

@@ -145,8 +145,8 @@ const initializeSession = (state: State.State, initialize: JsonRpc.Request, auth
   })
 
 // a 2026-07-28 request: its _meta and headers checked here (a 400 when they
-// fail), then served by a session of its own, closed with its answer; its
-// JSON error answer takes the status of its code (404 for an unknown method)
+// fail), then served by the session all modern requests share; its JSON
+// error answer takes the status of its code (404 for an unknown method)
 const modern = (
   state: State.State,
   message: JsonRpc.Message,
@@ -162,13 +162,11 @@ const modern = (
         data: refused.data
       })
     }
-    if (Sessions.isFull(state)) return tooManySessions(message.id)
-    const session = yield* Sessions.open(state, undefined, Bearer.principal(auth), Exchange.send)
-    const response = yield* Exchange.open(state, session, [message], 1, false, auth, true).pipe(
-      Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Sessions.close(state, session))
-    )
-    // an SSE answer closes the session when its stream ends
-    return response.body._tag === "Stream" ? response : yield* Effect.as(Sessions.close(state, session), response)
+    const session = state.modern
+    if (session === undefined || session.closed) {
+      return Responses.error(503, JsonRpc.ErrorCode.ServerError, "Service Unavailable: the server is closing", { id: message.id })
+    }
+    return yield* Exchange.openModern(state, session, message, auth)
   })
 
 // stateless mode: a session of its own for each POST, closed with its answer

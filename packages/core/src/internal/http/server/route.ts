@@ -26,6 +26,7 @@ import { addMetadataRoutes } from "../../../McpResourceServer.ts"
 import { RequestOrigin } from "../../../McpTransport.ts"
 import * as Bearer from "../../auth/bearer.ts"
 import * as Delete from "./delete.ts"
+import * as Exchange from "./exchange.ts"
 import * as Get from "./get.ts"
 import * as Guard from "../guard.ts"
 import * as Post from "./post.ts"
@@ -112,6 +113,8 @@ export const addRoute = Effect.fnUntraced(function*(
     return Effect.map(authenticated(request), (response) => HttpServerResponse.setHeaders(response, headers))
   }
 
+  // one long-lived session serves every 2026-07-28 request
+  state.modern = yield* Sessions.open(state, undefined, undefined, Exchange.send, true)
   yield* Effect.forkScoped(Sessions.reap(state))
   yield* Effect.addFinalizer(() => Sessions.closeAll(state))
   yield* router.add("*", path, handle)

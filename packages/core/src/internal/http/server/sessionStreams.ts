@@ -33,10 +33,19 @@ export const make = (session: State.Session, kind: "post" | "get"): SseStream.Ss
   return stream
 }
 
-// a POST stream written to its end is kept a while for a late resumption
-const ended = (state: State.State, session: State.Session, stream: SseStream.SseStream) => (completed: boolean) =>
+// a POST stream written to its end is kept a while for a late resumption;
+// one that ends early cancels what it was answering (`abandoned`, for the
+// shared session of modern requests), or closes its session of one request
+const ended = (
+  state: State.State,
+  session: State.Session,
+  stream: SseStream.SseStream,
+  abandoned: Effect.Effect<void> | undefined
+) =>
+(completed: boolean) =>
   Effect.suspend(() => {
     Sessions.touch(state, session)
+    if (abandoned !== undefined) return completed ? Effect.void : abandoned
     if (session.id === undefined) return Sessions.close(state, session)
     if (!completed || stream.kind !== "post" || session.store === undefined || session.closed) return Effect.void
     session.streams.delete(stream.id)
@@ -77,9 +86,14 @@ export const body = (
   connection: SseStream.Connection,
   auth: McpAuth.AuthInfo | undefined,
   prefix?: string,
-  keepAlive = false
+  keepAlive = false,
+  abandoned?: Effect.Effect<void>
 ): Stream.Stream<Uint8Array> => {
-  const events = SseStream.body(stream, connection, { prefix, retry: state.retry, onEnd: ended(state, session, stream) })
+  const events = SseStream.body(stream, connection, {
+    prefix,
+    retry: state.retry,
+    onEnd: ended(state, session, stream, abandoned)
+  })
   return untilExpiry(state, keepAlive ? withKeepAlive(state, events) : events, auth)
 }
 
@@ -90,5 +104,6 @@ export const connect = (
   stream: SseStream.SseStream,
   auth: McpAuth.AuthInfo | undefined,
   prefix?: string,
-  keepAlive = false
-): Stream.Stream<Uint8Array> => body(state, session, stream, SseStream.attach(stream), auth, prefix, keepAlive)
+  keepAlive = false,
+  abandoned?: Effect.Effect<void>
+): Stream.Stream<Uint8Array> => body(state, session, stream, SseStream.attach(stream), auth, prefix, keepAlive, abandoned)

@@ -39,7 +39,8 @@ export const open = (
   state: State.State,
   id: string | undefined,
   principal: string | undefined,
-  send: (state: State.State, session: State.Session, frame: JsonRpc.Frame) => Effect.Effect<void, McpError.McpError>
+  send: (state: State.State, session: State.Session, frame: JsonRpc.Frame) => Effect.Effect<void, McpError.McpError>,
+  shared = false
 ): Effect.Effect<State.Session> =>
   Effect.gen(function*() {
     const scope = yield* Scope.fork(state.scope)
@@ -60,14 +61,17 @@ export const open = (
       closed: false,
       principal
     }
-    state.sessions.set(session.key, session)
+    // the shared session of modern requests is not one of the live sessions
+    // (no id names it, no reaper closes it); its requests' ids are renamed
+    if (!shared) state.sessions.set(session.key, session)
     const transport = McpTransport.of({
       incoming: Stream.fromQueue(session.inbox),
       send: (frame) => send(state, session, frame),
       routesByOrigin: true,
-      ...(state.bearer === undefined ? {} : { authOf: (id: JsonRpc.RequestId) => session.inflight.get(id)?.auth })
+      ...(state.bearer === undefined ? {} : { authOf: (id: JsonRpc.RequestId) => session.inflight.get(id)?.auth }),
+      ...(shared ? { peerIdOf: (id: JsonRpc.RequestId) => session.inflight.get(id)?.peerId ?? id } : {})
     })
-    const served = yield* state.server.serve.pipe(
+    const served = yield* (shared ? state.server.serveRequests : state.server.serve).pipe(
       Effect.provideService(McpTransport, transport),
       Effect.provideService(State.CurrentSession, session),
       Scope.provide(scope)
@@ -111,9 +115,13 @@ export const close = (state: State.State, session: State.Session): Effect.Effect
     return Effect.andThen(Scope.close(session.scope, Exit.void), forget)
   })
 
-/** Closes every session (the layer is closing). @internal */
+/** Closes every session, the shared one of modern requests too (the layer is closing). @internal */
 export const closeAll = (state: State.State): Effect.Effect<void> =>
-  Effect.forEach(Array.from(state.sessions.values()), (session) => close(state, session), { discard: true })
+  Effect.forEach(
+    state.modern === undefined ? Array.from(state.sessions.values()) : [state.modern, ...state.sessions.values()],
+    (session) => close(state, session),
+    { discard: true }
+  )
 
 /** No session may be opened: there are `maxSessions` already. @internal */
 export const isFull = (state: State.State): boolean => state.sessions.size >= state.maxSessions

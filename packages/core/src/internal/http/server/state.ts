@@ -77,6 +77,8 @@ export interface Exchange {
   readonly auth: McpAuth.AuthInfo | undefined
   /** A 2026-07-28 request: its JSON error answer takes the HTTP status of its code. */
   readonly modern: boolean
+  /** A modern request's id as its client sent it (the shared session knows it by another). */
+  readonly peerId: JsonRpc.RequestId | undefined
 }
 
 /** The session whose engine runs the current fiber. @internal */
@@ -113,6 +115,10 @@ export interface State {
   readonly bearer: Bearer.Guard | undefined
   /** The live sessions, by key. */
   readonly sessions: Map<string, Session>
+  /** The one session that serves every 2026-07-28 request, opened with the route. */
+  modern: Session | undefined
+  /** The last id given to a modern request in that session. */
+  modernIds: number
 }
 
 /** What answers one HTTP method of the endpoint (`post.ts`, `get.ts`, `delete.ts`). @internal */
@@ -146,6 +152,8 @@ export const make = Effect.fnUntraced(function*(
       ? undefined
       : options.eventStore ?? Option.getOrUndefined(yield* Effect.serviceOption(storeTag)) ?? EventStore.makeMemory(),
     bearer,
-    sessions: new Map()
+    sessions: new Map(),
+    modern: undefined,
+    modernIds: 0
   }
 })
