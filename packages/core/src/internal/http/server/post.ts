@@ -1,9 +1,10 @@
 /**
- * POST: the checks of a request's headers and body, then one of three paths:
- * an `initialize` opens a session; in stateless mode each POST is served by
- * a session of its own; otherwise the messages go to the session the
- * `Mcp-Session-Id` header names, their requests answered through an
- * exchange (`exchange.ts`).
+ * POST: the checks of a request's headers and body, then one of four paths:
+ * a 2026-07-28 request is checked (`modern.ts`) and served by the session
+ * all modern requests share; an `initialize` opens a session; in stateless
+ * mode each POST is served by a session of its own; otherwise the messages
+ * go to the session the `Mcp-Session-Id` header names, their requests
+ * answered through an exchange (`exchange.ts`).
  *
  * @internal
  */
@@ -152,22 +153,18 @@ const modern = (
   message: JsonRpc.Message,
   headers: Readonly<Record<string, string | undefined>>,
   auth: McpAuth.AuthInfo | undefined
-) =>
-  Effect.gen(function*() {
-    if (!("id" in message) || !("method" in message)) return Responses.accepted
-    const refused = Modern.check(headers, message, state.server.supportedVersions, state.server.toolHeaders)
-    if (refused !== undefined) {
-      return Responses.error(Modern.statusOfError(refused, true), refused.code, refused.message, {
-        id: message.id,
-        data: refused.data
-      })
-    }
-    const session = state.modern
-    if (session === undefined || session.closed) {
-      return Responses.error(503, JsonRpc.ErrorCode.ServerError, "Service Unavailable: the server is closing", { id: message.id })
-    }
-    return yield* Exchange.openModern(state, session, message, auth)
-  })
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  if (!("id" in message) || !("method" in message)) return Effect.succeed(Responses.accepted)
+  const refused = Modern.check(headers, message, state.server.supportedVersions, state.server.toolHeaders)
+  if (refused !== undefined) {
+    const status = Modern.statusOfError(refused, true)
+    return Effect.succeed(Responses.error(status, refused.code, refused.message, { id: message.id, data: refused.data }))
+  }
+  const session = state.modern
+  return session === undefined || session.closed
+    ? Effect.succeed(Responses.error(503, JsonRpc.ErrorCode.ServerError, "Service Unavailable: the server is closing", { id: message.id }))
+    : Exchange.openModern(state, session, message, auth)
+}
 
 // stateless mode: a session of its own for each POST, closed with its answer
 const stateless = (
