@@ -219,8 +219,16 @@ export interface Options extends NotificationHandlers {
   readonly notificationBuffer?: number | undefined
   /** The default idle timeout of requests. Default 60 s. */
   readonly requestTimeout?: Duration.Input | undefined
-  /** The timeout of the `initialize` request. Default: `requestTimeout`. */
+  /** The timeout of the `initialize` request (and of the `server/discover` probe). Default: `requestTimeout`. */
   readonly initializeTimeout?: Duration.Input | undefined
+  /**
+   * Which era to speak: `"auto"` (default) probes with `server/discover` and
+   * falls back to `initialize`; `"modern"` (2026-07-28) and `"legacy"`
+   * (2024-11-05 … 2025-11-25) pin it. The client is the same in both.
+   */
+  readonly era?: McpClientSession.Options["era"]
+  /** The most input-required rounds one request may take. Default 8. */
+  readonly maxInputRounds?: number | undefined
   readonly keepAlive?: McpSession.Options["keepAlive"]
 }
 
@@ -297,6 +305,8 @@ export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
 export interface Client {
   /** The session underneath, for requests this interface does not cover. */
   readonly session: McpClientSession.ClientSession
+  /** The era settled when the client connected (`options.era`, default `"auto"`). */
+  readonly era: McpClientSession.Era
   readonly protocolVersion: string
   readonly serverInfo: McpSchema.Implementation
   readonly serverCapabilities: McpSchema.ServerCapabilities

@@ -1,7 +1,11 @@
 /**
- * The client side of one MCP connection. Its layer performs the initialize
- * handshake while it is acquired, so a program can only ever hold an
- * initialized session:
+ * The client side of one MCP connection, in either era. Its layer settles
+ * the era while it is acquired (`era: "auto"` probes with `server/discover`
+ * and falls back to `initialize`), so a program can only ever hold a
+ * session it can call. In the stateless era (2026-07-28) every request
+ * carries the `_meta` envelope and input-required results are answered with
+ * the client's own handlers; in the stateful one the layer performs the
+ * initialize handshake:
  *
  * - there is no `initialize` to call, and `request` does not accept the
  *   `initialize` method (a second handshake does not compile);
@@ -18,6 +22,8 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import * as Stateless from "./internal/era/stateless.ts"
+import * as StatelessClient from "./internal/era/statelessClient.ts"
 import * as McpError from "./McpError.ts"
 import type * as McpMethod from "./McpMethod.ts"
 import * as McpSchema from "./McpSchema.ts"
@@ -50,7 +56,25 @@ export interface Options {
   readonly initializeTimeout?: Duration.Input | undefined
   readonly defaultTimeout?: Duration.Input | undefined
   readonly keepAlive?: McpSession.Options["keepAlive"]
+  /**
+   * Which era to speak: `"auto"` (default) probes with `server/discover` and
+   * falls back to `initialize` on any answer but a modern one (an HTTP
+   * refusal, an error, a timeout), on the same connection; `"modern"` and
+   * `"legacy"` pin it.
+   */
+  readonly era?: "auto" | Era | undefined
+  /** The most input-required rounds one request may take. Default 8. */
+  readonly maxInputRounds?: number | undefined
 }
+
+/**
+ * The era of a session: `modern` (2026-07-28, stateless) or `legacy`
+ * (2024-11-05 … 2025-11-25, after `initialize`).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type Era = "modern" | "legacy"
 
 /**
  * Any request method but `initialize`, which the session's layer has already
@@ -87,6 +111,8 @@ export interface ClientSession extends Omit<McpSession.Session, "request" | "not
     method: AfterInitialized<M>,
     params: McpMethod.Params<M>
   ) => Effect.Effect<void, McpError.McpError>
+  /** The era settled when the layer was acquired. */
+  readonly era: Era
   /** The negotiated protocol version. */
   readonly protocolVersion: string
   readonly serverInfo: McpSchema.Implementation
@@ -119,8 +145,11 @@ export class McpClientSession extends Context.Service<McpClientSession, ClientSe
 export const make = Effect.fn("McpClientSession.make")(function*(
   options: Options
 ): Effect.fn.Return<ClientSession, McpError.McpError, McpTransport | Scope.Scope> {
-  const supported = options.supportedVersions ?? McpSchema.SUPPORTED_PROTOCOL_VERSIONS
+  const all = options.supportedVersions ?? [...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS]
+  const modern = all.filter(McpSchema.isModernProtocolVersion)
+  const supported = all.filter((version) => !McpSchema.isModernProtocolVersion(version))
   const capabilities = options.capabilities ?? {}
+  const era = options.era ?? "auto"
   let serverCapabilities: McpSchema.ServerCapabilities | undefined
   const session = yield* McpSession.make({
     role: "client",
@@ -131,11 +160,32 @@ export const make = Effect.fn("McpClientSession.make")(function*(
     defaultTimeout: options.defaultTimeout,
     keepAlive: options.keepAlive
   })
+  const handshakeOptions = options.initializeTimeout === undefined ? undefined : { timeout: options.initializeTimeout }
+
+  if (era !== "legacy" && modern.length > 0) {
+    const envelope: StatelessClient.Envelope = {
+      version: options.protocolVersion !== undefined && modern.includes(options.protocolVersion) ? options.protocolVersion : modern[0]!,
+      clientInfo: options.clientInfo,
+      capabilities,
+      logLevel: undefined
+    }
+    const verdict = yield* StatelessClient.probe(session, envelope, modern, handshakeOptions)
+    if (verdict._tag === "Modern") {
+      serverCapabilities = verdict.discovered.capabilities
+      return modernSession(session, options, envelope, modern, verdict.discovered)
+    }
+    if (era === "modern") {
+      return yield* McpError.handshake(`the server does not speak ${modern.join(", ")}: ${verdict.reason}`)
+    }
+  }
+
   const result = yield* session.request(McpSchema.Initialize, {
-    protocolVersion: options.protocolVersion ?? McpSchema.LATEST_PROTOCOL_VERSION,
+    protocolVersion: options.protocolVersion !== undefined && supported.includes(options.protocolVersion)
+      ? options.protocolVersion
+      : McpSchema.LATEST_PROTOCOL_VERSION,
     capabilities,
     clientInfo: options.clientInfo
-  }, options.initializeTimeout === undefined ? undefined : { timeout: options.initializeTimeout })
+  }, handshakeOptions)
   if (!supported.includes(result.protocolVersion)) {
     return yield* McpError.handshake(
       `the server answered protocol version ${result.protocolVersion}, which this client does not support (${
@@ -147,12 +197,73 @@ export const make = Effect.fn("McpClientSession.make")(function*(
   yield* session.notify(McpSchema.Initialized, {})
   return {
     ...session,
+    // the current span's trace context goes along in both eras
+    request: (method, params, requestOptions) =>
+      Effect.flatMap(StatelessClient.withEnvelope(params, undefined), (wire) =>
+        session.request(method, wire as McpMethod.Params<typeof method>, requestOptions)),
+    era: "legacy",
     protocolVersion: result.protocolVersion,
     serverInfo: result.serverInfo,
     serverCapabilities: result.capabilities,
     instructions: result.instructions
   }
 })
+
+// the stateless session: every request with the envelope, input-required
+// results answered, and the removed methods handled on this side
+const modernSession = (
+  session: McpSession.Session,
+  options: Options,
+  envelope: StatelessClient.Envelope,
+  versions: ReadonlyArray<string>,
+  discovered: McpSchema.DiscoverResult
+): ClientSession => {
+  const handlers = new Map<string, McpSession.Handler>()
+  for (const handler of options.handlers ?? []) handlers.set(handler.method.name, handler)
+  const rounds: StatelessClient.Rounds = {
+    session,
+    envelope,
+    versions,
+    handlers,
+    maxRounds: options.maxInputRounds ?? 8
+  }
+  const discover = (requestOptions?: McpSession.RequestOptions) =>
+    StatelessClient.request(rounds, McpSchema.Discover, {}, requestOptions)
+  const request = <M extends McpMethod.Request>(
+    method: M,
+    params: McpMethod.Params<M>,
+    requestOptions?: McpSession.RequestOptions
+  ): Effect.Effect<McpMethod.Result<M>, McpError.McpError> => {
+    switch (method.name) {
+      // the log level travels in each request's _meta
+      case McpSchema.SetLevel.name:
+        return Effect.sync(() => {
+          envelope.logLevel = (params as McpSchema.SetLevelRequestParams).level
+          return {} as McpMethod.Result<M>
+        })
+      // the revision has no ping: discover is the cheapest request
+      case McpSchema.Ping.name:
+        return Effect.as(discover(requestOptions), {} as McpMethod.Result<M>)
+      default:
+        return Stateless.LEGACY_ONLY.has(method.name)
+          ? Effect.fail(McpError.unsupported(method.name, "a 2026-07-28 server (the method was removed)"))
+          : StatelessClient.request(rounds, method, params, requestOptions)
+    }
+  }
+  const serverInfo = discovered._meta?.[McpSchema.MetaKey.serverInfo] as McpSchema.Implementation | undefined
+  return {
+    ...session,
+    request,
+    // the client sends no notification in this revision but cancellation
+    notify: (method, params) => method.name === McpSchema.Cancelled.name ? session.notify(method, params) : Effect.void,
+    ping: (pingOptions) => Effect.asVoid(discover(pingOptions)),
+    era: "modern",
+    protocolVersion: envelope.version,
+    serverInfo: serverInfo ?? { name: "unknown", version: "0" },
+    serverCapabilities: discovered.capabilities,
+    instructions: discovered.instructions
+  }
+}
 
 /**
  * An initialized client session as a scoped layer over a transport.

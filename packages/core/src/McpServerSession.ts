@@ -17,13 +17,13 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import * as Tracer from "effect/Tracer"
 import { principal } from "./internal/auth/bearer.ts"
 import * as InputRequired from "./internal/era/inputRequired.ts"
 import * as RequestState from "./internal/era/requestState.ts"
 import * as Stateful from "./internal/era/stateful.ts"
 import * as Stateless from "./internal/era/stateless.ts"
+import * as TraceContext from "./internal/era/traceContext.ts"
 import type * as McpError from "./McpError.ts"
 import * as McpMethod from "./McpMethod.ts"
 import * as McpSchema from "./McpSchema.ts"
@@ -271,11 +271,11 @@ export const make = Effect.fn("McpServerSession.make")(function*(
       const run = Stateless.isModern(name, params)
         ? stateless(handler, params, context)
         : legacy(handler, params, context)
-      const parent = traceParent(context.meta)
+      const parent = TraceContext.parentOf(context.meta)
       // a span costs about a fifth of a fast call: made when a tracer is
       // installed or the client sent trace context, not for nobody
       return Effect.withFiber((fiber) =>
-        parent === undefined && fiber.getRef(Tracer.Tracer) === untraced
+        parent === undefined && fiber.getRef(Tracer.Tracer) === TraceContext.untraced
           ? run
           : Effect.withSpan(run, `McpServer ${name}`, {
             kind: "server",
@@ -314,16 +314,6 @@ export const make = Effect.fn("McpServerSession.make")(function*(
       Effect.sync(() => McpMethod.hasCapability(clientCapabilities(), McpMethod.clientCapability(...path)))
   }
 })
-
-// the tracer of a program that installed none
-const untraced = Context.get(Context.empty(), Tracer.Tracer)
-
-// W3C trace context in `_meta` (both eras): the parent of the handler's span
-const traceParent = (meta: Readonly<Record<string, unknown>> | undefined) => {
-  const traceparent = meta?.[McpSchema.MetaKey.traceparent]
-  if (typeof traceparent !== "string") return undefined
-  return Option.getOrUndefined(HttpTraceContext.w3c({ traceparent } as any))
-}
 
 /**
  * A server session as a scoped layer.

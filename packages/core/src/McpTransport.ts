@@ -79,6 +79,20 @@ export const RequestOrigin = Context.Reference<JsonRpc.RequestId | undefined>(
   { defaultValue: () => undefined }
 )
 
+/**
+ * Headers a transport over HTTP adds to the frames the current fiber sends:
+ * the client sets the `Mcp-Param-*` headers of a 2026-07-28 `tools/call`
+ * here (from the tool's `x-mcp-header` parameters). Other transports ignore
+ * it.
+ *
+ * @category references
+ * @since 0.2.0
+ */
+export const RequestHeaders = Context.Reference<Readonly<Record<string, string>> | undefined>(
+  "@effect-mcp/core/McpTransport/RequestHeaders",
+  { defaultValue: () => undefined }
+)
+
 // -----------------------------------------------------------------------------
 // Newline-delimited JSON framing
 // -----------------------------------------------------------------------------

@@ -27,7 +27,9 @@ import type {
 import * as McpClientSession from "../../McpClientSession.ts"
 import * as McpError from "../../McpError.ts"
 import * as McpSchema from "../../McpSchema.ts"
-import { McpTransport } from "../../McpTransport.ts"
+import { McpTransport, RequestHeaders } from "../../McpTransport.ts"
+import * as StandardHeaders from "../http/standardHeaders.ts"
+import * as Headers from "../jsonSchema/headers.ts"
 import * as Cache from "./cache.ts"
 import * as Handlers from "./handlers.ts"
 import * as Notifications from "./notifications.ts"
@@ -104,7 +106,9 @@ export const make = Effect.fnUntraced(function*(
     initializeTimeout: options.initializeTimeout ?? options.requestTimeout,
     defaultTimeout: options.requestTimeout,
     keepAlive: options.keepAlive,
-    observeNotification: hub.observe
+    observeNotification: hub.observe,
+    era: options.era,
+    maxInputRounds: options.maxInputRounds
   })
 
   // ---------------------------------------------------------------------------
@@ -119,8 +123,19 @@ export const make = Effect.fnUntraced(function*(
 
   const listTools = Effect.fnUntraced(function*(params?: Cursor, requestOptions?: RequestOptions) {
     const page = yield* session.request(McpSchema.ListTools, paginated(params, requestOptions), requestOptions)
-    indexTools(page.tools)
-    return page
+    // 2026-07-28: a tool with invalid x-mcp-header declarations is left out
+    const invalid = session.era === "modern"
+      ? page.tools.flatMap((tool) => {
+        const problem = Headers.invalidReason(tool.inputSchema)
+        return problem === undefined ? [] : [{ tool, problem }]
+      })
+      : []
+    yield* Effect.forEach(invalid, ({ problem, tool }) => Effect.logWarning(`tool ${tool.name} left out: ${problem}`), {
+      discard: true
+    }).pipe(Effect.provideService(Logger.LogToStderr, true))
+    const valid = invalid.length === 0 ? page : { ...page, tools: page.tools.filter((tool) => !invalid.some((entry) => entry.tool === tool)) }
+    indexTools(valid.tools)
+    return valid
   })
   const listResources = (params?: Cursor, requestOptions?: RequestOptions) =>
       session.request(McpSchema.ListResources, paginated(params, requestOptions), requestOptions)
@@ -192,11 +207,16 @@ export const make = Effect.fnUntraced(function*(
     args?: Readonly<Record<string, unknown>>,
     requestOptions?: RequestOptions
   ) {
-    const result = yield* session.request(
+    const call = session.request(
       McpSchema.CallTool,
       withMeta(args === undefined ? { name } : { name, arguments: args }, requestOptions),
       requestOptions
     )
+    // a modern call mirrors the tool's x-mcp-header arguments into Mcp-Param-* headers
+    const params = session.era === "modern" ? Headers.headerParams((yield* lookupTool(name))?.inputSchema) : []
+    const result = yield* (params.length === 0
+      ? call
+      : Effect.provideService(call, RequestHeaders, StandardHeaders.paramHeaders(params, args)))
     if (result.isError === true) return result
     return yield* checkOutput(validator, yield* lookupTool(name), result)
   })
@@ -306,6 +326,7 @@ export const make = Effect.fnUntraced(function*(
 
   return {
     session,
+    era: session.era,
     protocolVersion: session.protocolVersion,
     serverInfo: session.serverInfo,
     serverCapabilities: session.serverCapabilities,

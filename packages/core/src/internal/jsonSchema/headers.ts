@@ -71,3 +71,43 @@ export const hoistAnnotations = (schema: unknown, depth = 0): void => {
     hoistAnnotations(node, depth + 1)
   }
 }
+
+/**
+ * Why a tool's `x-mcp-header` declarations are invalid (a client on HTTP
+ * leaves such a tool out of its list), or `undefined` when they are valid:
+ * each value a non-empty HTTP token, unique regardless of case, on a string,
+ * integer or boolean property reached through `properties` keys only.
+ *
+ * @internal
+ */
+export const invalidReason = (schema: unknown): string | undefined => {
+  const seen = new Set<string>()
+  let problem: string | undefined
+  const walk = (node: unknown, path: string, staticPath: boolean, depth: number): void => {
+    if (problem !== undefined || depth > MAX_DEPTH * 4 || typeof node !== "object" || node === null) return
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => walk(item, `${path}/${index}`, false, depth + 1))
+      return
+    }
+    const object = node as Record<string, unknown>
+    const header = object[ANNOTATION]
+    if (header !== undefined) {
+      if (typeof header !== "string" || !TOKEN.test(header)) problem = `${path}: "${String(header)}" is not a header name`
+      else if (!staticPath) problem = `${path}: ${ANNOTATION} is only allowed on properties reached through "properties"`
+      else if (object.type !== "string" && object.type !== "integer" && object.type !== "boolean") {
+        problem = `${path}: ${ANNOTATION} needs a string, integer or boolean property`
+      } else if (seen.has(header.toLowerCase())) problem = `${path}: the header name "${header}" is used twice`
+      else seen.add(header.toLowerCase())
+      if (problem !== undefined) return
+    }
+    for (const [key, value] of Object.entries(object)) {
+      if (key === "properties" && typeof value === "object" && value !== null && !Array.isArray(value)) {
+        for (const [name, property] of Object.entries(value)) walk(property, `${path}/properties/${name}`, staticPath, depth + 1)
+      } else if (typeof value === "object" && value !== null) {
+        walk(value, `${path}/${key}`, false, depth + 1)
+      }
+    }
+  }
+  walk(schema, "#", true, 0)
+  return problem
+}

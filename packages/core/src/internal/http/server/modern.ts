@@ -8,22 +8,14 @@
  *
  * @internal
  */
-import * as Base64 from "effect/encoding/Base64"
-import * as Result from "effect/Result"
 import * as JsonRpc from "../../../JsonRpc.ts"
 import * as McpSchema from "../../../McpSchema.ts"
 import * as Stateless from "../../era/stateless.ts"
 import type { HeaderParam } from "../../jsonSchema/headers.ts"
+import { decodeValue, MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, nameOf, valueAt } from "../standardHeaders.ts"
 import { PROTOCOL_VERSION } from "../guard.ts"
 
 type Headers = Readonly<Record<string, string | undefined>>
-
-/** The header names of the stateless revision, lower-case. @internal */
-export const MCP_METHOD = "mcp-method"
-/** @internal */
-export const MCP_NAME = "mcp-name"
-/** @internal */
-export const MCP_PARAM_PREFIX = "mcp-param-"
 
 /**
  * `true` when a POST of one message is to be served as a modern request: its
@@ -44,43 +36,6 @@ const mismatch = (message: string): JsonRpc.ErrorObject => ({
   code: JsonRpc.ErrorCode.HeaderMismatch,
   message: `Header mismatch: ${message}`
 })
-
-const SENTINEL = /^=\?base64\?(.*)\?=$/
-
-/** A header value, Base64-decoded when it is in the `=?base64?…?=` form; `undefined` when that does not decode. @internal */
-export const decodeValue = (value: string): string | undefined => {
-  const match = SENTINEL.exec(value)
-  if (match === null) return value
-  const decoded = Base64.decodeString(match[1]!)
-  return Result.isSuccess(decoded) ? decoded.success : undefined
-}
-
-// visible ASCII, space and tab only (RFC 9110 field values)
-const SAFE = /^[\x20-\x7e\t]*$/
-
-/** The request named by `Mcp-Name`: the tool, prompt or resource. @internal */
-const nameOf = (message: JsonRpc.Request): string | undefined => {
-  const params = message.params as { readonly name?: unknown; readonly uri?: unknown } | undefined
-  switch (message.method) {
-    case McpSchema.CallTool.name:
-    case McpSchema.GetPrompt.name:
-      return typeof params?.name === "string" ? params.name : undefined
-    case McpSchema.ReadResource.name:
-      return typeof params?.uri === "string" ? params.uri : undefined
-    default:
-      return undefined
-  }
-}
-
-
-const valueAt = (args: unknown, path: ReadonlyArray<string>): unknown => {
-  let current = args
-  for (const key of path) {
-    if (typeof current !== "object" || current === null) return undefined
-    current = (current as Record<string, unknown>)[key]
-  }
-  return current
-}
 
 const matches = (header: string, value: unknown, type: HeaderParam["type"]): boolean => {
   switch (type) {
@@ -124,11 +79,11 @@ export const checkHeaders = (
   const method = headers[MCP_METHOD]
   if (method === undefined) return mismatch("the Mcp-Method header is missing")
   if (method !== message.method) return mismatch(`Mcp-Method header value '${method}' does not match body value '${message.method}'`)
-  const name = nameOf(message)
+  const name = nameOf(message.method, message.params)
   if (name !== undefined) {
     const header = headers[MCP_NAME]
     if (header === undefined) return mismatch("the Mcp-Name header is missing")
-    const decoded = SAFE.test(header) ? decodeValue(header) : undefined
+    const decoded = decodeValue(header)
     if (decoded === undefined) return mismatch("the Mcp-Name header is malformed")
     if (decoded !== name) return mismatch(`Mcp-Name header value '${header}' does not match body value '${name}'`)
   }
@@ -143,7 +98,7 @@ export const checkHeaders = (
       continue
     }
     if (header === undefined) return mismatch(`the Mcp-Param-${param.header} header is missing`)
-    const decoded = SAFE.test(header) ? decodeValue(header) : undefined
+    const decoded = decodeValue(header)
     if (decoded === undefined) return mismatch(`the Mcp-Param-${param.header} header is malformed`)
     if (!matches(decoded, value, param.type)) {
       return mismatch(`Mcp-Param-${param.header} header value '${header}' does not match the argument`)

@@ -1,0 +1,200 @@
+/**
+ * The client's side of the stateless era (2026-07-28): the probe that tells
+ * a modern server from a legacy one, the `_meta` envelope every modern
+ * request carries, and the loop that answers input-required results with the
+ * client's own handlers (sampling, elicitation, roots) and retries, until
+ * the server answers for good or the round limit is reached.
+ *
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as JsonRpc from "../../JsonRpc.ts"
+import * as McpError from "../../McpError.ts"
+import * as McpMethod from "../../McpMethod.ts"
+import * as McpSchema from "../../McpSchema.ts"
+import type * as McpSession from "../../McpSession.ts"
+import * as TraceContext from "./traceContext.ts"
+
+const { MetaKey } = McpSchema
+
+/** What every modern request says of its client. @internal */
+export interface Envelope {
+  version: string
+  readonly clientInfo: McpSchema.Implementation
+  readonly capabilities: McpSchema.ClientCapabilities
+  logLevel: McpSchema.LoggingLevel | undefined
+}
+
+/** `params` with the envelope (and the current trace context) in `_meta`. @internal */
+export const withEnvelope = (params: unknown, envelope: Envelope | undefined): Effect.Effect<unknown> =>
+  Effect.map(TraceContext.current, (trace) => {
+    if (envelope === undefined && trace === undefined) return params
+    const object = (params ?? {}) as { readonly _meta?: Record<string, unknown> }
+    return {
+      ...object,
+      _meta: {
+        ...object._meta,
+        ...trace,
+        ...(envelope === undefined ? {} : {
+          [MetaKey.protocolVersion]: envelope.version,
+          [MetaKey.clientInfo]: envelope.clientInfo,
+          [MetaKey.clientCapabilities]: envelope.capabilities,
+          ...(envelope.logLevel === undefined ? {} : { [MetaKey.logLevel]: envelope.logLevel })
+        })
+      }
+    }
+  })
+
+// the same method, its result taken as it comes (an input-required result is not the method's)
+const rawMethods = new WeakMap<McpMethod.Request, McpMethod.Request>()
+const raw = (method: McpMethod.Request): McpMethod.Request => {
+  let found = rawMethods.get(method)
+  if (found === undefined) {
+    found = McpMethod.withResult(method, Schema.Unknown)
+    rawMethods.set(method, found)
+  }
+  return found
+}
+
+const codeOf = (error: McpError.McpError): number | undefined =>
+  error.reason._tag === "ProtocolError" ? error.reason.code : undefined
+
+/** The versions a `-32022` says the server serves. @internal */
+export const supportedOf = (error: McpError.McpError): ReadonlyArray<string> => {
+  if (error.reason._tag !== "ProtocolError" || error.reason.code !== JsonRpc.ErrorCode.UnsupportedProtocolVersion) return []
+  const supported = (error.reason.data as { readonly supported?: unknown } | undefined)?.supported
+  return Array.isArray(supported) ? supported.filter((version): version is string => typeof version === "string") : []
+}
+
+/** The verdict of a probe: the server is modern (with its discover answer), or not. @internal */
+export type Verdict =
+  | { readonly _tag: "Modern"; readonly version: string; readonly discovered: McpSchema.DiscoverResult }
+  | { readonly _tag: "Legacy"; readonly reason: string }
+
+/**
+ * Probes with `server/discover`. A success (or a `-32022` naming a modern
+ * version this client speaks, retried once) says modern; any other answer,
+ * an HTTP refusal or a timeout says legacy. A closed connection fails.
+ *
+ * @internal
+ */
+export const probe = (
+  session: McpSession.Session,
+  envelope: Envelope,
+  versions: ReadonlyArray<string>,
+  requestOptions: McpSession.RequestOptions | undefined
+): Effect.Effect<Verdict, McpError.McpError> => {
+  const attempt = (retried: boolean): Effect.Effect<Verdict, McpError.McpError> =>
+    Effect.flatMap(withEnvelope({}, envelope), (params) =>
+      Effect.matchEffect(session.request(McpSchema.Discover, params as McpSchema.RequestParams, requestOptions), {
+        onSuccess: (discovered) => Effect.succeed<Verdict>({ _tag: "Modern", version: envelope.version, discovered }),
+        onFailure: (error) => {
+          if (error.reason._tag === "ClosedError") return Effect.fail(error)
+          const other = supportedOf(error).find((version) => versions.includes(version) && version !== envelope.version)
+          if (other !== undefined && !retried) {
+            envelope.version = other
+            return attempt(true)
+          }
+          return Effect.succeed<Verdict>({ _tag: "Legacy", reason: error.message })
+        }
+      }))
+  return attempt(false)
+}
+
+/** What the loop of input-required rounds needs. @internal */
+export interface Rounds {
+  readonly session: McpSession.Session
+  readonly envelope: Envelope
+  readonly versions: ReadonlyArray<string>
+  /** The client's handlers of sampling, elicitation and roots, by method name. */
+  readonly handlers: ReadonlyMap<string, McpSession.Handler>
+  readonly maxRounds: number
+}
+
+const isInputRequired = (value: unknown): value is McpSchema.InputRequiredResult =>
+  typeof value === "object" && value !== null && (value as { readonly resultType?: unknown }).resultType === "input_required"
+
+const invalidResult = (method: string, exit: Exit.Exit<unknown, string>) =>
+  McpError.invalidResult(method, Exit.isFailure(exit) ? Option.getOrElse(Cause.findErrorOption(exit.cause), () => "invalid") : "invalid")
+
+// answers one input request with the client's handler for its method
+const answer = (
+  rounds: Rounds,
+  key: string,
+  request: { readonly method: string; readonly params?: unknown }
+): Effect.Effect<readonly [string, unknown], McpError.McpError> => {
+  const handler = rounds.handlers.get(request.method)
+  if (handler === undefined) {
+    return Effect.fail(McpError.unsupported(request.method, `a handler of ${request.method} (asked for by the server as input "${key}")`))
+  }
+  const params = handler.method.validateParams(request.params ?? {})
+  if (Exit.isFailure(params)) {
+    return Effect.fail(McpError.invalidParams(request.method, Option.getOrElse(Cause.findErrorOption(params.cause), () => "invalid")))
+  }
+  const context: McpSession.RequestContext = {
+    requestId: key,
+    method: request.method,
+    meta: (request.params as { readonly _meta?: Record<string, unknown> } | undefined)?._meta,
+    progressToken: undefined,
+    reportProgress: () => Effect.void,
+    session: rounds.session
+  }
+  return Effect.map(handler.handle(params.value, context), (result) => [key, result] as const)
+}
+
+/**
+ * Sends a modern request and answers its input-required results: each round
+ * runs the client's handlers for the input requests (concurrently) and
+ * retries with a new request id, the original params, `inputResponses` and
+ * the echoed `requestState`. A `-32022` naming another version this client
+ * speaks is retried once with it.
+ *
+ * @internal
+ */
+export const request = <M extends McpMethod.Request>(
+  rounds: Rounds,
+  method: M,
+  params: McpMethod.Params<M>,
+  requestOptions: McpSession.RequestOptions | undefined
+): Effect.Effect<McpMethod.Result<M>, McpError.McpError> => {
+  const send = (extra: Record<string, unknown>, round: number, versionRetried: boolean): Effect.Effect<McpMethod.Result<M>, McpError.McpError> =>
+    Effect.flatMap(withEnvelope({ ...(params as object), ...extra }, rounds.envelope), (wire) =>
+      rounds.session.request(raw(method), wire, requestOptions).pipe(
+        Effect.catchIf(
+          (error) => !versionRetried && codeOf(error) === JsonRpc.ErrorCode.UnsupportedProtocolVersion,
+          (error) => {
+            const other = supportedOf(error).find((version) => rounds.versions.includes(version) && version !== rounds.envelope.version)
+            if (other === undefined) return Effect.fail(error)
+            rounds.envelope.version = other
+            return rounds.session.request(raw(method), { ...(wire as object), _meta: { ...(wire as { _meta: object })._meta, [MetaKey.protocolVersion]: other } }, requestOptions)
+          }
+        ),
+        Effect.flatMap((result): Effect.Effect<McpMethod.Result<M>, McpError.McpError> => {
+          if (!isInputRequired(result)) {
+            const valid = method.validateResult(result)
+            return Exit.isSuccess(valid) ? Effect.succeed(valid.value as McpMethod.Result<M>) : Effect.fail(invalidResult(method.name, valid))
+          }
+          if (round >= rounds.maxRounds) {
+            return Effect.fail(McpError.protocol(
+              JsonRpc.ErrorCode.InternalError,
+              `${method.name}: the server still wanted input after ${rounds.maxRounds} rounds (maxInputRounds)`
+            ))
+          }
+          return Effect.flatMap(
+            Effect.forEach(Object.entries(result.inputRequests ?? {}), ([key, input]) => answer(rounds, key, input), {
+              concurrency: "unbounded"
+            }),
+            (answers) =>
+              send({
+                inputResponses: Object.fromEntries(answers),
+                ...(result.requestState === undefined ? {} : { requestState: result.requestState })
+              }, round + 1, true)
+          )
+        })
+      ))
+  return send({}, 0, false)
+}
