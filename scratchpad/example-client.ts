@@ -16,11 +16,12 @@ const add = McpTool.make("add", {
   output: Sum,
   handler: ({ a, b }, context) =>
     Effect.gen(function*() {
-      yield* context.reportProgress({ progress: 1, total: 1 })
+      // asking the client comes first: a 2026-07-28 request runs the handler again with the answer
       const poem = yield* context.createMessage({
         messages: [{ role: "user", content: { type: "text", text: `a poem about ${a + b}` } }],
         maxTokens: 20
       })
+      yield* context.reportProgress({ progress: 1, total: 1 })
       yield* context.log("info", poem.content)
       return { sum: a + b }
     })
@@ -28,6 +29,8 @@ const add = McpTool.make("add", {
 
 const program = Effect.gen(function*() {
   const client = yield* McpClient.McpClient
+  // log lines come at the level the client asks for (none: no logs, in 2026-07-28)
+  yield* client.setLoggingLevel("info")
   const firstLog = yield* client.notificationsOf("notifications/message").pipe(
     Stream.runHead,
     Effect.forkScoped({ startImmediately: true })

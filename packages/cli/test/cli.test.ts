@@ -38,7 +38,15 @@ const files = tempDir({
       example: config.mcpServers.example,
       rainy: { command: process.execPath, args: [weatherServer] }
     }
-  }
+  },
+  // ours speak both eras: example settles on the modern one, rainy is pinned legacy
+  "eras.json": {
+    mcpServers: {
+      example: config.mcpServers.example,
+      rainy: { command: process.execPath, args: [weatherServer], era: "legacy" }
+    }
+  },
+  "bad-era.json": { mcpServers: { example: { ...config.mcpServers.example, era: "newest" } } }
 })
 afterAll(() => files.cleanup())
 
@@ -114,14 +122,25 @@ describe("effect-mcp", () => {
         ["example", "explain", 2]
       ])
       assert.match(promptsHuman.stdout, /^explain\s+example\s+topic, level\?\s+Explain a topic at a level$/m)
+      // our example server speaks 2026-07-28; server-everything only initialize
       assert.deepStrictEqual(
-        parse(servers).map((row: any) => [row.server, row.transport, row.status, row.serverInfo.name, row.protocolVersion]),
+        parse(servers).map((row: any) => [
+          row.server,
+          row.transport,
+          row.status,
+          row.serverInfo.name,
+          row.era,
+          row.protocolVersion
+        ]),
         [
-          ["example", "Stdio", "up", "example-server", "2025-11-25"],
-          ["everything", "Stdio", "up", "mcp-servers/everything", "2025-11-25"]
+          ["example", "Stdio", "up", "example-server", "modern", "2026-07-28"],
+          ["everything", "Stdio", "up", "mcp-servers/everything", "legacy", "2025-11-25"]
         ]
       )
-      assert.match(serversHuman.stdout, /^example\s+Stdio\s+up\s+example-server 1\.0\.0\s+2025-11-25\s+2\s+1\s+1\s+1$/m)
+      assert.match(
+        serversHuman.stdout,
+        /^example\s+Stdio\s+up\s+example-server 1\.0\.0\s+modern\s+2026-07-28\s+2\s+1\s+1\s+1$/m
+      )
     }))
 
   it.live("--qualify: tools and prompts are named <server>_<name> and called by that name", () =>
@@ -375,6 +394,44 @@ describe("effect-mcp", () => {
       assert.strictEqual(qualified.stdout, "rain in Oslo\n")
     }))
 
+  it.live("servers shows each server's era and protocol version; --era pins every server's, over the config's", () =>
+    Effect.gen(function*() {
+      const [auto, legacy, modern, call, refused, badConfig, badFlag] = yield* all(
+        runCli(["servers", "--qualify", "--json", ...cfg("eras.json")]),
+        runCli(["servers", "--qualify", "--era", "legacy", ...cfg("eras.json")]),
+        runCli(["servers", "--qualify", "--era", "modern", "--json", ...cfg("eras.json")]),
+        runCli(["call", "rainy_weather", "--qualify", "--era", "modern", "--args", "{\"city\":\"Oslo\"}", ...cfg("eras.json")]),
+        runCli(["servers", "--server", "everything", "--era", "modern", ...cfg()]),
+        runCli(["servers", ...cfg("bad-era.json")]),
+        runCli(["servers", "--era", "newest", ...example])
+      )
+      const eras = (ran: Ran) => parse(ran).map((row: any) => [row.server, row.era, row.protocolVersion])
+      // the config's: example auto (so modern), rainy legacy
+      assertExit(auto, 0)
+      assert.deepStrictEqual(eras(auto), [["example", "modern", "2026-07-28"], ["rainy", "legacy", "2025-11-25"]])
+      // --era legacy: both over initialize
+      assertExit(legacy, 0)
+      const lines = legacy.stdout.trimEnd().split("\n")
+      assert.match(lines[0]!, /^SERVER\s+TRANSPORT\s+STATUS\s+IMPLEMENTATION\s+ERA\s+PROTOCOL\s+TOOLS\s+/)
+      assert.match(legacy.stdout, /^example\s+Stdio\s+up\s+example-server 1\.0\.0\s+legacy\s+2025-11-25\s+2\s+1\s+1\s+1$/m)
+      assert.match(legacy.stdout, /^rainy\s+Stdio\s+up\s+rainy 1\.0\.0\s+legacy\s+2025-11-25\s+1\s+0\s+0\s+0$/m)
+      // --era modern overrides rainy's "legacy", and calls go through in that era
+      assertExit(modern, 0)
+      assert.deepStrictEqual(eras(modern), [["example", "modern", "2026-07-28"], ["rainy", "modern", "2026-07-28"]])
+      assertExit(call, 0)
+      assert.strictEqual(call.stdout, "rain in Oslo\n")
+      // a server that only speaks initialize refuses a pinned modern era
+      assertExit(refused, 3)
+      assert.include(refused.stderr, "server \"everything\": the server does not speak 2026-07-28")
+      assert.include(refused.stderr, "--era auto")
+      // a bad "era" in the config, or a bad --era
+      assertExit(badConfig, 3)
+      assert.include(badConfig.stderr, `server "example": era: Expected "auto", "modern" or "legacy", got "newest"`)
+      assertExit(badFlag, 2)
+      assert.strictEqual(badFlag.stdout, "")
+      assert.include(badFlag.stderr, "newest")
+    }))
+
   it.live("--help and --version print on stdout and exit 0", () =>
     Effect.gen(function*() {
       const [help, callHelp, version] = yield* all(
@@ -383,7 +440,7 @@ describe("effect-mcp", () => {
         runCli(["--version"])
       )
       assertExit(help, 0)
-      for (const part of ["servers", "list", "call", "read", "prompt", "--config", "--server", "--qualify", "--json"]) {
+      for (const part of ["servers", "list", "call", "read", "prompt", "--config", "--server", "--era", "--qualify", "--json"]) {
         assert.include(help.stdout, part)
       }
       assert.strictEqual(help.stderr, "")

@@ -52,6 +52,7 @@ export type ServerNotificationMethod =
   | "notifications/prompts/list_changed"
   | "notifications/elicitation/complete"
   | "notifications/tasks/status"
+  | "notifications/subscriptions/acknowledged"
 
 /**
  * The params of a server notification, as declared in `McpSchema`.

@@ -18,7 +18,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -28,7 +28,7 @@ import * as McpError from "./McpError.ts"
 import type * as McpMethod from "./McpMethod.ts"
 import * as McpSchema from "./McpSchema.ts"
 import * as McpSession from "./McpSession.ts"
-import type { McpTransport } from "./McpTransport.ts"
+import { McpTransport } from "./McpTransport.ts"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -65,6 +65,8 @@ export interface Options {
   readonly era?: "auto" | Era | undefined
   /** The most input-required rounds one request may take. Default 8. */
   readonly maxInputRounds?: number | undefined
+  /** How long `era: "auto"` waits for the `server/discover` probe before it falls back to `initialize`. Default 10 s. */
+  readonly probeTimeout?: Duration.Input | undefined
 }
 
 /**
@@ -162,14 +164,17 @@ export const make = Effect.fn("McpClientSession.make")(function*(
   })
   const handshakeOptions = options.initializeTimeout === undefined ? undefined : { timeout: options.initializeTimeout }
 
-  if (era !== "legacy" && modern.length > 0) {
+  const transport = yield* McpTransport
+  if (era !== "legacy" && modern.length > 0 && transport.statefulOnly !== true) {
     const envelope: StatelessClient.Envelope = {
       version: options.protocolVersion !== undefined && modern.includes(options.protocolVersion) ? options.protocolVersion : modern[0]!,
       clientInfo: options.clientInfo,
       capabilities,
       logLevel: undefined
     }
-    const verdict = yield* StatelessClient.probe(session, envelope, modern, handshakeOptions)
+    const verdict = yield* StatelessClient.probe(session, envelope, modern, {
+      timeout: era === "modern" ? options.initializeTimeout : options.probeTimeout ?? Duration.seconds(10)
+    })
     if (verdict._tag === "Modern") {
       serverCapabilities = verdict.discovered.capabilities
       return modernSession(session, options, envelope, modern, verdict.discovered)

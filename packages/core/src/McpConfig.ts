@@ -8,7 +8,7 @@
  *     "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."], "env": { "DEBUG": "1" } },
  *     "search": { "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer ..." } },
  *     "legacy": { "url": "https://example.com/sse", "transport": "sse" },
- *     "socket": { "url": "ws://127.0.0.1:9000/mcp" }
+ *     "socket": { "url": "ws://127.0.0.1:9000/mcp", "era": "legacy" }
  *   }
  * }
  * ```
@@ -48,8 +48,27 @@ export const Transport = Schema.Literals(["streamable-http", "http", "sse", "web
 export type Transport = typeof Transport.Type
 
 /**
+ * The era a server's client speaks (`"era"` in any entry; see
+ * `McpClient.Options`): `"auto"` (the default) probes with `server/discover`
+ * and falls back to `initialize`; `"modern"` (2026-07-28) and `"legacy"`
+ * (2024-11-05 … 2025-11-25) pin it.
+ *
+ * @category schemas
+ * @since 0.2.0
+ */
+export const Era = Schema.Literals(["auto", "modern", "legacy"]).annotate({
+  expected: `"auto", "modern" or "legacy"`
+})
+
+/**
+ * @category schemas
+ * @since 0.2.0
+ */
+export type Era = typeof Era.Type
+
+/**
  * A stdio server (an entry with `command`): the command to spawn, its `args`,
- * `env` and `cwd`.
+ * `env`, `cwd` and {@link Era}.
  *
  * @category schemas
  * @since 0.1.0
@@ -59,6 +78,7 @@ export const StdioServer = Schema.Struct({
   args: Schema.optionalKey(Schema.Array(Schema.String)),
   env: Schema.optionalKey(StringRecord),
   cwd: Schema.optionalKey(Schema.String),
+  era: Schema.optionalKey(Era),
   type: Schema.optionalKey(Schema.Literal("stdio")),
   transport: Schema.optionalKey(Schema.Literal("stdio"))
 })
@@ -103,7 +123,8 @@ export type OAuth = typeof OAuth.Type
 
 /**
  * A remote server (an entry with `url`): its URL, `headers`, transport (see
- * {@link Transport}) and, for HTTP, OAuth settings (see {@link OAuth}).
+ * {@link Transport}), {@link Era} and, for HTTP, OAuth settings (see
+ * {@link OAuth}).
  *
  * @category schemas
  * @since 0.1.0
@@ -113,7 +134,8 @@ export const RemoteServer = Schema.Struct({
   headers: Schema.optionalKey(StringRecord),
   transport: Schema.optionalKey(Transport),
   type: Schema.optionalKey(Transport),
-  oauth: Schema.optionalKey(OAuth)
+  oauth: Schema.optionalKey(OAuth),
+  era: Schema.optionalKey(Era)
 })
 
 /**
@@ -178,6 +200,9 @@ const decodeWith = <S extends Schema.Codec<any, unknown>>(
 const describe = (value: unknown): string =>
   value === null ? "null" : Array.isArray(value) ? "an array" : typeof value
 
+const eraOf = (entry: { readonly era?: Era }): McpGroup.CommonParams =>
+  entry.era === undefined ? {} : { era: entry.era }
+
 const remoteParams = (
   entry: RemoteServer,
   source: string,
@@ -194,6 +219,7 @@ const remoteParams = (
   const given = entry.transport ?? entry.type
   const transport = given === undefined ? (isWs ? "websocket" : "streamable-http") : given
   const headers = entry.headers === undefined ? {} : { headers: entry.headers }
+  const era = eraOf(entry)
   const field = entry.transport !== undefined ? "transport" : "type"
   switch (transport) {
     case "websocket":
@@ -204,7 +230,7 @@ const remoteParams = (
       if (entry.oauth !== undefined && entry.oauth !== false) {
         return Result.fail(McpError.config(source, "OAuth is for HTTP servers, not WebSocket ones", { server, field: "oauth" }))
       }
-      return Result.succeed({ _tag: "WebSocket", url: entry.url, ...headers })
+      return Result.succeed({ _tag: "WebSocket", url: entry.url, ...headers, ...era })
     case "sse":
     case "streamable-http":
     case "http":
@@ -221,7 +247,8 @@ const remoteParams = (
         _tag: transport === "sse" ? "Sse" : "StreamableHttp",
         url: entry.url,
         ...headers,
-        ...(entry.oauth === undefined ? {} : { oauth: entry.oauth })
+        ...(entry.oauth === undefined ? {} : { oauth: entry.oauth }),
+        ...era
       })
   }
 }
@@ -248,7 +275,8 @@ const serverParams = (
       command: entry.command,
       ...(entry.args === undefined ? {} : { args: entry.args }),
       ...(entry.env === undefined ? {} : { env: entry.env }),
-      ...(entry.cwd === undefined ? {} : { cwd: entry.cwd })
+      ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
+      ...eraOf(entry)
     }))
   }
   if (hasUrl) {

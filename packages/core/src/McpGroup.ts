@@ -27,6 +27,7 @@ import * as InMemory from "./internal/group/inMemory.ts"
 import type { ServerParams } from "./internal/group/params.ts"
 import type { JsonSchemaValidator } from "./JsonSchemaValidator.ts"
 import type * as McpClient from "./McpClient.ts"
+import type * as McpClientSession from "./McpClientSession.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpSchema from "./McpSchema.ts"
 import type * as McpServer from "./McpServer.ts"
@@ -138,7 +139,7 @@ export interface ClientOptions extends Omit<McpClient.Options, "clientInfo"> {
 
 /**
  * A server of the static form: its parameters, and optionally client options
- * of its own, laid over the group's.
+ * of its own, laid over the group's (and over the `era` of its parameters).
  *
  * @category models
  * @since 0.1.0
@@ -184,7 +185,8 @@ export interface Options {
   readonly reconnect?: Schedule.Schedule<unknown, McpError.McpError> | false | undefined
   /**
    * Client options for every server, or a function of the server's name.
-   * Per-server options are laid over them.
+   * A server's `era` (in its parameters) and its own options are laid over
+   * them.
    */
   readonly client?: ClientOptions | ((server: string) => ClientOptions) | undefined
   /**
@@ -230,7 +232,12 @@ export interface ServerStatus {
   readonly name: string
   readonly params: ServerParams
   readonly status: "connecting" | "up" | "down"
+  /** Once connected: what the server said it is (kept while it is down, until it reconnects). */
   readonly serverInfo?: McpSchema.Implementation | undefined
+  /** Once connected: the era its client settled on (`"auto"` resolves to one of them), like `serverInfo`. */
+  readonly era?: McpClientSession.Era | undefined
+  /** Once connected: the protocol version negotiated, like `serverInfo`. */
+  readonly protocolVersion?: string | undefined
   readonly error?: McpError.McpError | undefined
   /** Down, with a reconnection attempt scheduled or under way. */
   readonly reconnecting: boolean

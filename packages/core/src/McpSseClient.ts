@@ -87,7 +87,9 @@ export const make = Effect.fn("McpSseClient.make")(function*(
   return McpTransport.of({
     incoming: Stream.fromQueue(incoming),
     send: (frame) => closed ? Effect.fail(McpError.closed("transport closed")) : connection.send(frame),
-    blockingSend: true
+    blockingSend: true,
+    // HTTP+SSE exists only in the stateful era: no server/discover probe
+    statefulOnly: true
   })
 })
 

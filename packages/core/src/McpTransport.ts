@@ -46,6 +46,12 @@ import { ndjsonDecoder } from "./internal/framing/ndjson.ts"
  *   with. The session asks once per incoming request, when it arrives, and
  *   gives the handler `McpAuth.CurrentAuth`; without `authOf` it costs
  *   nothing.
+ * - `sendsParamHeaders` is `true` for transports that mirror tool arguments
+ *   into `Mcp-Param-*` headers ({@link RequestHeaders}; Streamable HTTP's
+ *   client): only then does a client look a tool's declarations up first.
+ * - `statefulOnly` is `true` for transports of the stateful era only (the
+ *   2024-11-05 HTTP+SSE transport): a client does not probe for the
+ *   stateless era over them.
  * - `peerIdOf` is given by transports that rename incoming request ids to
  *   keep them unique on a connection that many peers share (Streamable
  *   HTTP's 2026-07-28 requests): the id the peer sent, for the handler's
@@ -61,6 +67,8 @@ export class McpTransport extends Context.Service<McpTransport, {
   readonly routesByOrigin?: boolean | undefined
   readonly authOf?: ((id: JsonRpc.RequestId) => McpAuth.AuthInfo | undefined) | undefined
   readonly peerIdOf?: ((id: JsonRpc.RequestId) => JsonRpc.RequestId) | undefined
+  readonly statefulOnly?: boolean | undefined
+  readonly sendsParamHeaders?: boolean | undefined
 }>()("@effect-mcp/core/McpTransport") {}
 
 /**

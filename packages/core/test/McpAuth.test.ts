@@ -136,7 +136,7 @@ const makeAuth = (grants: ReadonlyArray<string>) => {
 const session = (server: ReturnType<typeof makeServer>, auth: McpAuth.ClientAuth) =>
   Effect.map(
     Layer.build(
-      McpClientSession.layer({ clientInfo: { name: "c", version: "1" } }).pipe(
+      McpClientSession.layer({ clientInfo: { name: "c", version: "1" }, era: "legacy" }).pipe(
         Layer.provide(McpHttpClient.layer({ url: URL, auth, listen: false })),
         Layer.provide(server.layer)
       )

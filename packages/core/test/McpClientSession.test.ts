@@ -16,14 +16,14 @@ const initializeResult = (protocolVersion: string, capabilities: McpSchema.Serve
   instructions: "hello"
 })
 
-/** Builds the client session layer against a server played by hand; returns the fiber acquiring it. */
+/** Builds the client session layer (stateful era) against a server played by hand; returns the fiber acquiring it. */
 const againstRawServer = (options: Partial<McpClientSession.Options> = {}) =>
   Effect.gen(function*() {
     const link = yield* McpTransport.makeInMemoryLink
     const server = yield* rawPeer(Context.get(yield* Layer.build(link.server), McpTransport.McpTransport))
     const scope = yield* Scope.make()
     const acquiring = yield* Layer.build(
-      McpClientSession.layer({ clientInfo, ...options }).pipe(Layer.provide(link.client))
+      McpClientSession.layer({ clientInfo, era: "legacy", ...options }).pipe(Layer.provide(link.client))
     ).pipe(
       Scope.provide(scope),
       Effect.map((context) => Context.get(context, McpClientSession.McpClientSession)),

@@ -100,6 +100,31 @@ describe("McpConfig.decode", () => {
       assert.include(port.field ?? "", "oauth")
     }))
 
+  it.effect("era: given to any kind of server, left out when absent; a bad one is an error naming the server and the field", () =>
+    Effect.gen(function*() {
+      const servers = yield* McpConfig.decode({
+        mcpServers: {
+          files: { command: "srv", era: "legacy" },
+          search: { url: "https://example.com/mcp", era: "modern" },
+          legacy: { url: "https://example.com/sse", type: "sse", era: "legacy" },
+          socket: { url: "ws://127.0.0.1:9000/mcp", era: "auto" },
+          plain: { command: "srv" }
+        }
+      }, "mcp.json")
+      assert.deepStrictEqual(servers.files, { _tag: "Stdio", command: "srv", era: "legacy" })
+      assert.deepStrictEqual(servers.search, { _tag: "StreamableHttp", url: "https://example.com/mcp", era: "modern" })
+      assert.deepStrictEqual(servers.legacy, { _tag: "Sse", url: "https://example.com/sse", era: "legacy" })
+      assert.deepStrictEqual(servers.socket, { _tag: "WebSocket", url: "ws://127.0.0.1:9000/mcp", era: "auto" })
+      assert.isFalse("era" in servers.plain!)
+
+      for (const [entry, got] of [[{ command: "srv", era: "2026-07-28" }, `"2026-07-28"`], [{ url: "http://h/", era: 2 }, "2"]] as const) {
+        const error = yield* Effect.flip(McpConfig.decode({ mcpServers: { a: entry } }, "mcp.json"))
+        const reason = configError(error)
+        assert.deepStrictEqual([reason.source, reason.server, reason.field], ["mcp.json", "a", "era"])
+        assert.strictEqual(error.message, `mcp.json: server "a": era: Expected "auto", "modern" or "legacy", got ${got}`)
+      }
+    }))
+
   it.effect("errors name the file, the server and the field", () =>
     Effect.gen(function*() {
       type Where = { readonly server?: string | undefined; readonly field?: string | undefined }

@@ -247,6 +247,74 @@ describe("McpGroup: views and routing", () => {
     }))
 })
 
+describe("McpGroup: eras", () => {
+  const eraOf = (servers: ReadonlyArray<McpGroup.ServerStatus>) =>
+    servers.map((server) => [server.name, server.status, server.serverInfo?.name, server.era, server.protocolVersion])
+
+  it.effect("each server's era and protocol version once connected: one pinned legacy, one auto (modern with our server); calls routed to each", () =>
+    Effect.gen(function*() {
+      const group = yield* makeGroup({
+        servers: {
+          old: McpGroup.inMemory(serverLayer("old", [echo("old"), readme("old")]), { era: "legacy" }),
+          new: McpGroup.inMemory(serverLayer("new", [echo("new", "shout"), greet("new")]))
+        }
+      })
+      // our McpServer speaks both eras: auto settles on the modern one
+      assert.deepStrictEqual(eraOf(yield* group.servers), [
+        ["old", "up", "old-server", "legacy", "2025-11-25"],
+        ["new", "up", "new-server", "modern", "2026-07-28"]
+      ])
+      assert.deepStrictEqual([(yield* group.client("old")).era, (yield* group.client("new")).era], ["legacy", "modern"])
+
+      assert.strictEqual(textOf(yield* group.callTool("echo", { text: "hi" })), "old:hi")
+      assert.strictEqual(textOf(yield* group.callTool("shout", { text: "hi" })), "new:hi")
+      const read = yield* group.readResource("mem://readme")
+      assert.strictEqual((read.contents[0] as { text: string }).text, "old readme")
+      const prompt = yield* group.getPrompt("greet", { who: "ada" })
+      assert.strictEqual((prompt.messages[0]!.content as { text: string }).text, "new greets ada")
+
+      // connected later, pinned modern; its status shows no era until it is up
+      const statuses = yield* group.serverChanges.pipe(
+        Stream.map((servers) => servers.find((server) => server.name === "late")),
+        Stream.filter((late) => late !== undefined),
+        Stream.takeUntil((late) => late.status === "up"),
+        Stream.runCollect,
+        Effect.forkChild({ startImmediately: true })
+      )
+      yield* group.connect("late", McpGroup.inMemory(serverLayer("late", [echo("late", "echo-late")]), { era: "modern" }))
+      const seen = yield* Fiber.join(statuses)
+      assert.deepStrictEqual(seen.map((late) => [late.status, late.era, late.protocolVersion]), [
+        ["connecting", undefined, undefined],
+        ["up", "modern", "2026-07-28"]
+      ])
+      assert.strictEqual(textOf(yield* group.callTool("echo-late", { text: "hi" })), "late:hi")
+    }))
+
+  it.effect("a server's era: the group's client options, then its parameters', then its own client options", () =>
+    Effect.gen(function*() {
+      const group = yield* makeGroup({
+        servers: {
+          a: McpGroup.inMemory(serverLayer("a", [echo("a")])),
+          b: McpGroup.inMemory(serverLayer("b", [echo("b", "b")]), { era: "auto" }),
+          c: {
+            params: McpGroup.inMemory(serverLayer("c", [echo("c", "c")]), { era: "modern" }),
+            client: { era: "legacy" }
+          }
+        },
+        client: { era: "legacy" }
+      })
+      assert.deepStrictEqual(eraOf(yield* group.servers), [
+        ["a", "up", "a-server", "legacy", "2025-11-25"],
+        ["b", "up", "b-server", "modern", "2026-07-28"],
+        ["c", "up", "c-server", "legacy", "2025-11-25"]
+      ])
+      assert.deepStrictEqual(
+        yield* Effect.forEach(["echo", "b", "c"], (tool) => Effect.map(group.callTool(tool, { text: "x" }), textOf)),
+        ["a:x", "b:x", "c:x"]
+      )
+    }))
+})
+
 describe("McpGroup: server→client handlers", () => {
   const ask = (name: string) =>
     McpTool.make(name, {

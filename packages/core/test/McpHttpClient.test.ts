@@ -175,7 +175,8 @@ type Fake = Effect.Success<ReturnType<typeof makeFake>>
 const connectToFake = (fake: Fake, options: Partial<McpHttpClient.Options> = {}) =>
   Effect.map(
     Layer.build(
-      McpClientSession.layer({ clientInfo }).pipe(
+      // the fake is a stateful-era server
+      McpClientSession.layer({ clientInfo, era: "legacy" }).pipe(
         Layer.provide(McpHttpClient.layer({ url: URL, ...options })),
         Layer.provide(fake.layer)
       )

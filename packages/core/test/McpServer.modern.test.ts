@@ -242,6 +242,7 @@ describe("McpServer, input-required rounds", () => {
       const legacy = yield* Layer.build(
         McpClient.layer({
           clientInfo,
+          era: "legacy",
           elicitation: { form: () => Effect.succeed({ action: "accept" as const, content: { name: "Lin" } }) }
         }).pipe(Layer.provide([Layer.succeed(McpTransport.McpTransport, clientEnd), ValidatorLayer]))
       ).pipe(Effect.map(Context.get(McpClient.McpClient)))

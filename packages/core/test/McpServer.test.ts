@@ -60,8 +60,10 @@ const connectToServer = (options: {
     const notes: Notes = { logs: [], updated: [], listChanged: [] }
     const record = <M extends McpSchema.NotificationMethod>(name: M, f: (params: any) => void) =>
       McpSession.notificationHandler(McpSchema.notifications[name], (params) => Effect.sync(() => f(params)))
+    // the server's stateful sessions (McpServer.modern.test.ts has the stateless era)
     const client = yield* McpClientSession.make({
       clientInfo,
+      era: "legacy",
       notificationHandlers: [
         record("notifications/message", (params) => notes.logs.push(params)),
         record("notifications/resources/updated", (params) => notes.updated.push(params.uri)),
@@ -314,6 +316,7 @@ describe("McpServer: resources", () => {
         const updated: Array<string> = []
         const client = yield* McpClientSession.make({
           clientInfo: { name: "c", version: "0" },
+          era: "legacy",
           notificationHandlers: [
             McpSession.notificationHandler(McpSchema.ResourceUpdated, ({ uri }) => Effect.sync(() => updated.push(uri)))
           ]
@@ -482,7 +485,7 @@ describe("McpServer: logging bridge and request origin", () => {
         routesByOrigin: true
       })
       yield* server.serve.pipe(Effect.provideService(McpTransport.McpTransport, recording))
-      const client = yield* McpClientSession.make({ clientInfo: { name: "c", version: "0" } }).pipe(
+      const client = yield* McpClientSession.make({ clientInfo: { name: "c", version: "0" }, era: "legacy" }).pipe(
         Effect.provideService(McpTransport.McpTransport, clientEnd)
       )
       yield* client.request(McpSchema.CallTool, { name: "logs", arguments: {} })

@@ -81,7 +81,9 @@ describe("McpServer + McpClient", () => {
           })
       })
       const opened: Array<string> = []
+      // URL elicitation with its completion notification is of the stateful era
       const { client, server } = yield* connectToAdder({
+        era: "legacy",
         elicitation: {
           url: (params) =>
             Effect.sync(() => {

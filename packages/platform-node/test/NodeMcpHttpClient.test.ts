@@ -59,9 +59,10 @@ const rawServer = (handler: Handler) =>
   })
 
 /** A client session (no McpClient above it) over the Node HTTP client transport. */
+// the raw servers here play stateful-era servers
 const connectSession = (options: NodeMcpHttpClientOptions) =>
   Effect.map(
-    Layer.build(McpClientSession.layer({ clientInfo }).pipe(Layer.provide(NodeMcpHttpClient.layer(options)))),
+    Layer.build(McpClientSession.layer({ clientInfo, era: "legacy" }).pipe(Layer.provide(NodeMcpHttpClient.layer(options)))),
     (context) => Context.get(context, McpClientSession.McpClientSession)
   )
 

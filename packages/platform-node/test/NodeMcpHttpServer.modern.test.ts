@@ -217,6 +217,7 @@ describe("NodeMcpHttpServer, both eras on one endpoint", () => {
       const client = yield* Layer.build(
         McpClient.layer({
           clientInfo: { name: "legacy", version: "1" },
+          era: "legacy",
           elicitation: { form: () => Effect.succeed({ action: "accept" as const, content: { name: "Lu" } }) }
         }).pipe(Layer.provide([NodeMcpHttpClient.layer({ url }), NodeJsonSchemaValidator.layer]))
       ).pipe(Effect.map(Context.get(McpClient.McpClient)))

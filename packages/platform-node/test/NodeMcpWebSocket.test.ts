@@ -70,12 +70,12 @@ const nextJson = (socket: RawSocket) => Effect.map(Effect.promise(() => socket.n
 const text = (result: unknown) => (result as { readonly content: ReadonlyArray<{ readonly text: string }> }).content[0]!.text
 
 describe("NodeMcpWebSocket: our client ⇄ our server", () => {
-  it.live("round trip: initialize, tools, progress, logging, sampling answered by the client", () =>
+  it.live("round trip (2026-07-28): discover, tools, progress, logging, sampling answered by the client", () =>
     Effect.gen(function*() {
       const { server, url } = yield* start({ path: "/mcp" })
       const { client } = yield* connectClient(url)
       assert.strictEqual(client.serverInfo.name, "transport-test")
-      assert.strictEqual(client.protocolVersion, "2025-11-25")
+      assert.deepStrictEqual([client.era, client.protocolVersion], ["modern", "2026-07-28"])
       assert.strictEqual(yield* server.sessionCount, 1)
       assert.deepStrictEqual((yield* client.tools.get).map((tool) => tool.name), ["ask", "countdown", "echo", "hang"])
       assert.strictEqual(text(yield* client.callTool("echo", { text: "over a WebSocket" })), "over a WebSocket")

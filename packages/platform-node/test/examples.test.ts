@@ -103,7 +103,8 @@ describe("README examples", () => {
       assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
       const { code, stdout } = await node(["scratchpad/http-client.ts", url])
       assert.strictEqual(code, 0)
-      assert.include(stdout, "connected to adder (2025-11-25)")
+      // our client and our server settle on the stateless revision
+      assert.include(stdout, "connected to adder (2026-07-28)")
       assert.include(stdout, "sum: 42")
     } finally {
       server.kill("SIGTERM")

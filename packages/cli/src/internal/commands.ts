@@ -201,13 +201,15 @@ const servers = Command.make("servers", {}, () =>
       const statuses = inConfigOrder(order, (yield* group.servers).map((status) => ({ ...status, server: status.name })))
       const rows: Array<Format.ServerRow> = []
       for (const status of statuses) {
+        // fails for a server that went down since it connected
         const client = yield* request(group.client(status.name))
         rows.push({
           server: status.name,
           transport: status.params._tag,
           status: status.status,
-          serverInfo: client.serverInfo,
-          protocolVersion: client.protocolVersion,
+          serverInfo: status.serverInfo ?? client.serverInfo,
+          era: status.era ?? client.era,
+          protocolVersion: status.protocolVersion ?? client.protocolVersion,
           tools: count(views.tools, status.name),
           resources: count(views.resources, status.name),
           resourceTemplates: count(views.resourceTemplates, status.name),
@@ -216,7 +218,13 @@ const servers = Command.make("servers", {}, () =>
       }
       yield* Console.log(json ? Format.json(rows) : Format.servers(rows))
     })
-  )).pipe(Command.withDescription("Connect to every server and show what each is"))
+  )).pipe(
+    Command.withDescription("Connect to every server and show what each is, and the era and protocol version it speaks"),
+    Command.withExamples([
+      { command: "effect-mcp servers", description: "Every server, each in the era of its config (auto by default)" },
+      { command: "effect-mcp servers --era legacy", description: "Every server over initialize (2025-11-25 and before)" }
+    ])
+  )
 
 // -----------------------------------------------------------------------------
 // login, logout

@@ -37,6 +37,14 @@ export const root = Command.make("effect-mcp").pipe(
       Flag.withDescription("Connect to this server of the config only"),
       Flag.optional
     ),
+    era: Flag.Literals("era", ["auto", "modern", "legacy"]).pipe(
+      Flag.withMetavar("ERA"),
+      Flag.withDescription(
+        "The era to speak to every server, over each one's \"era\" in the config: auto probes with " +
+          "server/discover and falls back to initialize, modern pins 2026-07-28, legacy initialize (2025-11-25 and before)"
+      ),
+      Flag.optional
+    ),
     qualify: Flag.Boolean("qualify").pipe(
       Flag.withDescription("Name tools and prompts <server>_<name>"),
       Flag.withDefault(false)
@@ -93,6 +101,15 @@ const authOptions = (): NodeMcpGroup.AuthOptions => {
 const loadConfig = (path: string) =>
   NodeMcpGroup.loadConfig(path).pipe(Effect.mapError((error) => Failures.connectionFailure(error)))
 
+/** The servers with `--era`, when given, in place of their own `"era"`. */
+const withEra = (
+  servers: Record<string, McpGroup.ServerParams>,
+  era: Option.Option<NonNullable<McpGroup.CommonParams["era"]>>
+): Record<string, McpGroup.ServerParams> =>
+  Option.isNone(era)
+    ? servers
+    : Object.fromEntries(Object.entries(servers).map(([name, params]) => [name, { ...params, era: era.value }]))
+
 /** Connects to the config's servers: `only`, else `--server`, else all. */
 export const connectTo = (only: string | undefined) =>
   Effect.gen(function*() {
@@ -109,6 +126,7 @@ export const connectTo = (only: string | undefined) =>
       }
       servers = { [name]: params }
     }
+    servers = withEra(servers, options.era)
     // one shot: a server that goes down stays down; the servers' stderr is kept
     // for the error that reports their death, unless --verbose
     const context = yield* Layer.build(NodeMcpGroup.layer({
@@ -124,7 +142,14 @@ export const connectTo = (only: string | undefined) =>
     yield* Effect.forEach(
       Object.entries(servers),
       ([name, params]) =>
-        group.connect(name, params).pipe(Effect.mapError((error) => Failures.connectionFailure(error, name))),
+        group.connect(name, params).pipe(
+          Effect.mapError((error) =>
+            Failures.connectionFailure(error, name, {
+              era: params.era,
+              fromFlag: Option.isSome(options.era)
+            })
+          )
+        ),
       { concurrency: "unbounded", discard: true }
     )
     return { group, json: options.json, order: Object.keys(servers), store } satisfies Connected

@@ -6,6 +6,7 @@
  */
 import * as JsonRpc from "@effect-mcp/core/JsonRpc"
 import type * as McpError from "@effect-mcp/core/McpError"
+import type * as McpGroup from "@effect-mcp/core/McpGroup"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 
@@ -88,13 +89,34 @@ const authFailure = (error: McpError.AuthError, server?: string): CliFailure => 
   })
 }
 
-/** Connecting (config, spawn, handshake): everything is a connection failure, but authorization. */
-export const connectionFailure = (error: McpError.McpError, server?: string): CliFailure => {
+/** The era a server was connected with: its config's `"era"`, or `--era` (`fromFlag`). */
+export interface Pinned {
+  readonly era: McpGroup.CommonParams["era"]
+  readonly fromFlag: boolean
+}
+
+/** A handshake the server refused (or did not understand) while the era was pinned. */
+const eraHint = (reason: McpError.Reason, pinned: Pinned | undefined): string => {
+  if (pinned === undefined || pinned.era === undefined || pinned.era === "auto") return ""
+  const refused = reason._tag === "HandshakeError" ||
+    (reason._tag === "ProtocolError" && reason.code === JsonRpc.ErrorCode.MethodNotFound)
+  if (!refused) return ""
+  return pinned.fromFlag
+    ? ` (--era ${pinned.era} pins the era; --era auto lets the client find the server's)`
+    : ` (its "era" in the config pins ${pinned.era}; "auto" or --era auto lets the client find the server's)`
+}
+
+/**
+ * Connecting (config, spawn, handshake): everything is a connection failure,
+ * but authorization. `pinned` says how the server's era was chosen, for a
+ * hint when a pinned era was refused.
+ */
+export const connectionFailure = (error: McpError.McpError, server?: string, pinned?: Pinned): CliFailure => {
   const reason = error.reason
   if (reason._tag === "AuthError") return authFailure(reason, server)
   const hint = reason._tag === "NameCollisionError" && reason.kind !== "server"
     ? " (--qualify names them <server>_<name>)"
-    : ""
+    : eraHint(reason, pinned)
   const where = server === undefined || error.message.includes(`"${server}"`) ? "" : `server "${server}": `
   return new CliFailure({ kind: "Connection", description: `${where}${describe(error)}${hint}` })
 }
@@ -117,12 +139,17 @@ export const requestFailure = (error: McpError.McpError): CliFailure => {
     case "NotFoundError":
       return new CliFailure({ kind: "Usage", description: describe(error) })
     case "ProtocolError":
-      // -32002: the server knows no such resource, like a name no server offers
+      // the server knows no such resource, like a name no server offers:
+      // -32002 (2025-11-25), -32602 with the URI as data (2026-07-28)
       return new CliFailure({
-        kind: reason.code === JsonRpc.ErrorCode.ResourceNotFound ? "Usage" : "Request",
+        kind: isResourceNotFound(reason.code, reason.data) ? "Usage" : "Request",
         description: describe(error)
       })
     default:
       return new CliFailure({ kind: "Request", description: describe(error) })
   }
 }
+
+const isResourceNotFound = (code: number, data: unknown): boolean =>
+  code === JsonRpc.ErrorCode.ResourceNotFound ||
+  (code === JsonRpc.ErrorCode.InvalidParams && typeof (data as { readonly uri?: unknown } | undefined)?.uri === "string")

@@ -12,6 +12,8 @@ export interface ServerRow {
   readonly transport: string
   readonly status: string
   readonly serverInfo: McpSchema.Implementation
+  /** `"modern"` or `"legacy"`: the era its client settled on. */
+  readonly era: string
   readonly protocolVersion: string
   readonly tools: number
   readonly resources: number
@@ -43,12 +45,13 @@ export const servers = (rows: ReadonlyArray<ServerRow>): string =>
   rows.length === 0
     ? "(no servers)"
     : table(
-      ["SERVER", "TRANSPORT", "STATUS", "IMPLEMENTATION", "PROTOCOL", "TOOLS", "RESOURCES", "TEMPLATES", "PROMPTS"],
+      ["SERVER", "TRANSPORT", "STATUS", "IMPLEMENTATION", "ERA", "PROTOCOL", "TOOLS", "RESOURCES", "TEMPLATES", "PROMPTS"],
       rows.map((row) => [
         row.server,
         row.transport,
         row.status,
         `${row.serverInfo.name} ${row.serverInfo.version}`,
+        row.era,
         row.protocolVersion,
         String(row.tools),
         String(row.resources),

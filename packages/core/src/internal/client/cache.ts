@@ -36,9 +36,14 @@ export const make = <A>(fetch: Effect.Effect<ReadonlyArray<A>, McpError.McpError
     const lock = yield* Semaphore.make(1)
     let version = 0
 
+    // a list fetched again unchanged is not a change
     const load = Effect.suspend(() => {
       const started = version
-      return Effect.tap(fetch, (list) => started === version ? SubscriptionRef.set(ref, Option.some(list)) : Effect.void)
+      return Effect.tap(fetch, (list) =>
+        started !== version ? Effect.void : Effect.flatMap(SubscriptionRef.get(ref), (cached) =>
+          Option.isSome(cached) && JSON.stringify(cached.value) === JSON.stringify(list)
+            ? Effect.void
+            : SubscriptionRef.set(ref, Option.some(list))))
     })
 
     const get = Semaphore.withPermits(lock, 1)(

@@ -32,6 +32,7 @@ import * as StandardHeaders from "../http/standardHeaders.ts"
 import * as Headers from "../jsonSchema/headers.ts"
 import * as Cache from "./cache.ts"
 import * as Handlers from "./handlers.ts"
+import * as Listen from "./listen.ts"
 import * as Notifications from "./notifications.ts"
 import { DEFAULT_MAX_PAGES, paginate } from "./paginate.ts"
 import { checkOutput } from "./tools.ts"
@@ -74,6 +75,7 @@ const userHandler = (
     case "notifications/cancelled":
       return options.onCancelled?.(notification.params)
     case "notifications/tasks/status":
+    case "notifications/subscriptions/acknowledged":
       return undefined
   }
 }
@@ -91,6 +93,7 @@ export const make = Effect.fnUntraced(function*(
   options: Options
 ): Effect.fn.Return<BaseClient, McpError.McpError, McpTransport | JsonSchemaValidator | Scope.Scope> {
   const validator = yield* JsonSchemaValidator
+  const transport = yield* McpTransport
   const scope = yield* Effect.scope
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES
   const capabilities = Handlers.capabilities(options)
@@ -166,15 +169,24 @@ export const make = Effect.fnUntraced(function*(
   )
   const streamPrompts = stream(McpSchema.ListPrompts.name, listPrompts, (result) => result.prompts)
 
+  const autoRefresh = (key: keyof AutoRefresh): boolean =>
+    typeof options.autoRefresh === "object" ? options.autoRefresh[key] !== false : options.autoRefresh !== false
+
+  // 2026-07-28: change notifications come on a subscriptions/listen stream,
+  // asked for once a list is cached (with auto-refresh) or a resource watched
+  const listen = session.era === "modern" ? yield* Listen.make(session, scope) : undefined
+  const listened = (kind: Listen.ListKind) => <A>(fetch: Effect.Effect<A, McpError.McpError>) =>
+    listen === undefined || !autoRefresh(kind) ? fetch : Effect.tap(fetch, () => listen.lists(kind))
+
   const tools = yield* Cache.make(Effect.map(Stream.runCollect(streamTools()), (list) => {
     // a complete list replaces what pages taught us
     toolIndex.clear()
     indexTools(list)
     return list
-  }))
-  const resources = yield* Cache.make(Stream.runCollect(streamResources()))
-  const resourceTemplates = yield* Cache.make(Stream.runCollect(streamResourceTemplates()))
-  const prompts = yield* Cache.make(Stream.runCollect(streamPrompts()))
+  }).pipe(listened("tools")))
+  const resources = yield* Cache.make(Stream.runCollect(streamResources()).pipe(listened("resources")))
+  const resourceTemplates = yield* Cache.make(Stream.runCollect(streamResourceTemplates()).pipe(listened("resources")))
+  const prompts = yield* Cache.make(Stream.runCollect(streamPrompts()).pipe(listened("prompts")))
 
   // ---------------------------------------------------------------------------
   // tools
@@ -213,7 +225,9 @@ export const make = Effect.fnUntraced(function*(
       requestOptions
     )
     // a modern call mirrors the tool's x-mcp-header arguments into Mcp-Param-* headers
-    const params = session.era === "modern" ? Headers.headerParams((yield* lookupTool(name))?.inputSchema) : []
+    const params = session.era === "modern" && transport.sendsParamHeaders === true
+      ? Headers.headerParams((yield* lookupTool(name))?.inputSchema)
+      : []
     const result = yield* (params.length === 0
       ? call
       : Effect.provideService(call, RequestHeaders, StandardHeaders.paramHeaders(params, args)))
@@ -226,15 +240,20 @@ export const make = Effect.fnUntraced(function*(
   // ---------------------------------------------------------------------------
 
   const subscribeResource = (uri: string, requestOptions?: RequestOptions) =>
-      Effect.asVoid(session.request(McpSchema.Subscribe, withMeta({ uri }, requestOptions), requestOptions))
+    listen !== undefined
+      ? listen.watch(uri)
+      : Effect.asVoid(session.request(McpSchema.Subscribe, withMeta({ uri }, requestOptions), requestOptions))
   const unsubscribeResource = (uri: string, requestOptions?: RequestOptions) =>
-      Effect.asVoid(session.request(McpSchema.Unsubscribe, withMeta({ uri }, requestOptions), requestOptions))
+    listen !== undefined
+      ? listen.unwatch(uri)
+      : Effect.asVoid(session.request(McpSchema.Unsubscribe, withMeta({ uri }, requestOptions), requestOptions))
 
   // watchers per URI: the first subscribes on the server, the last unsubscribes
+  // (2026-07-28: the listen stream's filter takes the URI in and out)
   const watchers = new Map<string, number>()
   const watchLock = yield* Semaphore.make(1)
   const acquireWatch = (uri: string, requestOptions: RequestOptions | undefined) =>
-    Semaphore.withPermits(watchLock, 1)(Effect.suspend(() => {
+    listen !== undefined ? listen.watch(uri) : Semaphore.withPermits(watchLock, 1)(Effect.suspend(() => {
       const count = watchers.get(uri) ?? 0
       return Effect.tap(
         count === 0 ? subscribeResource(uri, requestOptions) : Effect.void,
@@ -242,7 +261,7 @@ export const make = Effect.fnUntraced(function*(
       )
     }))
   const releaseWatch = (uri: string) =>
-    Semaphore.withPermits(watchLock, 1)(Effect.suspend(() => {
+    listen !== undefined ? listen.unwatch(uri) : Semaphore.withPermits(watchLock, 1)(Effect.suspend(() => {
       const count = watchers.get(uri) ?? 0
       if (count > 1) {
         watchers.set(uri, count - 1)
@@ -271,17 +290,14 @@ export const make = Effect.fnUntraced(function*(
   // notifications
   // ---------------------------------------------------------------------------
 
-  const autoRefresh = (key: keyof AutoRefresh): boolean =>
-    typeof options.autoRefresh === "object" ? options.autoRefresh[key] !== false : options.autoRefresh !== false
+  const forkRefresh = <A>(cache: Cache.Cache<A>) =>
+    Effect.forkIn(
+      Effect.catchCause(cache.refresh, (cause) => Effect.logWarning("refreshing a list failed", cause)),
+      scope
+    )
 
   const invalidate = <A>(cache: Cache.Cache<A>, refresh: boolean): Effect.Effect<void> =>
-    Effect.flatMap(cache.invalidate, (hadList) =>
-      hadList && refresh
-        ? Effect.asVoid(Effect.forkIn(
-          Effect.catchCause(cache.get, (cause) => Effect.logWarning("refreshing a list after list_changed failed", cause)),
-          scope
-        ))
-        : Effect.void)
+    Effect.flatMap(cache.invalidate, (hadList) => hadList && refresh ? Effect.asVoid(forkRefresh(cache)) : Effect.void)
 
   // the client's own reaction, before subscribers and handlers see the notification
   const react = (notification: Notification): Effect.Effect<void> => {
@@ -295,6 +311,21 @@ export const make = Effect.fnUntraced(function*(
           invalidate(resources, autoRefresh("resources")),
           invalidate(resourceTemplates, autoRefresh("resources"))
         )
+      // a listen stream is (re)open: the lists it follows are fetched again,
+      // in case they changed before it was (a list unchanged is not a change)
+      case "notifications/subscriptions/acknowledged": {
+        const agreed = notification.params.notifications
+        const again = <A>(cache: Cache.Cache<A>, follows: boolean | undefined) =>
+          follows === true
+            ? Effect.flatMap(cache.cached, (cached) => Option.isSome(cached) ? Effect.asVoid(forkRefresh(cache)) : Effect.void)
+            : Effect.void
+        return Effect.all([
+          again(tools, agreed.toolsListChanged),
+          again(prompts, agreed.promptsListChanged),
+          again(resources, agreed.resourcesListChanged),
+          again(resourceTemplates, agreed.resourcesListChanged)
+        ], { discard: true })
+      }
       default:
         return Effect.void
     }

@@ -41,7 +41,8 @@ export const serverNotifications: ReadonlyMap<string, McpMethod.Notification> = 
     "notifications/tools/list_changed",
     "notifications/prompts/list_changed",
     "notifications/elicitation/complete",
-    "notifications/tasks/status"
+    "notifications/tasks/status",
+    "notifications/subscriptions/acknowledged"
   ] satisfies ReadonlyArray<ServerNotificationMethod>).map((name) => [name, McpSchema.notifications[name]])
 )
 

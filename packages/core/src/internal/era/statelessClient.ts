@@ -75,10 +75,28 @@ export type Verdict =
   | { readonly _tag: "Modern"; readonly version: string; readonly discovered: McpSchema.DiscoverResult }
   | { readonly _tag: "Legacy"; readonly reason: string }
 
+// what a legacy server may answer a probe with: a JSON-RPC error, an HTTP
+// refusal, silence; a connection that fails or closes, or an authorization
+// that fails, says nothing about the era
+const isEraAnswer = (error: McpError.McpError): boolean => {
+  switch (error.reason._tag) {
+    case "ProtocolError":
+    case "InvalidResultError":
+    case "TimeoutError":
+    case "UnsupportedError":
+      return true
+    case "TransportError":
+      return error.reason.status !== undefined
+    default:
+      return false
+  }
+}
+
 /**
  * Probes with `server/discover`. A success (or a `-32022` naming a modern
- * version this client speaks, retried once) says modern; any other answer,
- * an HTTP refusal or a timeout says legacy. A closed connection fails.
+ * version this client speaks, retried once) says modern; a JSON-RPC error,
+ * an HTTP refusal or a timeout says legacy. A connection that fails or an
+ * authorization that fails fails the probe.
  *
  * @internal
  */
@@ -93,7 +111,7 @@ export const probe = (
       Effect.matchEffect(session.request(McpSchema.Discover, params as McpSchema.RequestParams, requestOptions), {
         onSuccess: (discovered) => Effect.succeed<Verdict>({ _tag: "Modern", version: envelope.version, discovered }),
         onFailure: (error) => {
-          if (error.reason._tag === "ClosedError") return Effect.fail(error)
+          if (!isEraAnswer(error)) return Effect.fail(error)
           const other = supportedOf(error).find((version) => versions.includes(version) && version !== envelope.version)
           if (other !== undefined && !retried) {
             envelope.version = other

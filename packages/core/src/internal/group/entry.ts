@@ -9,6 +9,7 @@
 import type * as Deferred from "effect/Deferred"
 import type * as Scope from "effect/Scope"
 import type * as McpClient from "../../McpClient.ts"
+import type * as McpClientSession from "../../McpClientSession.ts"
 import * as McpError from "../../McpError.ts"
 import type { ServerParams, ServerStatus } from "../../McpGroup.ts"
 import type * as McpSchema from "../../McpSchema.ts"
@@ -37,6 +38,9 @@ export interface Entry {
   status: "connecting" | "up" | "down"
   connection: Connection | undefined
   serverInfo: McpSchema.Implementation | undefined
+  /** The era and protocol version of its last connection (kept while it is down). */
+  era: McpClientSession.Era | undefined
+  protocolVersion: string | undefined
   error: McpError.McpError | undefined
   reconnecting: boolean
   /** The lists as the server sent them (to tell a refreshed list from the one already aggregated). */
@@ -65,6 +69,8 @@ export const make = (
   status: "connecting",
   connection: undefined,
   serverInfo: undefined,
+  era: undefined,
+  protocolVersion: undefined,
   error: undefined,
   reconnecting: false,
   lists: Aggregate.emptyLists,
@@ -79,6 +85,8 @@ export const up = (entry: Entry, opened: Opened, parts: Aggregate.Parts): void =
   entry.connection = opened.connection
   entry.status = "up"
   entry.serverInfo = opened.connection.client.serverInfo
+  entry.era = opened.connection.client.era
+  entry.protocolVersion = opened.connection.client.protocolVersion
   entry.error = undefined
   entry.reconnecting = false
   entry.lists = opened.lists
@@ -149,6 +157,8 @@ export const statusOf = (entry: Entry): ServerStatus => ({
   status: entry.status,
   reconnecting: entry.reconnecting,
   ...(entry.serverInfo === undefined ? {} : { serverInfo: entry.serverInfo }),
+  ...(entry.era === undefined ? {} : { era: entry.era }),
+  ...(entry.protocolVersion === undefined ? {} : { protocolVersion: entry.protocolVersion }),
   ...(entry.error === undefined ? {} : { error: entry.error })
 })
 

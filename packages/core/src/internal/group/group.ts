@@ -66,7 +66,7 @@ export const make = Effect.fnUntraced(function*(
       const entry = Entry.make(
         name,
         params,
-        State.clientOptionsFor(state, name, own),
+        State.clientOptionsFor(state, name, params, own),
         Scope.forkUnsafe(state.serversScope, "sequential")
       )
       state.entries.set(name, entry)

@@ -6,7 +6,24 @@
  * @since 0.1.0
  */
 import type * as Layer from "effect/Layer"
+import type * as McpClient from "../../McpClient.ts"
 import type * as McpServer from "../../McpServer.ts"
+
+/**
+ * What every kind of server takes besides how to reach it.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface CommonParams {
+  /**
+   * The era its client speaks (see `McpClient.Options`): `"auto"` probes with
+   * `server/discover` and falls back to `initialize`, `"modern"` and
+   * `"legacy"` pin it. Laid over the group's client options, under the
+   * server's own (`ServerConfig.client`, `ConnectOptions.client`).
+   */
+  readonly era?: McpClient.Options["era"]
+}
 
 /**
  * A server spawned as a child process, spoken to over its stdin and stdout.
@@ -14,7 +31,7 @@ import type * as McpServer from "../../McpServer.ts"
  * @category models
  * @since 0.1.0
  */
-export interface StdioParams {
+export interface StdioParams extends CommonParams {
   readonly _tag: "Stdio"
   readonly command: string
   readonly args?: ReadonlyArray<string> | undefined
@@ -29,7 +46,7 @@ export interface StdioParams {
  * @category models
  * @since 0.1.0
  */
-export interface StreamableHttpParams {
+export interface StreamableHttpParams extends CommonParams {
   readonly _tag: "StreamableHttp"
   readonly url: string
   readonly headers?: Readonly<Record<string, string>> | undefined
@@ -64,7 +81,7 @@ export interface OAuthParams {
  * @category models
  * @since 0.1.0
  */
-export interface SseParams {
+export interface SseParams extends CommonParams {
   readonly _tag: "Sse"
   readonly url: string
   readonly headers?: Readonly<Record<string, string>> | undefined
@@ -78,7 +95,7 @@ export interface SseParams {
  * @category models
  * @since 0.1.0
  */
-export interface WebSocketParams {
+export interface WebSocketParams extends CommonParams {
   readonly _tag: "WebSocket"
   readonly url: string
   readonly headers?: Readonly<Record<string, string>> | undefined
@@ -93,7 +110,7 @@ export interface WebSocketParams {
  * @category models
  * @since 0.1.0
  */
-export interface InMemoryParams {
+export interface InMemoryParams extends CommonParams {
   readonly _tag: "InMemory"
   readonly server: Layer.Layer<McpServer.McpServer, unknown>
 }
@@ -109,6 +126,9 @@ export interface InMemoryParams {
  */
 export type ServerParams = StdioParams | StreamableHttpParams | SseParams | WebSocketParams | InMemoryParams
 
+const eraOf = (options: CommonParams | undefined): CommonParams =>
+  options?.era === undefined ? {} : { era: options.era }
+
 /**
  * @category constructors
  * @since 0.1.0
@@ -116,13 +136,17 @@ export type ServerParams = StdioParams | StreamableHttpParams | SseParams | WebS
 export const stdio = (
   command: string,
   args?: ReadonlyArray<string>,
-  options?: { readonly env?: Readonly<Record<string, string>> | undefined; readonly cwd?: string | undefined }
+  options?: CommonParams & {
+    readonly env?: Readonly<Record<string, string>> | undefined
+    readonly cwd?: string | undefined
+  }
 ): StdioParams => ({
   _tag: "Stdio",
   command,
   ...(args === undefined ? {} : { args }),
   ...(options?.env === undefined ? {} : { env: options.env }),
-  ...(options?.cwd === undefined ? {} : { cwd: options.cwd })
+  ...(options?.cwd === undefined ? {} : { cwd: options.cwd }),
+  ...eraOf(options)
 })
 
 /**
@@ -131,7 +155,7 @@ export const stdio = (
  * @category models
  * @since 0.1.0
  */
-export interface HttpOptions {
+export interface HttpOptions extends CommonParams {
   readonly headers?: Readonly<Record<string, string>> | undefined
   readonly oauth?: OAuthParams | false | undefined
 }
@@ -144,7 +168,8 @@ const remote = <Tag extends "StreamableHttp" | "Sse" | "WebSocket">(
   _tag,
   url: String(url),
   ...(options?.headers === undefined ? {} : { headers: options.headers }),
-  ...(options?.oauth === undefined ? {} : { oauth: options.oauth })
+  ...(options?.oauth === undefined ? {} : { oauth: options.oauth }),
+  ...eraOf(options)
 })
 
 /**
@@ -166,14 +191,15 @@ export const sse = (url: string | URL, options?: HttpOptions): SseParams => remo
  */
 export const websocket = (
   url: string | URL,
-  options?: { readonly headers?: Readonly<Record<string, string>> | undefined }
-): WebSocketParams => remote("WebSocket", url, { headers: options?.headers })
+  options?: CommonParams & { readonly headers?: Readonly<Record<string, string>> | undefined }
+): WebSocketParams => remote("WebSocket", url, { headers: options?.headers, era: options?.era })
 
 /**
  * @category constructors
  * @since 0.1.0
  */
-export const inMemory = (server: Layer.Layer<McpServer.McpServer, unknown>): InMemoryParams => ({
+export const inMemory = (server: Layer.Layer<McpServer.McpServer, unknown>, options?: CommonParams): InMemoryParams => ({
   _tag: "InMemory",
-  server
+  server,
+  ...eraOf(options)
 })

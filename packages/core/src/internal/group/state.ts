@@ -23,6 +23,7 @@ import type {
   NameHook,
   Options,
   ServerNotification,
+  ServerParams,
   ServerStatus,
   Views
 } from "../../McpGroup.ts"
@@ -132,10 +133,20 @@ export const publish = (state: State, viewsChanged: boolean): Effect.Effect<void
 export const othersOf = (state: State, entry: Entry.Entry): ReadonlyArray<readonly [string, Aggregate.Parts]> =>
   Array.from(state.entries.values()).flatMap((other) => other === entry ? [] : [[other.name, other.parts] as const])
 
-/** A server's client options: the group's, then its own, with its notifications published to the group. @internal */
-export const clientOptionsFor = (state: State, name: string, own: ClientOptions | undefined): McpClient.Options => {
+/**
+ * A server's client options: the group's, then the era of its parameters,
+ * then its own, with its notifications published to the group.
+ *
+ * @internal
+ */
+export const clientOptionsFor = (
+  state: State,
+  name: string,
+  params: ServerParams,
+  own: ClientOptions | undefined
+): McpClient.Options => {
   const base = typeof state.options.client === "function" ? state.options.client(name) : state.options.client
-  const merged: ClientOptions = { ...base, ...own }
+  const merged: ClientOptions = { ...base, ...(params.era === undefined ? {} : { era: params.era }), ...own }
   const onNotification = merged.onNotification
   return {
     ...merged,

@@ -563,6 +563,7 @@ export const make = Effect.fnUntraced(function*(
   return {
     incoming: Stream.fromQueue(incoming),
     send,
-    blockingSend: true
+    blockingSend: true,
+    sendsParamHeaders: true
   }
 })
