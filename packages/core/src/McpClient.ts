@@ -1,11 +1,13 @@
 /**
- * The MCP client: one typed method per request of the 2025-11-25 revision on
- * an initialized `McpClientSession`, each list also as a paging `Stream` and
- * a {@link CachedList} that `list_changed` refreshes, server→client requests
- * answered by the handlers of {@link Options} (which also make the client's
- * capabilities), every notification as a `Stream`. The layer performs the
- * `initialize` handshake while it is acquired; closing its scope ends the
- * session.
+ * The MCP client, for servers of both eras: one typed method per request on
+ * an `McpClientSession` whose layer settles the era while it is acquired
+ * (`era: "auto"` probes with `server/discover`, falls back to `initialize`),
+ * each list also as a paging `Stream` and a {@link CachedList} that change
+ * notifications refresh (`list_changed`, or a `subscriptions/listen` stream
+ * in 2026-07-28), input from the client answered by the handlers of
+ * {@link Options} (server→client requests, or input-required rounds; they
+ * also make the client's capabilities), every notification as a `Stream`.
+ * Closing the layer's scope ends the session.
  *
  * ```ts
  * const Client = McpClient.layer({ clientInfo: { name: "agent", version: "1.0.0" } })

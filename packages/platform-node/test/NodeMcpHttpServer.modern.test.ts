@@ -199,6 +199,26 @@ describe("NodeMcpHttpServer, 2026-07-28 requests", () => {
     }).pipe(Effect.scoped))
 })
 
+describe("NodeMcpHttpServer and our client, 2026-07-28", () => {
+  it.live("our client's modern requests pass the server's header checks: Mcp-Name, Mcp-Param-* (plain and Base64)", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve()
+      const client = yield* Layer.build(
+        McpClient.layer({
+          clientInfo: { name: "ours", version: "1" },
+          elicitation: { form: () => Effect.succeed({ action: "accept" as const, content: { name: "Io" } }) }
+        }).pipe(Layer.provide([NodeMcpHttpClient.layer({ url }), NodeJsonSchemaValidator.layer]))
+      ).pipe(Effect.map(Context.get(McpClient.McpClient)))
+      assert.strictEqual(client.era, "modern")
+      const plain = yield* client.callTool("query", { region: "eu-west", limit: 3, sql: "select 1" })
+      assert.strictEqual((plain.content[0] as { text: string }).text, "select 1 @ eu-west")
+      const encoded = yield* client.callTool("query", { region: " Zürich ", sql: "s" })
+      assert.strictEqual((encoded.content[0] as { text: string }).text, "s @  Zürich ")
+      const greeted = yield* client.callTool("greet", {})
+      assert.strictEqual((greeted.content[0] as { text: string }).text, "Hello, Io (modern)")
+    }).pipe(Effect.scoped))
+})
+
 describe("NodeMcpHttpServer, both eras on one endpoint", () => {
   it.live("the same tool: an input-required round for a modern request, a request to a legacy client", () =>
     Effect.gen(function*() {

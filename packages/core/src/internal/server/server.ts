@@ -246,7 +246,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
               ...(options.instructions === undefined ? {} : { instructions: options.instructions })
             }, []))),
         handler(McpSchema.SubscriptionsListen, (params, context) =>
-          Subscriptions.listen(listeners, live, params.notifications, context)),
+          Subscriptions.listen(listeners, live, params.notifications, currentCapabilities(), context)),
         handler(McpSchema.ListTools, (params, context) =>
           Effect.map(list<McpTool.McpTool>("tools", params.cursor, byName), (page) =>
             withHints(context, withCursor({ tools: page.items.map((tool) => tool.tool) }, page.nextCursor), page.items))),

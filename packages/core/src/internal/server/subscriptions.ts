@@ -66,11 +66,15 @@ export const resourceUpdated = (listeners: Listeners, uri: string): Effect.Effec
     }
   })
 
-// the part of the filter honoured: every kind this server can report
-const agreed = (asked: McpSchema.SubscriptionFilter): McpSchema.SubscriptionFilter => {
+// the part of the filter honoured: what the server's capabilities say it reports
+const agreed = (asked: McpSchema.SubscriptionFilter, capabilities: McpSchema.ServerCapabilities): McpSchema.SubscriptionFilter => {
   const filter: Record<string, unknown> = {}
-  for (const flag of Object.values(FLAG)) if (asked[flag] === true) filter[flag] = true
-  if (asked.resourceSubscriptions !== undefined) filter.resourceSubscriptions = asked.resourceSubscriptions
+  for (const [kind, flag] of Object.entries(FLAG) as ReadonlyArray<[keyof typeof FLAG, typeof FLAG[keyof typeof FLAG]]>) {
+    if (asked[flag] === true && capabilities[kind]?.listChanged === true) filter[flag] = true
+  }
+  if (asked.resourceSubscriptions !== undefined && capabilities.resources?.subscribe === true) {
+    filter.resourceSubscriptions = asked.resourceSubscriptions
+  }
   return filter as McpSchema.SubscriptionFilter
 }
 
@@ -79,11 +83,12 @@ export const listen = (
   listeners: Listeners,
   live: LiveSession,
   asked: McpSchema.SubscriptionFilter,
+  capabilities: McpSchema.ServerCapabilities,
   context: McpServer.RequestContext
 ): Effect.Effect<{ readonly _meta: Record<string, unknown> }> =>
   Effect.flatMap(Queue.sliding<Notice>(QUEUE_CAPACITY), (queue) => Effect.withFiber((fiber) => {
     const meta = { [McpSchema.MetaKey.subscriptionId]: context.requestId }
-    const filter = agreed(asked)
+    const filter = agreed(asked, capabilities)
     const listener: Listener = { filter, queue }
     const session = context.session
     const forward: Effect.Effect<never> = Queue.take(listener.queue).pipe(
