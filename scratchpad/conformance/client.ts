@@ -16,8 +16,9 @@
  * client offers a Client ID Metadata Document URL (used where the server
  * supports them, `auth/basic-cimd`); the context's credentials become a
  * pre-registered client (`auth/pre-registration`), a client credentials
- * grant (`auth/client-credentials-*`) or a cross-app access grant
- * (`auth/cross-app-access-complete-flow`).
+ * grant (`auth/client-credentials-*`), a cross-app access grant
+ * (`auth/cross-app-access-complete-flow`, `auth/enterprise-managed-authorization`)
+ * or a workload's JWT bearer grant (`auth/wif-jwt-bearer`).
  */
 import { McpAuth } from "@effect-mcp/core"
 import { NodeMcpAuthorizer, NodeMcpHttpClient, NodeMcpOAuth, NodeMcpRuntime } from "@effect-mcp/platform-node"
@@ -26,7 +27,9 @@ import * as Scenarios from "./scenarios.ts"
 
 const url = process.argv.slice(2).at(-1)
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? ""
-const context: Readonly<Record<string, string | undefined>> = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}")
+const scenarioContext: Scenarios.ScenarioContext = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}")
+// the credentials of the auth/* scenarios are strings
+const context = scenarioContext as Readonly<Record<string, string | undefined>>
 
 /** The Client ID Metadata Document URL `auth/basic-cimd` expects. */
 const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
@@ -53,6 +56,7 @@ const oauthOptions = (serverUrl: string): NodeMcpOAuth.Options => {
         }
       }
     case "auth/cross-app-access-complete-flow":
+    case "auth/enterprise-managed-authorization":
       return {
         ...base,
         grant: {
@@ -66,6 +70,11 @@ const oauthOptions = (serverUrl: string): NodeMcpOAuth.Options => {
             idToken: context.idp_id_token!
           }
         }
+      }
+    case "auth/wif-jwt-bearer":
+      return {
+        ...base,
+        grant: { type: "jwt_bearer", clientId: context.client_id, assertion: context.valid_jwt! }
       }
     default:
       return base
@@ -83,7 +92,7 @@ const main = url === undefined
   ? Effect.die(new Error("usage: MCP_CONFORMANCE_SCENARIO=<name> client.ts <server-url>"))
   : Effect.gen(function*() {
     yield* Effect.logInfo(`scenario ${scenario} against ${url}`)
-    yield* Scenarios.run(scenario, transport(url))
+    yield* Scenarios.run(scenario, transport(url), scenarioContext)
     yield* Effect.logInfo(`scenario ${scenario} done`)
   })
 

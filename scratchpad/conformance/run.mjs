@@ -2,7 +2,7 @@
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, the
 // devDependency, via node_modules/.bin/conformance) against our server and our client, and
 // the next one (@modelcontextprotocol/conformance-next, an alias of 0.2.0-alpha.12, run as
-// its dist/index.js) against our server:
+// its dist/index.js) against our server and our client:
 //
 //   npm run conformance [-- --only WHAT] [--out DIR] [--json FILE] [--server-url URL]
 //
@@ -10,6 +10,7 @@
 //   --only server-next  the alpha.12 `--requirements` runs (2.) alone, both revisions;
 //                       --only server@2026-07-28 / server@2025-11-25 runs one of them
 //   --only client       the client scenarios (3.) alone
+//   --only client-next  the alpha.12 client `--requirements 2026-07-28` scenarios (4.) alone
 //   (none: everything, in that order; any other value counts one failure)
 //
 // 1. server: starts scratchpad/conformance/server.ts on http://127.0.0.1:<ephemeral>/mcp and
@@ -25,22 +26,30 @@
 //    the list comes from `conformance list --client`), with scratchpad/conformance/client.ts
 //    (our McpClient + NodeMcpHttpClient + NodeMcpOAuth) as the command: every scenario but
 //    sse-retry as `conformance client --scenario X`, CLIENT_CONCURRENCY at a time, then
-//    sse-retry alone (its check measures the reconnection delay: 450–700 ms, load-sensitive).
+//    sse-retry alone (its check measures the reconnection delay: 450–700 ms, load-sensitive);
+// 4. client@2026-07-28: the scenarios of alpha.12's `list --client --requirements 2026-07-28`
+//    (client.ts again as the command), each as `client --scenario X --spec-version 2026-07-28
+//    --force`, which is how `client --requirements 2026-07-28` runs them (the same mocks, the
+//    same checks), CLIENT_CONCURRENCY at a time rather than all at once (a client that takes
+//    its 30 s to start on a busy machine fails its checks). Scored and unscored scenarios as
+//    in 2.; scored as `--requirements` scores them: by their checks alone (a WARNING does not
+//    fail, nor does the client's exit code or timeout; a runner we had to kill does).
 //
 // Everything binds 127.0.0.1: our server by its own option, the runner's mock servers through
 // loopback.cjs (preloaded into the runner). Needs Node >= 22 (the runner does); `npm run` uses
 // the node@22 devDependency.
 //
 // Output: the runner's own output for the server runs; for the client scenarios one line
-// each as they end (the runner's output is kept in <out>/client/<scenario>/runner.log, the
-// client's stdout/stderr next to its checks.json); then one line per scenario, a subtotal per
-// run (server, server@REVISION, client), and a closing `N passed, N failed`, counting CHECKS
+// each as they end (the runner's output is kept in <out>/client/<scenario>/runner.log, or
+// <out>/client@2026-07-28/..., the client's stdout/stderr next to its checks.json); then one
+// line per scenario, a subtotal per run (server, server@REVISION, client, client@2026-07-28), and a closing `N passed, N failed`, counting CHECKS
 // (checks.json of every scored scenario): SUCCESS passes; FAILURE fails; in client runs a
-// WARNING fails too (the runner fails a client run on one).
+// WARNING fails too (the runner fails a client run on one), but not in client@2026-07-28.
 // A scenario with no pass/fail check at all counts as one failure (the runner reports such
 // a scenario as passed; server-sse-polling is one for the official SDK's server, which sends
 // no priming event to the scenario's 2025-03-26 requests, while ours passes its 3 checks). A
-// runner that exits non-zero or times out without a failing check counts one failure; so
+// runner that exits non-zero or times out without a failing check counts one failure (in
+// client@2026-07-28 only one that times out); so
 // does a listed (scored) server scenario that left no results. --json FILE writes the tally as
 // {passed, failed, warnings, scenarios: [...]} (an unscored row has `notScored: CATEGORY`).
 // Exit 0 iff nothing failed.
@@ -75,7 +84,9 @@ const CLIENT_SCENARIO_TIMEOUT_MS = 120_000
 const SERVER_START_TIMEOUT_MS = 30_000
 /** The spec revisions of the alpha.12 `server --requirements` runs. */
 const REQUIREMENTS = ["2026-07-28", "2025-11-25"]
-const ONLY_VALUES = ["server", "server-next", ...REQUIREMENTS.map((revision) => `server@${revision}`), "client"]
+/** The spec revision of the alpha.12 `client --requirements` run. */
+const CLIENT_REQUIREMENTS = "2026-07-28"
+const ONLY_VALUES = ["server", "server-next", ...REQUIREMENTS.map((revision) => `server@${revision}`), "client", "client-next"]
 
 // ---------------------------------------------------------------------------
 // arguments
@@ -288,12 +299,13 @@ const serverSuite = async () => {
 // ---------------------------------------------------------------------------
 
 /**
- * `list --server --requirements REVISION` of alpha.12: the scored server scenarios (the
- * "Server scenarios" section) and the unscored ones ("Run and reported, but never scored",
- * by category heading, e.g. `  extension (16):` then `    - tasks-lifecycle [server]`).
+ * `list --server|--client --requirements REVISION` of alpha.12: the scored scenarios of
+ * `side` (the "Server scenarios" or "Client scenarios" section) and the unscored ones ("Run
+ * and reported, but never scored", by category heading, e.g. `  extension (16):` then
+ * `    - tasks-lifecycle [server]`).
  */
-const nextServerScenarioNames = (revision) => {
-  const listed = spawnSync(node, [conformanceNext, "list", "--server", "--requirements", revision], {
+const nextScenarioNames = (side, revision) => {
+  const listed = spawnSync(node, [conformanceNext, "list", `--${side}`, "--requirements", revision], {
     cwd: root,
     encoding: "utf8",
     timeout: 60_000
@@ -311,8 +323,8 @@ const nextServerScenarioNames = (revision) => {
     else if (/^\S/.test(line)) section = undefined
     else if (heading !== null) category = heading[1]
     else if (item === null) continue
-    else if (section === "server") scored.push(item[1])
-    else if (section === "unscored" && (item[2] === undefined || item[2] === "server")) unscored.set(item[1], category)
+    else if (section === side) scored.push(item[1])
+    else if (section === "unscored" && (item[2] === undefined || item[2] === side)) unscored.set(item[1], category)
   }
   return { scored, unscored }
 }
@@ -321,7 +333,7 @@ const nextServerRun = async (revision) => {
   const mode = `server@${revision}`
   log(`=== conformance: ${mode} (0.2.0-alpha.12, server --requirements ${revision}) ===`)
   if (!existsSync(conformanceNext)) return problem(mode, "(runner)", `${conformanceNext} is missing (npm ci)`)
-  const { scored, unscored } = nextServerScenarioNames(revision)
+  const { scored, unscored } = nextScenarioNames("server", revision)
   if (scored.length === 0) {
     return problem(mode, "(list)", `\`list --server --requirements ${revision}\` listed no server scenario`)
   }
@@ -361,30 +373,62 @@ const clientScenarioNames = () => {
   return [...(listed.stdout ?? "").matchAll(/^\s+- (\S+)/gm)].map((match) => match[1])
 }
 
-const clientScenario = async (scenario) => {
+/**
+ * Runs one client scenario: with 0.1.16 (mode `client`), or with alpha.12 at `revision`
+ * (`client --scenario X --spec-version REVISION --force`, as `--requirements` runs it).
+ */
+const clientScenario = async (scenario, revision) => {
+  const mode = revision === undefined ? "client" : `client@${revision}`
   // the runner splits this on spaces and runs it with a shell, the server URL appended
   const command = `${node} --conditions=development ${join(here, "client.ts")}`
-  const dir = join(out, "client", scenario.replace(/\//g, "_"))
+  const dir = join(out, mode, scenario.replace(/\//g, "_"))
   mkdirSync(dir, { recursive: true })
   const logFile = join(dir, "runner.log")
   const started = performance.now()
   const result = await runner(
-    ["client", "--command", command, "--scenario", scenario, "--timeout", "30000", "-o", dir],
+    [
+      "client",
+      "--command",
+      command,
+      "--scenario",
+      scenario,
+      ...(revision === undefined ? [] : ["--spec-version", revision, "--force"]),
+      "--timeout",
+      "30000",
+      "-o",
+      dir
+    ],
     CLIENT_SCENARIO_TIMEOUT_MS,
-    logFile
+    logFile,
+    revision === undefined ? conformance : conformanceNext
   )
   const seconds = ((performance.now() - started) / 1000).toFixed(1)
   const runnerLog = readFileSync(logFile, "utf8")
   const verdict = /Passed: .*$/m.exec(runnerLog)?.[0] ?? "no result line"
   log(`  ${scenario}: ${verdict} (${seconds} s; runner output in ${logFile})`)
   const found = readScenarios(dir, /^$/)
-  const rows = found.map(({ checks }) => tallyScenario("client", scenario, checks))
-  if (rows.length === 0) rows.push(tallyScenario("client", scenario, []))
-  const failure = runnerProblem(result)
+  const rows = found.map(({ checks }) => tallyScenario(mode, scenario, checks))
+  if (rows.length === 0) rows.push(tallyScenario(mode, scenario, []))
+  // --requirements scores the checks alone: of the runner, only a run we had to kill counts
+  const failure = revision === undefined || result.timedOut ? runnerProblem(result) : undefined
   if (failure !== undefined && !rows.some((row) => row.failed > 0)) {
-    rows.push({ mode: "client", scenario, passed: 0, failed: 1, warnings: 0, empty: true, notes: [failure] })
+    rows.push({ mode, scenario, passed: 0, failed: 1, warnings: 0, empty: true, notes: [failure] })
   }
   return rows
+}
+
+/** Runs `each` over `names`, CLIENT_CONCURRENCY at a time; resolves with the results by name. */
+const pool = async (names, each) => {
+  const results = new Map()
+  let next = 0
+  const worker = async () => {
+    while (next < names.length) {
+      const name = names[next++]
+      results.set(name, await each(name))
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(CLIENT_CONCURRENCY, names.length) }, worker))
+  return results
 }
 
 const clientScenarios = async () => {
@@ -392,20 +436,35 @@ const clientScenarios = async () => {
   if (names.length === 0) return problem("client", "(list)", "`conformance list --client` listed no scenario")
   const others = names.filter((name) => name !== TIMING_SCENARIO)
   log(`=== conformance: client, --suite all (${names.length} scenarios; ${TIMING_SCENARIO} alone at the end) ===`)
-  // bounded pool: CLIENT_CONCURRENCY workers take the next scenario; rows are added in list order
-  const results = new Map()
-  let next = 0
-  const worker = async () => {
-    while (next < others.length) {
-      const scenario = others[next++]
-      results.set(scenario, await clientScenario(scenario))
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(CLIENT_CONCURRENCY, others.length) }, worker))
+  // rows are added in list order
+  const results = await pool(others, (scenario) => clientScenario(scenario))
   for (const name of others) for (const row of results.get(name) ?? []) add(row)
   if (names.includes(TIMING_SCENARIO)) {
     log(`=== conformance: client, ${TIMING_SCENARIO} (alone) ===`)
     for (const row of await clientScenario(TIMING_SCENARIO)) add(row)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// client, alpha.12 --requirements 2026-07-28
+// ---------------------------------------------------------------------------
+
+const nextClientRun = async (revision) => {
+  const mode = `client@${revision}`
+  if (!existsSync(conformanceNext)) return problem(mode, "(runner)", `${conformanceNext} is missing (npm ci)`)
+  const { scored, unscored } = nextScenarioNames("client", revision)
+  if (scored.length === 0) {
+    return problem(mode, "(list)", `\`list --client --requirements ${revision}\` listed no client scenario`)
+  }
+  const names = [...scored, ...unscored.keys()]
+  log(`=== conformance: ${mode} (0.2.0-alpha.12, client --requirements ${revision}: ${names.length} scenarios) ===`)
+  const results = await pool(names, (scenario) => clientScenario(scenario, revision))
+  for (const name of names) {
+    for (const row of results.get(name) ?? []) {
+      // unscored: shown as the runner counts it (a scenario with only SKIPPED checks is no failure)
+      if (unscored.has(name)) report({ ...row, failed: row.failed - (row.empty ? 1 : 0) }, unscored.get(name))
+      else add(row)
+    }
   }
 }
 
@@ -419,6 +478,7 @@ for (const revision of REQUIREMENTS) {
   if (only === undefined || only === "server-next" || only === `server@${revision}`) await nextServerRun(revision)
 }
 if (only === undefined || only === "client") await clientScenarios()
+if (only === undefined || only === "client-next") await nextClientRun(CLIENT_REQUIREMENTS)
 
 log(`=== conformance summary (results in ${out}) ===`)
 for (const row of tally.scenarios) {

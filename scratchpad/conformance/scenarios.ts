@@ -6,6 +6,11 @@
  * The runner starts a mock server per scenario and runs our client with the
  * server's URL and `MCP_CONFORMANCE_SCENARIO`; the mock records checks as the
  * client talks to it.
+ *
+ * The 2026-07-28 scenarios of the next suite (0.2.0-alpha.12, `client
+ * --requirements 2026-07-28`) are here too: against their modern-only mocks
+ * the client settles on the stateless era by itself (`era: "auto"`), so they
+ * need a driver only where they ask for particular calls.
  */
 import { McpClient, type McpError, type McpTransport } from "@effect-mcp/core"
 import { NodeJsonSchemaValidator } from "@effect-mcp/platform-node"
@@ -42,8 +47,21 @@ const callTool = (name: string, args?: Readonly<Record<string, unknown>>) =>
     return result
   })
 
+/** What `MCP_CONFORMANCE_CONTEXT` carries (JSON), where a scenario hands something out. */
+export type ScenarioContext = Readonly<Record<string, unknown>>
+
+type Scenario = Effect.Effect<void, McpError.McpError, McpClient.McpClient>
+
+/** Lists the tools and logs their names. */
+const listTools = Effect.gen(function*() {
+  const client = yield* McpClient.McpClient
+  const tools = yield* client.tools.get
+  yield* Effect.logInfo(`tools: ${tools.map((tool) => tool.name).join(", ") || "(none)"}`)
+  return tools
+})
+
 /** The scenarios this client knows, by the runner's names. */
-export const scenarios: Readonly<Record<string, Effect.Effect<void, McpError.McpError, McpClient.McpClient>>> = {
+export const scenarios: Readonly<Record<string, Scenario | ((context: ScenarioContext) => Scenario)>> = {
   // the handshake is the whole check: protocol version, clientInfo
   initialize: Effect.gen(function*() {
     const client = yield* McpClient.McpClient
@@ -58,7 +76,57 @@ export const scenarios: Readonly<Record<string, Effect.Effect<void, McpError.Mcp
   "elicitation-sep1034-client-defaults": Effect.asVoid(callTool("test_client_elicitation_defaults", {})),
   // the server closes the call's SSE stream with `retry: 500`; the transport
   // reconnects with GET and Last-Event-ID and the result arrives there
-  "sse-retry": Effect.asVoid(callTool("test_reconnection", {}))
+  "sse-retry": Effect.asVoid(callTool("test_reconnection", {})),
+  // 2026-07-28: the first request is refused with -32022 (naming the version
+  // sent); the client retries it with that version, then lists
+  "request-metadata": Effect.asVoid(listTools),
+  // input-required results: the elicitation is answered and the call retried
+  // (with the server's requestState where it gave one); a result without
+  // resultType is complete
+  "sep-2322-client-request-state": Effect.gen(function*() {
+    yield* listTools
+    for (const name of ["test_mrtr_echo_state", "test_mrtr_unrelated", "test_mrtr_no_state", "test_mrtr_no_result_type"]) {
+      yield* callTool(name, {})
+    }
+  }),
+  // Mcp-Method and Mcp-Name on every kind of request
+  "http-standard-headers": Effect.gen(function*() {
+    const client = yield* McpClient.McpClient
+    const tools = yield* listTools
+    if (tools[0] !== undefined) yield* callTool(tools[0].name, dummyArguments(tools[0].inputSchema as never))
+    const resources = yield* client.resources.get
+    for (const resource of resources) {
+      const read = yield* client.readResource(resource.uri)
+      yield* Effect.logInfo(`read ${resource.uri}: ${JSON.stringify(read)}`)
+    }
+    const prompts = yield* client.prompts.get
+    if (prompts[0] !== undefined) {
+      const prompt = yield* client.getPrompt(prompts[0].name)
+      yield* Effect.logInfo(`got ${prompts[0].name}: ${JSON.stringify(prompt)}`)
+    }
+  }),
+  // x-mcp-header arguments mirrored into Mcp-Param-* headers: the calls come from the context
+  "http-custom-headers": (context) =>
+    Effect.gen(function*() {
+      yield* listTools
+      const calls = (context.toolCalls ?? []) as ReadonlyArray<{
+        readonly name: string
+        readonly arguments?: Readonly<Record<string, unknown>>
+      }>
+      for (const call of calls) yield* callTool(call.name, call.arguments)
+    }),
+  // the list leaves out the tools with invalid x-mcp-header declarations; call the rest
+  "http-invalid-tool-headers": Effect.gen(function*() {
+    for (const tool of yield* listTools) yield* callTool(tool.name, dummyArguments(tool.inputSchema as never))
+  }),
+  // a network $ref in a tool schema is never fetched
+  "json-schema-ref-no-deref": Effect.asVoid(listTools),
+  // the client keeps a 2020-12 input schema as it came: echoed back verbatim
+  "json-schema-2020-12-preservation": Effect.gen(function*() {
+    const tools = yield* listTools
+    const focal = tools.find((tool) => tool.name === "json_schema_2020_12_tool")
+    yield* callTool("json_schema_echo", { schema: focal?.inputSchema ?? {} })
+  })
 }
 
 /** A dummy argument for each property of a tool's input schema. */
@@ -87,11 +155,8 @@ const dummyArguments = (schema: { readonly properties?: Readonly<Record<string, 
  * tools, call each). The mock lets `initialize` through and challenges the
  * rest; the OAuth client (client.ts) answers the challenges.
  */
-export const useProtectedServer: Effect.Effect<void, McpError.McpError, McpClient.McpClient> = Effect.gen(function*() {
-  const client = yield* McpClient.McpClient
-  const tools = yield* client.tools.get
-  yield* Effect.logInfo(`tools: ${tools.map((tool) => tool.name).join(", ") || "(none)"}`)
-  for (const tool of tools) {
+export const useProtectedServer: Scenario = Effect.gen(function*() {
+  for (const tool of yield* listTools) {
     yield* callTool(tool.name, dummyArguments(tool.inputSchema as never))
   }
 })
@@ -100,16 +165,19 @@ export const useProtectedServer: Effect.Effect<void, McpError.McpError, McpClien
 export const scenarioNames: ReadonlyArray<string> = Object.keys(scenarios)
 
 /**
- * Runs one scenario with a client connected over `transport`.
+ * Runs one scenario with a client connected over `transport`; `context` is
+ * the scenario's `MCP_CONFORMANCE_CONTEXT`, for the drivers that read it.
  */
 export const run = <E>(
   name: string,
-  transport: Layer.Layer<McpTransport.McpTransport, E>
+  transport: Layer.Layer<McpTransport.McpTransport, E>,
+  context: ScenarioContext = {}
 ): Effect.Effect<void, McpError.McpError | E | Error> => {
-  const scenario = name.startsWith("auth/") ? useProtectedServer : scenarios[name]
-  if (scenario === undefined) {
+  const found = name.startsWith("auth/") ? useProtectedServer : scenarios[name]
+  if (found === undefined) {
     return Effect.fail(new Error(`unknown scenario ${JSON.stringify(name)}; this client runs: ${scenarioNames.join(", ")}`))
   }
+  const scenario = Effect.isEffect(found) ? found : found(context)
   return scenario.pipe(
     Effect.provide(
       McpClient.layer(clientOptions).pipe(Layer.provide([transport, NodeJsonSchemaValidator.layer]))

@@ -106,6 +106,10 @@ export interface Challenge {
   readonly authorization: string | undefined
   /** The `Bearer` challenge of the `WWW-Authenticate` header, if there was one. */
   readonly bearer: WwwAuthenticate | undefined
+  /** The `DPoP` challenge of the `WWW-Authenticate` header (RFC 9449 §7.1), if there was one. */
+  readonly dpop?: WwwAuthenticate | undefined
+  /** The `DPoP-Nonce` header of the refusal (RFC 9449 §9), if any. */
+  readonly dpopNonce?: string | undefined
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+/
@@ -173,6 +177,16 @@ export const bearerChallenge = (header: string | undefined): WwwAuthenticate | u
   header === undefined ? undefined : parseWwwAuthenticate(header).find((challenge) => challenge.scheme === "bearer")
 
 /**
+ * The `DPoP` challenge of a `WWW-Authenticate` header value (RFC 9449
+ * §7.1), if any.
+ *
+ * @category parsing
+ * @since 0.1.0
+ */
+export const dpopChallenge = (header: string | undefined): WwwAuthenticate | undefined =>
+  header === undefined ? undefined : parseWwwAuthenticate(header).find((challenge) => challenge.scheme === "dpop")
+
+/**
  * `true` when a response is an authorization refusal the client may answer
  * with new credentials: `401`, or `403` whose bearer challenge says
  * `insufficient_scope`.
@@ -195,6 +209,10 @@ export const isChallenge = (status: number, bearer: WwwAuthenticate | undefined)
  *   or fails with an `AuthError` that the call fails with. Concurrent
  *   challenges for the same refused credentials should run one flow.
  *
+ * - `headers`, if present, gives more headers for a request, from its method,
+ *   URL and the `Authorization` value it carries: a DPoP proof (RFC 9449
+ *   §7) is made per request.
+ *
  * A transport resends one request at most `maxAttempts` times (default 3)
  * before failing with the last challenge as an `AuthError`.
  *
@@ -203,6 +221,11 @@ export const isChallenge = (status: number, bearer: WwwAuthenticate | undefined)
  */
 export interface ClientAuth {
   readonly authorization: (url: string) => Effect.Effect<string | undefined, McpError.McpError>
+  readonly headers?: (request: {
+    readonly method: string
+    readonly url: string
+    readonly authorization: string | undefined
+  }) => Effect.Effect<Readonly<Record<string, string>>, McpError.McpError>
   readonly challenge: (challenge: Challenge) => Effect.Effect<void, McpError.McpError>
   readonly maxAttempts?: number | undefined
 }
@@ -226,7 +249,7 @@ export const bearer = (token: string): ClientAuth => ({
  * @since 0.1.0
  */
 export const unauthorizedError = (challenge: Challenge): McpError.McpError => {
-  const params = challenge.bearer?.params ?? {}
+  const params = (challenge.bearer ?? challenge.dpop)?.params ?? {}
   const detail = [params.error, params.error_description].filter((part) => part !== undefined).join(": ")
   return McpError.auth(
     challenge.status === 403 ? "InsufficientScope" : "Unauthorized",

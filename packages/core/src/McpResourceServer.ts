@@ -97,6 +97,22 @@ export interface Options {
   readonly requireAudience?: boolean | undefined
   /** Also serve the metadata at the root `/.well-known/oauth-protected-resource`. Default `true`. */
   readonly rootMetadata?: boolean | undefined
+  /**
+   * DPoP (RFC 9449). Tokens presented as `Authorization: DPoP` are always
+   * checked against their proof (signature by its `jwk`, `typ`, `htm`,
+   * `htu`, `iat`, `ath`, a `jti` not seen before, and the token's `cnf.jkt`
+   * equal to the key's thumbprint), and a DPoP-bound token (`cnf.jkt`) is
+   * refused as `Bearer`; these options add to that: `required` refuses
+   * bearer tokens (`dpop_bound_access_tokens_required`), `nonce` asks every
+   * proof for a nonce of the server's (one per server lifetime, sent in
+   * `DPoP-Nonce`), `maxAgeSeconds` bounds `iat` (default 300). Setting it
+   * also lists `dpop_signing_alg_values_supported` in the metadata.
+   */
+  readonly dpop?: {
+    readonly required?: boolean | undefined
+    readonly nonce?: boolean | undefined
+    readonly maxAgeSeconds?: number | undefined
+  } | undefined
 }
 
 // -----------------------------------------------------------------------------

@@ -156,6 +156,43 @@ describe("McpClient: the _meta envelope", () => {
     }))
 })
 
+describe("McpClient: version negotiation", () => {
+  it.effect("a -32022 naming the version just sent: retried once with it, discover and a later request alike", () =>
+    Effect.gen(function*() {
+      const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair
+      const server = yield* rawPeer(serverEnd)
+      const connecting = yield* Effect.forkChild(connectOver(Layer.succeed(McpTransport.McpTransport, clientEnd), answers), {
+        startImmediately: true
+      })
+      const versionOf = (frame: JsonRpc.Request) =>
+        (frame.params as { _meta: Record<string, unknown> })._meta["io.modelcontextprotocol/protocolVersion"]
+      const refuse = (frame: JsonRpc.Request) =>
+        server.send(JsonRpc.failure(frame.id, {
+          code: JsonRpc.ErrorCode.UnsupportedProtocolVersion,
+          message: "Unsupported protocol version",
+          data: { supported: ["2026-07-28"], requested: versionOf(frame) }
+        }))
+      const discover = (yield* server.next) as JsonRpc.Request
+      yield* refuse(discover)
+      const again = (yield* server.next) as JsonRpc.Request
+      assert.strictEqual(again.method, "server/discover")
+      assert.notStrictEqual(again.id, discover.id)
+      assert.strictEqual(versionOf(again), "2026-07-28")
+      yield* server.send(JsonRpc.success(again.id, { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} } }))
+      const client = yield* Fiber.join(connecting)
+      assert.strictEqual(client.era, "modern")
+      const listing = yield* Effect.forkChild(client.listTools(), { startImmediately: true })
+      const list = (yield* server.next) as JsonRpc.Request
+      yield* refuse(list)
+      const retried = (yield* server.next) as JsonRpc.Request
+      assert.strictEqual(retried.method, "tools/list")
+      assert.notStrictEqual(retried.id, list.id)
+      assert.strictEqual(versionOf(retried), "2026-07-28")
+      yield* server.send(JsonRpc.success(retried.id, { resultType: "complete", tools: [] }))
+      assert.deepStrictEqual((yield* Fiber.join(listing)).tools, [])
+    }))
+})
+
 describe("McpClient: listen-driven lists", () => {
   it.effect("a cached list follows the server's changes through subscriptions/listen", () =>
     Effect.gen(function*() {

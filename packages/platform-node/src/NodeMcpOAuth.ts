@@ -1,9 +1,10 @@
 /**
  * An OAuth 2.1 client for MCP servers that are OAuth resource servers (MCP
  * 2025-06-18 / 2025-11-25 authorization, the 2025-03-26 fallbacks, client
- * credentials and cross-app access): {@link make} is the `auth` of the HTTP
- * client transports; a `401` or `403 insufficient_scope` runs the flow the
- * README describes ("Signing in from a client"), on `oauth4webapi` and `jose`.
+ * credentials, cross-app access, the workload JWT bearer grant): {@link make}
+ * is the `auth` of the HTTP client transports; a `401` or `403
+ * insufficient_scope` runs the flow the README describes ("Signing in from a
+ * client"), on `oauth4webapi` and `jose`.
  *
  * ```ts
  * const transport = NodeMcpOAuth.layerTransport({ serverUrl: "https://example.com/mcp" })
@@ -109,6 +110,27 @@ export interface CrossAppAccessGrant {
 }
 
 /**
+ * The JWT bearer grant of a workload (RFC 7523, workload identity
+ * federation, SEP-1933): the workload presents a JWT its platform issued
+ * for the authorization server (`aud` its issuer) as `assertion` in one
+ * token request; no registration and no client authentication (`clientId`,
+ * when given, is sent as the `client_id` of a public client). A refusal
+ * (`invalid_grant`, `invalid_scope`, `unauthorized_client`, ...) fails as an
+ * `AuthError` of kind `"Token"` with its status: it is not retried, no other
+ * grant is tried, and an assertion once refused is not presented again.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface JwtBearerGrant {
+  readonly type: "jwt_bearer"
+  /** The workload's JWT (or how to get it, e.g. read a projected token file: run at each grant). */
+  readonly assertion: string | Effect.Effect<string, McpError.McpError>
+  readonly clientId?: string | undefined
+  readonly scope?: string | undefined
+}
+
+/**
  * An authorization server's metadata (RFC 8414, or OpenID Connect
  * discovery), as published: snake_case fields. The client reads `issuer`
  * (required), `authorization_endpoint`, `token_endpoint`,
@@ -169,7 +191,7 @@ export interface Options {
   /** The scope to ask for, instead of the scope selection. */
   readonly scope?: string | undefined
   /** Another grant than the authorization code grant. */
-  readonly grant?: ClientCredentialsGrant | CrossAppAccessGrant | undefined
+  readonly grant?: ClientCredentialsGrant | CrossAppAccessGrant | JwtBearerGrant | undefined
   /** How many step-up authorizations (`403 insufficient_scope`) in a row (default 3). */
   readonly maxStepUps?: number | undefined
   /** How many times the transport resends one refused request (default: the transport's, 3). */

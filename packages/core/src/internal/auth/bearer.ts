@@ -17,6 +17,7 @@ import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpAuth from "../../McpAuth.ts"
 import type * as McpResourceServer from "../../McpResourceServer.ts"
 import * as McpSchema from "../../McpSchema.ts"
+import * as Dpop from "./dpop.ts"
 
 /** Why a request is refused. @internal */
 export interface Refusal {
@@ -24,6 +25,17 @@ export interface Refusal {
   /** The `WWW-Authenticate` value (none for `500`). */
   readonly challenge: string | undefined
   readonly message: string
+  /** More response headers (`DPoP-Nonce`). */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/** What the DPoP check needs of a request (RFC 9449 §4.3). @internal */
+export interface RequestInfo {
+  readonly method: string
+  /** The request URL as received (a path, resolved against the resource's origin). */
+  readonly url: string
+  /** The `DPoP` header. */
+  readonly proof: string | undefined
 }
 
 /** The bearer check of one protected endpoint. @internal */
@@ -34,7 +46,8 @@ export interface Guard {
   readonly metadataUrl: string
   /** Header → verify → expiry → audience → `requiredScopes`. */
   readonly authenticate: (
-    authorization: string | undefined
+    authorization: string | undefined,
+    request?: RequestInfo
   ) => Effect.Effect<McpAuth.AuthInfo | Refusal>
   /** The `403` for requests among `messages` the token lacks a scope for, if any. */
   readonly authorize: (auth: McpAuth.AuthInfo, messages: ReadonlyArray<unknown>) => Refusal | undefined
@@ -73,6 +86,10 @@ export const metadataDocument = (
   authorization_servers: [...options.authorizationServers],
   ...(options.scopesSupported === undefined ? {} : { scopes_supported: [...options.scopesSupported] }),
   bearer_methods_supported: ["header"],
+  ...(options.dpop === undefined ? {} : {
+    dpop_signing_alg_values_supported: [...Dpop.ALGORITHMS],
+    ...(options.dpop.required === true ? { dpop_bound_access_tokens_required: true } : {})
+  }),
   ...(options.resourceName === undefined ? {} : { resource_name: options.resourceName }),
   ...(options.resourceDocumentation === undefined ? {} : { resource_documentation: options.resourceDocumentation })
 })
@@ -99,8 +116,8 @@ const CORS = {
 // without `"` and `\`
 const quote = (value: string) => `"${value.replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, " ")}"`
 
-const challenge = (params: ReadonlyArray<readonly [string, string | undefined]>) =>
-  "Bearer " + params.filter(([, value]) => value !== undefined).map(([name, value]) => `${name}=${quote(value!)}`).join(", ")
+const challenge = (params: ReadonlyArray<readonly [string, string | undefined]>, scheme = "Bearer") =>
+  `${scheme} ` + params.filter(([, value]) => value !== undefined).map(([name, value]) => `${name}=${quote(value!)}`).join(", ")
 
 const union = (...lists: ReadonlyArray<ReadonlyArray<string> | undefined>): Array<string> => {
   const out = new Set<string>()
@@ -111,6 +128,14 @@ const union = (...lists: ReadonlyArray<ReadonlyArray<string> | undefined>): Arra
 const comparable = (value: string): string | undefined => {
   const url = URL.canParse(value) ? McpAuth.canonicalResource(value) : value
   return url.replace(/\/$/, "")
+}
+
+/** The key a token is bound to: its `cnf.jkt` (RFC 9449 §6), if any. @internal */
+export const boundKey = (auth: McpAuth.AuthInfo): string | undefined => {
+  const cnf = auth.claims.cnf
+  return typeof cnf === "object" && cnf !== null && typeof (cnf as { jkt?: unknown }).jkt === "string"
+    ? (cnf as { jkt: string }).jkt
+    : undefined
 }
 
 /** The guard of a protected endpoint. @internal */
@@ -127,52 +152,79 @@ export const make = (
   const toolScopes = options.toolScopes ?? {}
   const scoped = Object.keys(methodScopes).length > 0 || Object.keys(toolScopes).length > 0
 
-  const unauthorized = (error: string | undefined, description: string): Refusal => ({
+  const dpop = options.dpop
+  const dpopRequired = dpop?.required === true
+  const maxAge = dpop?.maxAgeSeconds ?? 300
+  // one nonce for the guard's lifetime (RFC 9449 §9 leaves its lifetime to the server)
+  const nonce = dpop?.nonce === true ? globalThis.crypto.randomUUID() : undefined
+  const algs = Dpop.ALGORITHMS.join(" ")
+  /** `jkt:jti` → until when (seconds) the proof is remembered: a replay within its lifetime is refused. */
+  const seen = new Map<string, number>()
+
+  const unauthorized = (error: string | undefined, description: string, scheme = "Bearer"): Refusal => {
+    if (scheme === "DPoP") return dpopRefusal(error, description)
+    const params: Array<readonly [string, string | undefined]> = error === undefined
+      ? [["resource_metadata", metadata], ["scope", requiredText]]
+      : [["error", error], ["error_description", description], ["resource_metadata", metadata], ["scope", requiredText]]
+    return {
+      // a server that takes DPoP says so beside the Bearer challenge (RFC 9449 §7.1)
+      challenge: dpop === undefined || error !== undefined
+        ? challenge(params)
+        : `${challenge(params)}, ${challenge([["algs", algs], ["resource_metadata", metadata]], "DPoP")}`,
+      status: 401,
+      message: `Unauthorized: ${description}`
+    }
+  }
+
+  const dpopRefusal = (error: string | undefined, description: string): Refusal => ({
     status: 401,
-    challenge: error === undefined
-      ? challenge([["resource_metadata", metadata], ["scope", requiredText]])
-      : challenge([["error", error], ["error_description", description], ["resource_metadata", metadata], [
-        "scope",
-        requiredText
-      ]]),
-    message: `Unauthorized: ${description}`
+    challenge: challenge(
+      [
+        ["error", error],
+        ["error_description", error === undefined ? undefined : description],
+        ["algs", algs],
+        ["resource_metadata", metadata],
+        ["scope", requiredText]
+      ],
+      "DPoP"
+    ),
+    message: `Unauthorized: ${description}`,
+    headers: nonce === undefined ? undefined : { "dpop-nonce": nonce }
   })
 
-  const insufficient = (scopes: ReadonlyArray<string>, description: string): Refusal => ({
+  const insufficient = (scopes: ReadonlyArray<string>, description: string, scheme = "Bearer"): Refusal => ({
     status: 403,
-    challenge: challenge([
-      ["error", "insufficient_scope"],
-      ["error_description", description],
-      ["scope", scopes.join(" ")],
-      ["resource_metadata", metadata]
-    ]),
+    challenge: challenge(
+      [
+        ["error", "insufficient_scope"],
+        ["error_description", description],
+        ["scope", scopes.join(" ")],
+        ["resource_metadata", metadata]
+      ],
+      scheme
+    ),
     message: `Forbidden: ${description}`
   })
 
-  const check = (auth: McpAuth.AuthInfo): McpAuth.AuthInfo | Refusal => {
+  const check = (auth: McpAuth.AuthInfo, scheme: string): McpAuth.AuthInfo | Refusal => {
     if (auth.expiresAt !== undefined && auth.expiresAt * 1000 <= clock.currentTimeMillisUnsafe()) {
-      return unauthorized("invalid_token", "the token has expired")
+      return unauthorized("invalid_token", "the token has expired", scheme)
     }
     const audience = auth.audience ?? []
     if (audience.length === 0 ? options.requireAudience !== false : !audience.some((aud) => audiences.has(comparable(aud)))) {
-      return unauthorized("invalid_token", "the token was not issued for this resource")
+      return unauthorized("invalid_token", "the token was not issued for this resource", scheme)
     }
     const missing = required.filter((scope) => !auth.scopes.includes(scope))
-    if (missing.length > 0) return insufficient(required, `the token lacks the scope ${missing.join(" ")}`)
+    if (missing.length > 0) return insufficient(required, `the token lacks the scope ${missing.join(" ")}`, scheme)
     return auth
   }
 
-  const authenticate = (authorization: string | undefined): Effect.Effect<McpAuth.AuthInfo | Refusal> => {
-    if (authorization === undefined || authorization.trim() === "") {
-      return Effect.succeed(unauthorized(undefined, "a bearer token is required"))
-    }
-    const match = /^\s*bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization)
-    if (match === null) return Effect.succeed(unauthorized("invalid_token", "expected Authorization: Bearer <token>"))
-    return Effect.map(Effect.exit(Effect.suspend(() => options.verify(match[1]!))), (exit) => {
-      if (Exit.isSuccess(exit)) return check(exit.value)
+  const verifyToken = (token: string, scheme: string): Effect.Effect<McpAuth.AuthInfo | Refusal> =>
+    Effect.map(Effect.exit(Effect.suspend(() => options.verify(token))), (exit) => {
+      if (Exit.isSuccess(exit)) return check(exit.value, scheme)
       const error = Cause.findErrorOption(exit.cause)
       if (Option.isSome(error) && error.value.reason._tag === "AuthError") {
-        return unauthorized("invalid_token", error.value.reason.description)
+        return unauthorized("invalid_token", error.value.reason.description, scheme)
       }
       return {
         status: 500,
@@ -182,6 +234,65 @@ export const make = (
         })`
       } satisfies Refusal
     })
+
+  /** Remembers a proof; `false` when it was seen before (a replay). */
+  const remember = (proof: Dpop.Verified, now: number): boolean => {
+    const key = `${proof.jkt}:${proof.jti}`
+    const until = seen.get(key)
+    if (until !== undefined && until >= now) return false
+    if (seen.size >= 10_000) {
+      for (const [old, expiry] of seen) if (expiry < now) seen.delete(old)
+      if (seen.size >= 10_000) seen.delete(seen.keys().next().value!)
+    }
+    seen.set(key, proof.iat + maxAge)
+    return true
+  }
+
+  /** `Authorization: DPoP <token>` with its proof (RFC 9449 §7.1). */
+  const authenticateDpop = (token: string, request: RequestInfo | undefined) =>
+    Effect.gen(function*() {
+      if (request === undefined) return dpopRefusal("invalid_dpop_proof", "this endpoint cannot check DPoP proofs")
+      const now = Math.floor(clock.currentTimeMillisUnsafe() / 1000)
+      const proof = yield* Dpop.verify({
+        proof: request.proof,
+        method: request.method,
+        url: new URL(request.url, resource).href,
+        token,
+        now,
+        maxAge,
+        nonce
+      })
+      if (Dpop.isInvalid(proof)) return dpopRefusal(proof.error, proof.description)
+      if (!remember(proof, now)) return dpopRefusal("invalid_dpop_proof", "the DPoP proof was used before")
+      const auth = yield* verifyToken(token, "DPoP")
+      if (isRefusal(auth)) return auth
+      if (boundKey(auth) !== proof.jkt) {
+        return dpopRefusal("invalid_token", "the token is not bound to the DPoP proof's key (cnf.jkt)")
+      }
+      return auth
+    })
+
+  const authenticate = (
+    authorization: string | undefined,
+    request?: RequestInfo
+  ): Effect.Effect<McpAuth.AuthInfo | Refusal> => {
+    if (authorization === undefined || authorization.trim() === "") {
+      return Effect.succeed(
+        dpopRequired
+          ? dpopRefusal(undefined, "a DPoP-bound token is required")
+          : unauthorized(undefined, "a bearer token is required")
+      )
+    }
+    const match = /^\s*(bearer|dpop)\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization)
+    if (match === null) return Effect.succeed(unauthorized("invalid_token", "expected Authorization: Bearer <token>"))
+    const token = match[2]!
+    if (match[1]!.toLowerCase() === "dpop") return authenticateDpop(token, request)
+    if (dpopRequired) return Effect.succeed(dpopRefusal("invalid_token", "a DPoP-bound token is required"))
+    return Effect.map(verifyToken(token, "Bearer"), (auth) =>
+      // RFC 9449 §7.2: a DPoP-bound token is no bearer token
+      !isRefusal(auth) && boundKey(auth) !== undefined
+        ? dpopRefusal("invalid_token", "the token is DPoP-bound: present it as Authorization: DPoP with a proof")
+        : auth)
   }
 
   const neededFor = (value: unknown): ReadonlyArray<string> | undefined => {
@@ -202,7 +313,11 @@ export const make = (
     const all = union(...needed)
     const missing = all.filter((scope) => !auth.scopes.includes(scope))
     if (missing.length === 0) return undefined
-    return insufficient(union(required, all), `the token lacks the scope ${missing.join(" ")}`)
+    return insufficient(
+      union(required, all),
+      `the token lacks the scope ${missing.join(" ")}`,
+      boundKey(auth) === undefined ? "Bearer" : "DPoP"
+    )
   }
 
   return { resource, metadataUrl: metadata, authenticate, authorize }

@@ -70,6 +70,24 @@ export const supportedOf = (error: McpError.McpError): ReadonlyArray<string> => 
   return Array.isArray(supported) ? supported.filter((version): version is string => typeof version === "string") : []
 }
 
+/**
+ * The version to retry a `-32022` with: one the server says it serves and
+ * this client speaks, the one just sent first (a server may refuse a version
+ * it serves once, to see the client retry).
+ *
+ * @internal
+ */
+export const retryVersionOf = (
+  error: McpError.McpError,
+  sent: string,
+  versions: ReadonlyArray<string>
+): string | undefined => {
+  const supported = supportedOf(error)
+  return supported.includes(sent) && versions.includes(sent)
+    ? sent
+    : versions.find((version) => supported.includes(version))
+}
+
 /** The verdict of a probe: the server is modern (with its discover answer), or not. @internal */
 export type Verdict =
   | { readonly _tag: "Modern"; readonly version: string; readonly discovered: McpSchema.DiscoverResult }
@@ -94,9 +112,9 @@ const isEraAnswer = (error: McpError.McpError): boolean => {
 
 /**
  * Probes with `server/discover`. A success (or a `-32022` naming a modern
- * version this client speaks, retried once) says modern; a JSON-RPC error,
- * an HTTP refusal or a timeout says legacy. A connection that fails or an
- * authorization that fails fails the probe.
+ * version this client speaks, retried once with it, even the one just sent)
+ * says modern; a JSON-RPC error, an HTTP refusal or a timeout says legacy. A
+ * connection that fails or an authorization that fails fails the probe.
  *
  * @internal
  */
@@ -112,9 +130,9 @@ export const probe = (
         onSuccess: (discovered) => Effect.succeed<Verdict>({ _tag: "Modern", version: envelope.version, discovered }),
         onFailure: (error) => {
           if (!isEraAnswer(error)) return Effect.fail(error)
-          const other = supportedOf(error).find((version) => versions.includes(version) && version !== envelope.version)
-          if (other !== undefined && !retried) {
-            envelope.version = other
+          const version = retried ? undefined : retryVersionOf(error, envelope.version, versions)
+          if (version !== undefined) {
+            envelope.version = version
             return attempt(true)
           }
           return Effect.succeed<Verdict>({ _tag: "Legacy", reason: error.message })
@@ -168,8 +186,8 @@ const answer = (
  * Sends a modern request and answers its input-required results: each round
  * runs the client's handlers for the input requests (concurrently) and
  * retries with a new request id, the original params, `inputResponses` and
- * the echoed `requestState`. A `-32022` naming another version this client
- * speaks is retried once with it.
+ * the echoed `requestState`. A `-32022` naming a version this client speaks
+ * (even the one just sent) is retried once with it.
  *
  * @internal
  */
@@ -185,10 +203,10 @@ export const request = <M extends McpMethod.Request>(
         Effect.catchIf(
           (error) => !versionRetried && codeOf(error) === JsonRpc.ErrorCode.UnsupportedProtocolVersion,
           (error) => {
-            const other = supportedOf(error).find((version) => rounds.versions.includes(version) && version !== rounds.envelope.version)
-            if (other === undefined) return Effect.fail(error)
-            rounds.envelope.version = other
-            return rounds.session.request(raw(method), { ...(wire as object), _meta: { ...(wire as { _meta: object })._meta, [MetaKey.protocolVersion]: other } }, requestOptions)
+            const version = retryVersionOf(error, rounds.envelope.version, rounds.versions)
+            if (version === undefined) return Effect.fail(error)
+            rounds.envelope.version = version
+            return rounds.session.request(raw(method), { ...(wire as object), _meta: { ...(wire as { _meta: object })._meta, [MetaKey.protocolVersion]: version } }, requestOptions)
           }
         ),
         Effect.flatMap((result): Effect.Effect<McpMethod.Result<M>, McpError.McpError> => {

@@ -155,12 +155,24 @@ export const authorized = (execute: Execute, auth: McpAuth.ClientAuth | undefine
     retries: number
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, McpError.McpError> =>
     Effect.flatMap(auth.authorization(request.url), (authorization) => {
-      const sent = authorization === undefined ? request : HttpClientRequest.setHeader(request, "authorization", authorization)
-      return Effect.flatMap(execute(sent), (response) => {
+      const withAuthorization = authorization === undefined
+        ? request
+        : HttpClientRequest.setHeader(request, "authorization", authorization)
+      const sending = auth.headers === undefined
+        ? Effect.succeed(withAuthorization)
+        : Effect.map(
+          auth.headers({ method: request.method, url: request.url, authorization }),
+          (headers) => HttpClientRequest.setHeaders(withAuthorization, headers)
+        )
+      return Effect.flatMap(Effect.flatMap(sending, execute), (response) => {
         if (response.status !== 401 && response.status !== 403) return Effect.succeed(response)
-        const bearer = McpAuth.bearerChallenge(response.headers["www-authenticate"])
-        if (!McpAuth.isChallenge(response.status, bearer)) return Effect.succeed(response)
-        const challenge: McpAuth.Challenge = { status: response.status, url: request.url, authorization, bearer }
+        const header = response.headers["www-authenticate"]
+        const bearer = McpAuth.bearerChallenge(header)
+        const dpop = McpAuth.dpopChallenge(header)
+        if (!McpAuth.isChallenge(response.status, bearer ?? dpop)) return Effect.succeed(response)
+        const challenge: McpAuth.Challenge = dpop === undefined
+          ? { status: response.status, url: request.url, authorization, bearer }
+          : { status: response.status, url: request.url, authorization, bearer, dpop, dpopNonce: response.headers["dpop-nonce"] }
         return Effect.andThen(
           discard(response),
           retries >= maxAttempts

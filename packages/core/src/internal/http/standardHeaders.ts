@@ -23,6 +23,9 @@ const SENTINEL = /^=\?base64\?(.*)\?=$/
 // visible ASCII, space and tab only (RFC 9110 field values)
 const SAFE = /^[\x20-\x7e\t]*$/
 
+// what goes plain: visible ASCII and space (a tab, even inside, goes in Base64)
+const PLAIN = /^[\x20-\x7e]*$/
+
 /** A header value, Base64-decoded when in the `=?base64?…?=` form; `undefined` when malformed. @internal */
 export const decodeValue = (value: string): string | undefined => {
   if (!SAFE.test(value)) return undefined
@@ -32,9 +35,9 @@ export const decodeValue = (value: string): string | undefined => {
   return Result.isSuccess(decoded) ? decoded.success : undefined
 }
 
-/** A value as a header: as it is when it is plain, untrimmed ASCII, else Base64 in the sentinel form. @internal */
+/** A value as a header: as it is when it is printable ASCII without edge spaces, else Base64 in the sentinel form. @internal */
 export const encodeValue = (value: string): string =>
-  SAFE.test(value) && value.trim() === value && !SENTINEL.test(value)
+  PLAIN.test(value) && value.trim() === value && !SENTINEL.test(value)
     ? value
     : `=?base64?${Base64.encode(value)}?=`
 

@@ -72,7 +72,7 @@ const plain = (status: number, body: string) => HttpServerResponse.text(body, { 
 const refusedResponse = (refusal: Bearer.Refusal) =>
   HttpServerResponse.text(refusal.message, {
     status: refusal.status,
-    headers: refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge }
+    headers: { ...refusal.headers, ...(refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge }) }
   })
 
 const parseError = (reason: string) =>
@@ -222,7 +222,11 @@ export const make = Effect.fnUntraced(function*(
     if (!open) return plain(503, "The server is shutting down")
     let auth: McpAuth.AuthInfo | undefined
     if (options.bearer !== undefined) {
-      const checked = yield* options.bearer.authenticate(request.headers["authorization"])
+      const checked = yield* options.bearer.authenticate(request.headers["authorization"], {
+        method: request.method,
+        url: request.url,
+        proof: request.headers["dpop"]
+      })
       if (Bearer.isRefusal(checked)) return refusedResponse(checked)
       auth = checked
     }
@@ -239,7 +243,11 @@ export const make = Effect.fnUntraced(function*(
     if (reason !== undefined) return plain(403, reason)
     let auth: McpAuth.AuthInfo | undefined
     if (options.bearer !== undefined) {
-      const checked = yield* options.bearer.authenticate(request.headers["authorization"])
+      const checked = yield* options.bearer.authenticate(request.headers["authorization"], {
+        method: request.method,
+        url: request.url,
+        proof: request.headers["dpop"]
+      })
       if (Bearer.isRefusal(checked)) return refusedResponse(checked)
       auth = checked
     }

@@ -24,6 +24,7 @@ import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import type * as NodeMcpOAuth from "../../NodeMcpOAuth.ts"
 import * as Discovery from "./discovery.ts"
+import * as Dpop from "./dpop.ts"
 import * as Grants from "./grants.ts"
 import * as Http from "./http.ts"
 import * as Identity from "./identity.ts"
@@ -75,7 +76,8 @@ export const make = (
     const http = yield* Http.make(options)
     const discovery = Discovery.make(http, serverUrl, options.authorizationServer)
     const identities = Identity.make(http, options, store, authorizer)
-    const grants = Grants.make({ http, discovery, identities, grant, store, authorizer })
+    const dpop = yield* Dpop.make
+    const grants = Grants.make({ http, discovery, identities, grant, store, authorizer, dpop })
 
     const discover = (fromChallenge: string | undefined, preferredIssuer: string | undefined) =>
       discovery.discover(fromChallenge, preferredIssuer).pipe(
@@ -107,10 +109,14 @@ export const make = (
 
     const answer = (challenge: McpAuth.Challenge) =>
       Effect.gen(function*() {
+        // RFC 9449 §9: the resource server wants its nonce in the proof; no new authorization
+        if (challenge.dpop?.params.error === "use_dpop_nonce" && challenge.dpopNonce !== undefined) {
+          return yield* dpop.learnNonce(challenge.url, challenge.dpopNonce)
+        }
         const current = yield* currentHeader
         // another fiber already replaced the refused credentials
         if (current !== undefined && current !== challenge.authorization) return
-        const params = challenge.bearer?.params ?? {}
+        const params = challenge.bearer?.params ?? challenge.dpop?.params ?? {}
         const stored = yield* Ref.get(cached)
         const stepUp = challenge.status === 403
         const granted = stepUp ? Policy.splitScope(stored?.scope) : []
@@ -136,7 +142,7 @@ export const make = (
         // a refresh token before a new authorization (not for a step-up: it cannot widen the scope)
         if (!stepUp && stored?.refreshToken !== undefined) {
           const last = yield* Ref.get(refreshed)
-          if (last === undefined || challenge.authorization !== `Bearer ${last.token}` || last.uses > 1) {
+          if (last === undefined || challenge.authorization?.replace(/^\S+ /, "") !== last.token || last.uses > 1) {
             const renewed = yield* Effect.option(refresh(discovered, stored))
             if (Option.isSome(renewed) && renewed.value !== undefined) return
           }
@@ -184,8 +190,15 @@ export const make = (
         }))
       })
 
+    /** A DPoP proof for a request presenting a DPoP-bound token (RFC 9449 §7). */
+    const headers: McpAuth.ClientAuth["headers"] = ({ authorization, method, url }) =>
+      authorization !== undefined && /^dpop /i.test(authorization) && sameOrigin(url)
+        ? Effect.map(dpop.proof(method, url, authorization.slice(5)), (proof) => ({ dpop: proof }))
+        : Effect.succeed({})
+
     const clientAuth: McpAuth.ClientAuth = {
       authorization,
+      headers,
       challenge: (challenge) => withLock(answer(challenge)),
       maxAttempts: options.maxAttempts
     }

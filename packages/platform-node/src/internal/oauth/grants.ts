@@ -2,7 +2,8 @@
  * Getting tokens: the authorization code grant with PKCE (the user's step
  * through the `McpAuthorizer`), the client credentials grant, cross-app
  * access (an RFC 8693 token exchange at the IdP, then the RFC 7523 JWT
- * bearer grant), and the refresh token grant. Every request names the
+ * bearer grant), a workload's JWT bearer grant (`jwtBearer.ts`), and the
+ * refresh token grant. Every request names the
  * `resource` (RFC 8707).
  *
  * @internal
@@ -15,7 +16,9 @@ import * as oauth from "oauth4webapi"
 import type * as NodeMcpOAuth from "../../NodeMcpOAuth.ts"
 import { type Discovered, type Discovery, sameIssuer } from "./discovery.ts"
 import { authError, isInvalidClient } from "./errors.ts"
+import * as Dpop from "./dpop.ts"
 import type { Http } from "./http.ts"
+import * as JwtBearer from "./jwtBearer.ts"
 import { clientSecretBasic, type Identities, type Identity, isRegistration } from "./identity.ts"
 import * as Tokens from "./tokens.ts"
 
@@ -48,8 +51,13 @@ export const make = (deps: {
   readonly grant: NodeMcpOAuth.Options["grant"]
   readonly store: McpAuth.McpAuthStore["Service"]
   readonly authorizer: McpAuth.McpAuthorizer["Service"] | undefined
+  /** DPoP proofs on token requests where the authorization server takes them. */
+  readonly dpop?: Dpop.Dpop | undefined
 }): Grants => {
   const { authorizer, discovery, grant, http, identities, store } = deps
+  const dpopOptions = (server: oauth.AuthorizationServer) =>
+    deps.dpop === undefined ? Effect.succeed({}) : deps.dpop.options(server)
+  const jwtBearer = JwtBearer.make(http)
 
   /** Forget a registration the server no longer knows (`invalid_client`): the next authorization registers again. */
   const forgetRefused = (identity: Identity | undefined, issuer: string) => (error: McpError.McpError) =>
@@ -104,16 +112,19 @@ export const make = (deps: {
       })
       if (Result.isFailure(validated)) return yield* Effect.fail(validated.failure)
       const endpoint = yield* http.tokenEndpoint(server)
+      const dpop = yield* dpopOptions(server)
       const response = yield* http.call("Token", `code exchange at ${endpoint}`, (signal) =>
-        oauth.authorizationCodeGrantRequest(
-          server,
-          client,
-          clientAuth,
-          validated.success,
-          authorizer.redirectUri,
-          verifier,
-          { ...http.requestOptions(endpoint, signal), additionalParameters: { resource: discovered.resource } }
-        ).then((answer) => oauth.processAuthorizationCodeResponse(server, client, answer))).pipe(
+        Dpop.retryOnNonce(() =>
+          oauth.authorizationCodeGrantRequest(
+            server,
+            client,
+            clientAuth,
+            validated.success,
+            authorizer.redirectUri,
+            verifier,
+            { ...http.requestOptions(endpoint, signal), ...dpop, additionalParameters: { resource: discovered.resource } }
+          ).then((answer) => oauth.processAuthorizationCodeResponse(server, client, answer))
+        )).pipe(
           Effect.tapError(forgetRefused(identity, server.issuer))
         )
       return yield* Tokens.fromResponse(response, server.issuer, scope)
@@ -209,12 +220,15 @@ export const make = (deps: {
       ? authorizationCode(discovered, scope)
       : grant.type === "client_credentials"
       ? clientCredentials(discovered, grant, scope)
+      : grant.type === "jwt_bearer"
+      ? jwtBearer.obtain(discovered, grant, scope)
       : crossAppAccess(discovered, grant, scope)
 
   const refresh: Grants["refresh"] = (discovered, tokens) =>
     Effect.gen(function*() {
       const refreshToken = tokens.refreshToken
-      if (refreshToken === undefined) return undefined
+      // a workload presents its assertion again instead
+      if (refreshToken === undefined || grant?.type === "jwt_bearer") return undefined
       if (tokens.issuer !== undefined && !sameIssuer(tokens.issuer, discovered.server.issuer)) return undefined
       const server = discovered.server
       // the client that got the refresh token: the grant's, else the one identified at this server
@@ -225,11 +239,15 @@ export const make = (deps: {
         ? yield* identities.identityAuth(identity!, server)
         : yield* identities.grantAuth(grant, server)
       const endpoint = yield* http.tokenEndpoint(server)
+      const dpop = yield* dpopOptions(server)
       const response = yield* http.call("Token", `refresh at ${endpoint}`, (signal) =>
-        oauth.refreshTokenGrantRequest(server, client, auth, refreshToken, {
-          ...http.requestOptions(endpoint, signal),
-          additionalParameters: { resource: discovered.resource }
-        }).then((answer) => oauth.processRefreshTokenResponse(server, client, answer))).pipe(
+        Dpop.retryOnNonce(() =>
+          oauth.refreshTokenGrantRequest(server, client, auth, refreshToken, {
+            ...http.requestOptions(endpoint, signal),
+            ...dpop,
+            additionalParameters: { resource: discovered.resource }
+          }).then((answer) => oauth.processRefreshTokenResponse(server, client, answer))
+        )).pipe(
           Effect.tapError(forgetRefused(identity, server.issuer))
         )
       return yield* Tokens.fromResponse(response, server.issuer, tokens.scope, refreshToken)

@@ -22,15 +22,19 @@ export const fromResponse = (
 ): Effect.Effect<McpAuth.Tokens> =>
   Effect.map(nowSeconds, (now): McpAuth.Tokens => ({
     accessToken: response.access_token,
-    tokenType: response.token_type === "bearer" ? "Bearer" : response.token_type,
+    tokenType: response.token_type === "bearer" ? "Bearer" : response.token_type === "dpop" ? "DPoP" : response.token_type,
     refreshToken: response.refresh_token ?? previousRefreshToken,
     expiresAt: response.expires_in === undefined ? undefined : now + response.expires_in,
     scope: response.scope ?? requestedScope,
     issuer
   }))
 
-/** The `Authorization` header value of tokens. */
-export const header = (tokens: McpAuth.Tokens): string => `Bearer ${tokens.accessToken}`
+/** The `Authorization` header value of tokens: `DPoP` for a DPoP-bound token (RFC 9449 §7.1), else `Bearer`. */
+export const header = (tokens: McpAuth.Tokens): string =>
+  `${isDpop(tokens) ? "DPoP" : "Bearer"} ${tokens.accessToken}`
+
+/** `true` for a DPoP-bound token (`token_type` `DPoP`). */
+export const isDpop = (tokens: McpAuth.Tokens): boolean => tokens.tokenType.toLowerCase() === "dpop"
 
 /** `true` when the access token expires within `skew` seconds of `now`. */
 export const isExpired = (tokens: McpAuth.Tokens, now: number, skew: number): boolean =>

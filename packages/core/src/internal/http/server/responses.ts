@@ -45,7 +45,7 @@ export const emptyStream = () => sse(Stream.empty)
 /** The answer to a request the bearer check refused. @internal */
 export const refused = (refusal: Bearer.Refusal) =>
   error(refusal.status, JsonRpc.ErrorCode.ServerError, refusal.message, {
-    headers: refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge }
+    headers: { ...refusal.headers, ...(refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge }) }
   })
 
 /** The JSON answer to a POST: its one response, or the array of a batch. @internal */

@@ -89,7 +89,11 @@ export const addRoute = Effect.fnUntraced(function*(
   const authenticated = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
     if (bearer === undefined) return dispatch(request, undefined)
     return Effect.flatMap(
-      bearer.authenticate(request.headers["authorization"]),
+      bearer.authenticate(request.headers["authorization"], {
+        method: request.method,
+        url: request.url,
+        proof: request.headers["dpop"]
+      }),
       (auth) => Bearer.isRefusal(auth) ? Effect.succeed(Responses.refused(auth)) : dispatch(request, auth)
     )
   }
