@@ -7,6 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Schema, Stream, Tracer } from "effect"
+import { TestClock } from "effect/testing"
 import * as JsonRpc from "../src/JsonRpc.ts"
 import * as McpClient from "../src/McpClient.ts"
 import * as McpResource from "../src/McpResource.ts"
@@ -190,6 +191,20 @@ describe("McpClient: version negotiation", () => {
       assert.strictEqual(versionOf(retried), "2026-07-28")
       yield* server.send(JsonRpc.success(retried.id, { resultType: "complete", tools: [] }))
       assert.deepStrictEqual((yield* Fiber.join(listing)).tools, [])
+    }))
+})
+
+describe("McpClient: cache hints", () => {
+  it.effect("a cached list stays for the server's ttlMs, then the next get fetches it again (TestClock)", () =>
+    Effect.gen(function*() {
+      // no change notifications: only the hint can make the list stale
+      const { client, server } = yield* connect({ autoRefresh: false }, { cache: { ttlMs: 1_000, cacheScope: "public" } })
+      assert.deepStrictEqual((yield* client.tools.get).map((tool) => tool.name), ["greet", "two_steps"])
+      yield* server.register(McpTool.make("late", { input: Schema.Struct({}), handler: () => Effect.succeed("late") }))
+      yield* TestClock.adjust("500 millis")
+      assert.deepStrictEqual((yield* client.tools.get).map((tool) => tool.name), ["greet", "two_steps"])
+      yield* TestClock.adjust("600 millis")
+      assert.deepStrictEqual((yield* client.tools.get).map((tool) => tool.name), ["greet", "late", "two_steps"])
     }))
 })
 

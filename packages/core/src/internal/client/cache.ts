@@ -7,9 +7,13 @@
  *   version: a fetch that started before it does not store its now stale
  *   answer.
  * - `changes` streams the cached list, if any, then every list stored later.
+ * - A list fetched with a positive `ttlMs` (2026-07-28 cache hints) is
+ *   fetched again by the first `get` after it; without one (or with `0`) it is
+ *   kept until invalidated, as change notifications follow it.
  *
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Semaphore from "effect/Semaphore"
@@ -30,24 +34,42 @@ export interface Cache<A> {
 }
 
 /** @internal */
-export const make = <A>(fetch: Effect.Effect<ReadonlyArray<A>, McpError.McpError>): Effect.Effect<Cache<A>> =>
+/** What a fetch found: the list, and how long the server says it stays fresh. @internal */
+export interface Fetched<A> {
+  readonly items: ReadonlyArray<A>
+  readonly ttlMs: number | undefined
+}
+
+/** @internal */
+export const make = <A>(fetch: Effect.Effect<Fetched<A>, McpError.McpError>): Effect.Effect<Cache<A>> =>
   Effect.gen(function*() {
     const ref = yield* SubscriptionRef.make<Option.Option<ReadonlyArray<A>>>(Option.none())
     const lock = yield* Semaphore.make(1)
     let version = 0
 
+    // when the cached list goes stale (epoch ms), if the server said
+    let expiresAt = Infinity
+
     // a list fetched again unchanged is not a change
     const load = Effect.suspend(() => {
       const started = version
-      return Effect.tap(fetch, (list) =>
-        started !== version ? Effect.void : Effect.flatMap(SubscriptionRef.get(ref), (cached) =>
-          Option.isSome(cached) && JSON.stringify(cached.value) === JSON.stringify(list)
-            ? Effect.void
-            : SubscriptionRef.set(ref, Option.some(list))))
+      return Effect.flatMap(fetch, ({ items, ttlMs }) =>
+        started !== version ? Effect.succeed(items) : Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          expiresAt = ttlMs !== undefined && ttlMs > 0 ? now + ttlMs : Infinity
+          return Effect.flatMap(SubscriptionRef.get(ref), (cached) =>
+            Option.isSome(cached) && JSON.stringify(cached.value) === JSON.stringify(items)
+              ? Effect.succeed(items)
+              : Effect.as(SubscriptionRef.set(ref, Option.some(items)), items))
+        }))
     })
 
     const get = Semaphore.withPermits(lock, 1)(
-      Effect.flatMap(SubscriptionRef.get(ref), (cached) => Option.isSome(cached) ? Effect.succeed(cached.value) : load)
+      Effect.flatMap(SubscriptionRef.get(ref), (cached) =>
+        Option.isNone(cached)
+          ? load
+          : expiresAt === Infinity
+          ? Effect.succeed(cached.value)
+          : Effect.flatMap(Clock.currentTimeMillis, (now) => now < expiresAt ? Effect.succeed(cached.value) : load))
     )
 
     return {

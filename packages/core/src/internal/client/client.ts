@@ -34,7 +34,7 @@ import * as Cache from "./cache.ts"
 import * as Handlers from "./handlers.ts"
 import * as Listen from "./listen.ts"
 import * as Notifications from "./notifications.ts"
-import { DEFAULT_MAX_PAGES, paginate } from "./paginate.ts"
+import { DEFAULT_MAX_PAGES, type Page, paginate } from "./paginate.ts"
 import { checkOutput } from "./tools.ts"
 
 const DEFAULT_NOTIFICATION_BUFFER = 1024
@@ -152,12 +152,27 @@ export const make = Effect.fnUntraced(function*(
     list: (params: Cursor, options: RequestOptions | undefined) => Effect.Effect<R, McpError.McpError>,
     items: (result: R) => ReadonlyArray<A>
   ) =>
-  (listOptions?: ListOptions): Stream.Stream<A, McpError.McpError> =>
+  (listOptions?: ListOptions & { readonly onPage?: (page: Page<A>) => void }): Stream.Stream<A, McpError.McpError> =>
     paginate({
       method,
       maxPages: listOptions?.maxPages ?? maxPages,
       fetch: (cursor) =>
-        Effect.map(list({ cursor }, listOptions), (result) => ({ items: items(result), nextCursor: result.nextCursor }))
+        Effect.map(list({ cursor }, listOptions), (result) => ({
+          items: items(result),
+          nextCursor: result.nextCursor,
+          ttlMs: (result as { readonly ttlMs?: unknown }).ttlMs as number | undefined
+        })),
+      ...(listOptions?.onPage === undefined ? {} : { onPage: listOptions.onPage })
+    })
+
+  // every page of a list, with the shortest freshness its pages gave (2026-07-28)
+  const fetchAll = <A>(stream: (listOptions?: ListOptions & { readonly onPage?: (page: Page<A>) => void }) => Stream.Stream<A, McpError.McpError>) =>
+    Effect.suspend(() => {
+      let ttlMs: number | undefined
+      const onPage = (page: Page<A>) => {
+        if (typeof page.ttlMs === "number") ttlMs = Math.max(0, ttlMs === undefined ? page.ttlMs : Math.min(ttlMs, page.ttlMs))
+      }
+      return Effect.map(Stream.runCollect(stream({ onPage })), (items): Cache.Fetched<A> => ({ items, ttlMs }))
     })
 
   const streamTools = stream(McpSchema.ListTools.name, listTools, (result) => result.tools)
@@ -178,15 +193,15 @@ export const make = Effect.fnUntraced(function*(
   const listened = (kind: Listen.ListKind) => <A>(fetch: Effect.Effect<A, McpError.McpError>) =>
     listen === undefined || !autoRefresh(kind) ? fetch : Effect.tap(fetch, () => listen.lists(kind))
 
-  const tools = yield* Cache.make(Effect.map(Stream.runCollect(streamTools()), (list) => {
+  const tools = yield* Cache.make(Effect.map(fetchAll(streamTools), (fetched) => {
     // a complete list replaces what pages taught us
     toolIndex.clear()
-    indexTools(list)
-    return list
+    indexTools(fetched.items)
+    return fetched
   }).pipe(listened("tools")))
-  const resources = yield* Cache.make(Stream.runCollect(streamResources()).pipe(listened("resources")))
-  const resourceTemplates = yield* Cache.make(Stream.runCollect(streamResourceTemplates()).pipe(listened("resources")))
-  const prompts = yield* Cache.make(Stream.runCollect(streamPrompts()).pipe(listened("prompts")))
+  const resources = yield* Cache.make(fetchAll(streamResources).pipe(listened("resources")))
+  const resourceTemplates = yield* Cache.make(fetchAll(streamResourceTemplates).pipe(listened("resources")))
+  const prompts = yield* Cache.make(fetchAll(streamPrompts).pipe(listened("prompts")))
 
   // ---------------------------------------------------------------------------
   // tools

@@ -18,6 +18,8 @@ export const DEFAULT_MAX_PAGES = 100
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
   readonly nextCursor: string | undefined
+  /** The page's freshness hint (2026-07-28), if any. */
+  readonly ttlMs?: number | undefined
 }
 
 interface State {
