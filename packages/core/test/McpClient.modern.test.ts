@@ -194,6 +194,32 @@ describe("McpClient: version negotiation", () => {
     }))
 })
 
+describe("McpClient: a hostile tools/list", () => {
+  it.effect("an entry that is not a tool is left out; the others stay callable", () =>
+    Effect.gen(function*() {
+      const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair
+      const server = yield* rawPeer(serverEnd)
+      const connecting = yield* Effect.forkChild(connectOver(Layer.succeed(McpTransport.McpTransport, clientEnd)), {
+        startImmediately: true
+      })
+      const discover = (yield* server.next) as JsonRpc.Request
+      yield* server.send(JsonRpc.success(discover.id, { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} } }))
+      const client = yield* Fiber.join(connecting)
+      const listing = yield* Effect.forkChild(client.tools.get, { startImmediately: true })
+      const list = (yield* server.next) as JsonRpc.Request
+      yield* server.send(JsonRpc.success(list.id, {
+        resultType: "complete",
+        tools: [
+          // what effect/ai 4.1 lists for a tool with a string result
+          { name: "bad", inputSchema: { type: "object" }, outputSchema: { type: "string" } },
+          "not even an object",
+          { name: "good", inputSchema: { type: "object" } }
+        ]
+      }))
+      assert.deepStrictEqual((yield* Fiber.join(listing)).map((tool) => tool.name), ["good"])
+    }))
+})
+
 describe("McpClient: cache hints", () => {
   it.effect("a cached list stays for the server's ttlMs, then the next get fetches it again (TestClock)", () =>
     Effect.gen(function*() {

@@ -5,10 +5,13 @@
  *
  * @internal
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
@@ -26,6 +29,7 @@ import type {
 } from "../../McpClient.ts"
 import * as McpClientSession from "../../McpClientSession.ts"
 import * as McpError from "../../McpError.ts"
+import * as McpMethod from "../../McpMethod.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import { McpTransport, RequestHeaders } from "../../McpTransport.ts"
 import * as StandardHeaders from "../http/standardHeaders.ts"
@@ -85,6 +89,17 @@ const guarded = (name: string, effect: Effect.Effect<void, unknown> | undefined)
     ? Effect.void
     : Effect.catchCause(effect, (cause) => Effect.logWarning(`notification handler for ${name} failed`, cause))
 
+// tools/list with its entries taken as they come: each is checked on its own
+const ListToolsEntries = McpMethod.withResult(
+  McpSchema.ListTools,
+  Schema.Struct({ ...McpSchema.PaginatedResult.fields, tools: Schema.Array(Schema.Unknown) })
+)
+const validTool = McpMethod.validator(McpSchema.Tool)
+const nameOf = (entry: unknown): string => {
+  const name = typeof entry === "object" && entry !== null ? (entry as { readonly name?: unknown }).name : undefined
+  return typeof name === "string" ? JSON.stringify(name) : "(unnamed)"
+}
+
 /** Everything but `callToolTyped`, which `McpClient.make` adds. @internal */
 export type BaseClient = Omit<Client, "callToolTyped">
 
@@ -125,20 +140,26 @@ export const make = Effect.fnUntraced(function*(
   }
 
   const listTools = Effect.fnUntraced(function*(params?: Cursor, requestOptions?: RequestOptions) {
-    const page = yield* session.request(McpSchema.ListTools, paginated(params, requestOptions), requestOptions)
-    // 2026-07-28: a tool with invalid x-mcp-header declarations is left out
-    const invalid = session.era === "modern"
-      ? page.tools.flatMap((tool) => {
-        const problem = Headers.invalidReason(tool.inputSchema)
-        return problem === undefined ? [] : [{ tool, problem }]
-      })
-      : []
-    yield* Effect.forEach(invalid, ({ problem, tool }) => Effect.logWarning(`tool ${tool.name} left out: ${problem}`), {
-      discard: true
-    }).pipe(Effect.provideService(Logger.LogToStderr, true))
-    const valid = invalid.length === 0 ? page : { ...page, tools: page.tools.filter((tool) => !invalid.some((entry) => entry.tool === tool)) }
-    indexTools(valid.tools)
-    return valid
+    const page = yield* session.request(ListToolsEntries, paginated(params, requestOptions), requestOptions)
+    // an entry that is not a tool, or (2026-07-28) a tool with invalid
+    // x-mcp-header declarations, is left out: one bad tool does not cost the others
+    const tools: Array<McpSchema.Tool> = []
+    const problems: Array<string> = []
+    for (const entry of page.tools) {
+      const tool = validTool(entry)
+      const problem = Exit.isFailure(tool)
+        ? Option.getOrElse(Cause.findErrorOption(tool.cause), () => "not a tool")
+        : session.era === "modern"
+        ? Headers.invalidReason(tool.value.inputSchema)
+        : undefined
+      if (problem === undefined && Exit.isSuccess(tool)) tools.push(tool.value)
+      else problems.push(`tool ${nameOf(entry)} left out: ${problem}`)
+    }
+    yield* Effect.forEach(problems, (problem) => Effect.logWarning(problem), { discard: true }).pipe(
+      Effect.provideService(Logger.LogToStderr, true)
+    )
+    indexTools(tools)
+    return { ...page, tools } as McpSchema.ListToolsResult
   })
   const listResources = (params?: Cursor, requestOptions?: RequestOptions) =>
       session.request(McpSchema.ListResources, paginated(params, requestOptions), requestOptions)
