@@ -9,11 +9,7 @@
  *
  * The transport looks at one exchange only: `initialize`, for the session id,
  * the negotiated protocol version and the replay. A 2026-07-28 request (its
- * `_meta` names the version) goes without a session, with the standard
- * headers (`Mcp-Method`, `Mcp-Name`, and the `Mcp-Param-*` of
- * `McpTransport.RequestHeaders`); its refusal's JSON-RPC error is its answer,
- * and it is cancelled by closing its answer stream, which is the one other
- * place ids are read.
+ * `_meta` names the version) is sent by `modernClient.ts`.
  *
  * @internal
  */
@@ -39,10 +35,10 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpError from "../../McpError.ts"
 import * as McpSchema from "../../McpSchema.ts"
-import { type McpTransport, RequestHeaders } from "../../McpTransport.ts"
+import type { McpTransport } from "../../McpTransport.ts"
 import * as Stateless from "../era/stateless.ts"
 import * as ClientCommon from "./clientCommon.ts"
-import * as StandardHeaders from "./standardHeaders.ts"
+import * as ModernClient from "./modernClient.ts"
 import * as SseClient from "../sse/client.ts"
 
 /** @internal */
@@ -471,60 +467,17 @@ export const make = Effect.fnUntraced(function*(
       return yield* connection.send(frame)
     })
 
-  // ---------------------------------------------------------------------------
-  // 2026-07-28 requests
-  // ---------------------------------------------------------------------------
-
-  // the answer streams of modern requests, by request id: closing one is how
-  // such a request is cancelled
-  const modernStreams = new Map<JsonRpc.RequestId, Fiber.Fiber<void>>()
-
-  // a stream that ends without the answer fails its request at once
-  const readModern = (response: HttpClientResponse.HttpClientResponse, id: JsonRpc.RequestId) =>
-    Effect.flatMap(readStream(response, { lastEventId: undefined, retry: undefined }, offer, 1), (outcome) =>
-      outcome.answered || closed ? Effect.void : offer(JsonRpc.failure(id, {
-        code: JsonRpc.ErrorCode.InternalError,
-        message: `the response stream of ${url} ended before the answer`
-      }))).pipe(Effect.ensuring(Effect.sync(() => modernStreams.delete(id))))
-
-  const sendModern = (frame: JsonRpc.Request | JsonRpc.Notification, version: string): Effect.Effect<void, McpError.McpError> =>
-    Effect.withFiber((fiber) => {
-      const extra = fiber.getRef(RequestHeaders)
-      const name = StandardHeaders.nameOf(frame.method, frame.params)
-      return Effect.gen(function*() {
-        const custom = yield* ClientCommon.resolveHeaders(options.headers)
-        const response = yield* execute(ClientCommon.postFrame(url, frame, { ...custom, ...extra }, {
-          accept: ACCEPT_POST,
-          "mcp-protocol-version": version,
-          [StandardHeaders.MCP_METHOD]: frame.method,
-          [StandardHeaders.MCP_NAME]: name === undefined ? undefined : StandardHeaders.encodeValue(name)
-        }))
-        if (isOk(response)) {
-          if (!("id" in frame) || ClientCommon.mediaType(response) !== "text/event-stream") {
-            return yield* deliver(response, frame, offer)
-          }
-          modernStreams.set(frame.id, yield* background(readModern(response, frame.id)))
-          return
-        }
-        const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
-        // a modern server refuses with the request's JSON-RPC error (400, 404): that is its answer
-        const answer = "id" in frame
-          ? ClientCommon.parseJson(body).find((value) => ClientCommon.isResponse(value) && value.id === frame.id)
-          : undefined
-        return yield* answer === undefined ? ClientCommon.statusErrorWithBody(response, body) : offer(answer)
-      })
-    })
-
-  // on HTTP a modern request is cancelled by closing its stream (or its POST,
-  // which the caller's interruption does), never by a notification
-  const cancelModern = (frame: JsonRpc.Notification): Effect.Effect<void> =>
-    Effect.sync(() => {
-      const requestId = (frame.params as { readonly requestId?: JsonRpc.RequestId } | undefined)?.requestId
-      const stream = requestId === undefined ? undefined : modernStreams.get(requestId)
-      if (stream === undefined) return
-      modernStreams.delete(requestId!)
-      stream.interruptUnsafe()
-    })
+  // 2026-07-28 requests: no session, the standard headers (modernClient.ts)
+  const modern = ModernClient.make({
+    url,
+    headers: options.headers,
+    execute,
+    deliver: (response, frame) => deliver(response, frame, offer),
+    readStream: (response) => readStream(response, { lastEventId: undefined, retry: undefined }, offer, 1),
+    offer,
+    background,
+    isClosed: () => closed
+  })
 
   const send = (frame: JsonRpc.Frame): Effect.Effect<void, McpError.McpError> =>
     Effect.suspend(() => {
@@ -532,9 +485,9 @@ export const make = Effect.fnUntraced(function*(
       if (sse !== undefined) return sse.send(frame)
       if (!Array.isArray(frame) && "method" in frame) {
         const version = Stateless.versionOf(frame.params)
-        if (typeof version === "string" && McpSchema.isModernProtocolVersion(version)) return sendModern(frame, version)
+        if (typeof version === "string" && McpSchema.isModernProtocolVersion(version)) return modern.send(frame, version)
         // a connection without a legacy session is a modern one
-        if (frame.method === McpSchema.Cancelled.name && initializeFrame === undefined) return cancelModern(frame)
+        if (frame.method === McpSchema.Cancelled.name && initializeFrame === undefined) return modern.cancel(frame)
       }
       if (ClientCommon.isInitialize(frame) && initializeFrame === undefined) return sendInitialize(frame)
       if (ClientCommon.isInitialized(frame)) initializedFrame = frame
