@@ -5,7 +5,7 @@
  * server is a child process on 127.0.0.1 and an ephemeral port, fresh for
  * every measurement.
  *
- * - "ours": `servers/modern-ours.ts`, `NodeMcpHttpServer.layer({ port: 0,
+ * - "ours": `servers/http-ours.ts`, `NodeMcpHttpServer.layer({ port: 0,
  *   responseMode: "json" })` serving `McpServer` + `McpTool` echo (the
  *   server of `http.ts`; modern requests share the endpoint with 2025 ones);
  * - "official": `servers/modern-official.mjs`, `createMcpHandler(factory)` of
@@ -91,8 +91,8 @@ const serverSide = (impl: Impl): Side =>
   impl === "v2>ours" || impl === "ours-legacy" ? "ours" : impl === "v2>official" ? "official" : impl
 
 const serverArgs: Record<Side, ReadonlyArray<string>> = {
-  ours: [...TS_FLAGS, ...SERVER_FLAGS, "--expose-gc", "bench/servers/modern-ours.ts"],
-  "ours-stateless": [...TS_FLAGS, ...SERVER_FLAGS, "--expose-gc", "bench/servers/modern-ours.ts", "stateless"],
+  ours: [...TS_FLAGS, ...SERVER_FLAGS, "--expose-gc", "bench/servers/http-ours.ts"],
+  "ours-stateless": [...TS_FLAGS, ...SERVER_FLAGS, "--expose-gc", "bench/servers/http-ours.ts", "stateless"],
   official: [...SERVER_FLAGS, "--expose-gc", "bench/servers/modern-official.mjs"]
 }
 

@@ -1,11 +1,13 @@
 /**
  * The effect-mcp Streamable HTTP server of the benchmarks:
  * `NodeMcpHttpServer.layer({ port: 0, responseMode: "json" })` on 127.0.0.1
- * serving an `McpServer` with one `echo` tool (Schema input). Prints
- * `{"url":…}` on stdout once listening, answers `mem` on stdin (see
- * `control.mjs`) and exits when stdin ends.
+ * serving an `McpServer` with one `echo` tool (Schema input); it answers
+ * 2026-07-28 requests on the same endpoint as the 2025 revisions. With the
+ * argument `stateless` it is started with `stateless: true` (no 2025
+ * sessions). Prints `{"url":…}` on stdout once listening, answers `mem` on
+ * stdin (see `control.mjs`) and exits when stdin ends.
  *
- *   node --conditions=development --expose-gc bench/servers/http-ours.ts
+ *   node --conditions=development --expose-gc bench/servers/http-ours.ts [stateless]
  */
 import * as McpServer from "@effect-mcp/core/McpServer"
 import * as McpTool from "@effect-mcp/core/McpTool"
@@ -21,7 +23,9 @@ const echo = McpTool.make("echo", {
   handler: ({ text }) => Effect.succeed(text)
 })
 
-const Http = NodeMcpHttpServer.layer({ port: 0, responseMode: "json" }).pipe(
+const stateless = process.argv[2] === "stateless"
+
+const Http = NodeMcpHttpServer.layer({ port: 0, responseMode: "json", stateless }).pipe(
   Layer.provide(
     McpServer.register(echo).pipe(Layer.provideMerge(McpServer.layer({ name: "bench-server", version: "0.0.0" })))
   )

@@ -50,8 +50,6 @@ export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Schedule.ex
   Schedule.upTo({ times: 5 })
 )
 
-const ACCEPT_POST = "application/json, text/event-stream"
-
 /** Statuses that send a refused first `initialize` to the sse transport. */
 const LEGACY_STATUSES: ReadonlySet<number> = new Set([400, 404, 405])
 
@@ -125,7 +123,7 @@ export const make = Effect.fnUntraced(function*(
   const post = (frame: JsonRpc.Frame, session: string | undefined, withVersion: boolean) =>
     Effect.flatMap(ClientCommon.resolveHeaders(options.headers), (custom) =>
       execute(ClientCommon.postFrame(url, frame, custom, {
-        accept: ACCEPT_POST,
+        accept: ClientCommon.ACCEPT_POST,
         "mcp-session-id": session,
         "mcp-protocol-version": withVersion ? protocolVersion : undefined
       })))
@@ -313,34 +311,6 @@ export const make = Effect.fnUntraced(function*(
     )
   }
 
-  // Reads the answer to a replayed initialize out of its POST's answer; the
-  // other messages on the way go on to `incoming`.
-  const awaitInitializeAnswer = (
-    response: HttpClientResponse.HttpClientResponse,
-    id: JsonRpc.RequestId
-  ): Effect.Effect<JsonRpc.SuccessResponse | JsonRpc.ErrorResponse, McpError.McpError> =>
-    Effect.gen(function*() {
-      let answer: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse | undefined
-      const route = (value: unknown) => {
-        if (answer === undefined && ClientCommon.isResponse(value) && value.id === id) {
-          answer = value
-          return Effect.void
-        }
-        return offer(value)
-      }
-      const type = ClientCommon.mediaType(response)
-      if (type === "text/event-stream") {
-        yield* readStream(response, { lastEventId: undefined, retry: undefined }, route, 1)
-      } else if (type === "application/json") {
-        const text = yield* Effect.mapError(response.text, ClientCommon.requestError)
-        yield* Effect.forEach(ClientCommon.parseJson(text), route, { discard: true })
-      } else {
-        yield* ClientCommon.discard(response)
-      }
-      if (answer === undefined) return yield* McpError.transport("the server did not answer the replayed initialize")
-      return answer
-    })
-
   // ---------------------------------------------------------------------------
   // transparent re-initialize
   // ---------------------------------------------------------------------------
@@ -362,7 +332,12 @@ export const make = Effect.fnUntraced(function*(
           return yield* Effect.flatMap(ClientCommon.statusError(response, "re-initializing the expired session"), Effect.fail)
         }
         const fresh = response.headers["mcp-session-id"]
-        const answer = yield* awaitInitializeAnswer(response, init.id)
+        const answer = yield* ClientCommon.awaitAnswer(
+          response,
+          init.id,
+          (route) => readStream(response, { lastEventId: undefined, retry: undefined }, route, 1),
+          offer
+        )
         if (!JsonRpc.isSuccess(answer)) {
           return yield* McpError.transport(`the server refused the replayed initialize: ${answer.error.message}`)
         }

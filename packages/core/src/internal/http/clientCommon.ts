@@ -284,3 +284,40 @@ export const protocolVersionOf = (response: JsonRpc.SuccessResponse | JsonRpc.Er
   const version = response.result.protocolVersion
   return typeof version === "string" ? version : undefined
 }
+
+/** What a POST accepts: both answers a Streamable HTTP server may give. */
+export const ACCEPT_POST = "application/json, text/event-stream"
+
+/**
+ * Reads the answer to request `id` out of a POST's response (JSON, or an SSE
+ * stream read by `readSse` until one response); the other messages on the
+ * way go to `offer`. For a request the transport sends on its own (the
+ * replayed `initialize`).
+ */
+export const awaitAnswer = (
+  response: HttpClientResponse.HttpClientResponse,
+  id: JsonRpc.RequestId,
+  readSse: (route: (value: unknown) => Effect.Effect<void>) => Effect.Effect<unknown>,
+  offer: (value: unknown) => Effect.Effect<void>
+): Effect.Effect<JsonRpc.SuccessResponse | JsonRpc.ErrorResponse, McpError.McpError> =>
+  Effect.gen(function*() {
+    let answer: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse | undefined
+    const route = (value: unknown) => {
+      if (answer === undefined && isResponse(value) && value.id === id) {
+        answer = value
+        return Effect.void
+      }
+      return offer(value)
+    }
+    const type = mediaType(response)
+    if (type === "text/event-stream") {
+      yield* readSse(route)
+    } else if (type === "application/json") {
+      const text = yield* Effect.mapError(response.text, requestError)
+      yield* Effect.forEach(parseJson(text), route, { discard: true })
+    } else {
+      yield* discard(response)
+    }
+    if (answer === undefined) return yield* McpError.transport(`the server did not answer request ${id}`)
+    return answer
+  })

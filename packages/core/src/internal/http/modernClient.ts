@@ -41,8 +41,6 @@ export interface ModernClient {
   readonly cancel: (frame: JsonRpc.Notification) => Effect.Effect<void>
 }
 
-const ACCEPT_POST = "application/json, text/event-stream"
-
 /** @internal */
 export const make = (deps: Deps): ModernClient => {
   // the answer streams of modern requests, by request id
@@ -62,7 +60,7 @@ export const make = (deps: Deps): ModernClient => {
       return Effect.gen(function*() {
         const custom = yield* ClientCommon.resolveHeaders(deps.headers)
         const response = yield* deps.execute(ClientCommon.postFrame(deps.url, frame, { ...custom, ...extra }, {
-          accept: ACCEPT_POST,
+          accept: ClientCommon.ACCEPT_POST,
           "mcp-protocol-version": version,
           [StandardHeaders.MCP_METHOD]: frame.method,
           [StandardHeaders.MCP_NAME]: name === undefined ? undefined : StandardHeaders.encodeValue(name)
