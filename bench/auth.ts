@@ -40,7 +40,7 @@
  *   --timeout S         hard limit of the whole run (BENCH_AUTH_TIMEOUT, default 300)
  */
 import { McpAuth, McpClient } from "@effect-mcp/core"
-import { NodeJsonSchemaValidator, NodeMcpHttpClient } from "@effect-mcp/platform-node"
+import { NodeMcpHttpClient } from "@effect-mcp/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Context, Effect, Layer } from "effect"
@@ -132,7 +132,7 @@ const oursClient = (url: string, pid: number, concurrency: number, token: string
   Effect.gen(function*() {
     const context = yield* Layer.build(
       McpClient.layer({ clientInfo }).pipe(
-        Layer.provide([NodeMcpHttpClient.layer({ url, auth: McpAuth.bearer(token) }), NodeJsonSchemaValidator.layer])
+        Layer.provide([NodeMcpHttpClient.layer({ url, auth: McpAuth.bearer(token) })])
       )
     )
     const client = Context.get(context, McpClient.McpClient)

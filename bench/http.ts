@@ -43,7 +43,7 @@
  * then counted in the "warnings" column instead of printed.
  */
 import { McpClient } from "@effect-mcp/core"
-import { NodeJsonSchemaValidator, NodeMcpHttpClient } from "@effect-mcp/platform-node"
+import { NodeMcpHttpClient } from "@effect-mcp/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Context, Effect, Layer } from "effect"
@@ -127,7 +127,7 @@ const oursClient = (url: string, pid: number, concurrency: number): Promise<Samp
   Effect.gen(function*() {
     const context = yield* Layer.build(
       McpClient.layer({ clientInfo }).pipe(
-        Layer.provide([NodeMcpHttpClient.layer({ url }), NodeJsonSchemaValidator.layer])
+        Layer.provide(NodeMcpHttpClient.layer({ url }))
       )
     )
     const client = Context.get(context, McpClient.McpClient)

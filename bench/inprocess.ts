@@ -9,7 +9,7 @@
  *   (Schema input), served by `McpServer.layerSession`; the same raw
  *   `McpClientSession` client as "ours", so the row isolates the server API;
  * - "ours-client": the same `McpServer` as "ours-api", called with the
- *   high-level `McpClient.callTool` (with `NodeJsonSchemaValidator`; echo has
+ *   high-level `McpClient.callTool` (with the default validator; echo has
  *   no outputSchema, so nothing is validated).
  *
  * "official" is `McpServer.registerTool` (zod input) and `Client.callTool`,
@@ -55,7 +55,6 @@ import {
   McpTool,
   McpTransport
 } from "@effect-mcp/core"
-import { NodeJsonSchemaValidator } from "@effect-mcp/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -200,7 +199,7 @@ const setupOursClient = (link: McpTransport.InMemoryLink) =>
   Effect.andThen(
     buildApiServer(link),
     Effect.map(
-      Layer.build(ApiClient.pipe(Layer.provide([link.client, NodeJsonSchemaValidator.layer]))),
+      Layer.build(ApiClient.pipe(Layer.provide(link.client))),
       (context) =>
         Effect.map(
           Context.get(context, McpClient.McpClient).callTool("echo", { text: TEXT }),

@@ -35,7 +35,7 @@
  *   --timeout S         hard limit of the whole run (BENCH_STDIO_TIMEOUT, default 300)
  */
 import { McpClient, McpTransport } from "@effect-mcp/core"
-import { NodeJsonSchemaValidator, NodeMcpStdio } from "@effect-mcp/platform-node"
+import { NodeMcpStdio } from "@effect-mcp/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect } from "effect"
@@ -93,8 +93,7 @@ const runOursClient = (impl: Impl, concurrency: number): Promise<Sample> => {
     pid = transport.pid
     track(pid)
     const client = yield* McpClient.make({ clientInfo }).pipe(
-      Effect.provideService(McpTransport.McpTransport, transport),
-      Effect.provide(NodeJsonSchemaValidator.layer)
+      Effect.provideService(McpTransport.McpTransport, transport)
     )
     const call = Effect.map(client.callTool("echo", { text: TEXT }), (result) => checkEcho(result.content))
     return yield* measureEffect(call, { concurrency, calls: CALLS, warmup: WARMUP, serverPid: pid })

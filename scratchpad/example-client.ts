@@ -6,7 +6,7 @@
  *   node --conditions=development scratchpad/example-client.ts
  */
 import { McpClient, McpServer, McpTool, McpTransport } from "@effect-mcp/core"
-import { NodeJsonSchemaValidator, NodeMcpRuntime } from "@effect-mcp/platform-node"
+import { NodeMcpRuntime } from "@effect-mcp/platform-node"
 import { Console, Effect, Fiber, Layer, Option, Schema, Stream } from "effect"
 
 const Sum = Schema.Struct({ sum: Schema.Finite })
@@ -58,7 +58,7 @@ const main = Effect.gen(function*() {
   yield* Layer.build(McpServer.layerSession.pipe(
     Layer.provide([link.server, McpServer.register(add).pipe(Layer.provideMerge(McpServer.layer({ name: "adder", version: "1.0.0" })))])
   ))
-  yield* program.pipe(Effect.provide(Client.pipe(Layer.provide([link.client, NodeJsonSchemaValidator.layer]))))
+  yield* program.pipe(Effect.provide(Client.pipe(Layer.provide(link.client))))
 }).pipe(Effect.scoped)
 
 NodeMcpRuntime.runMain(main)

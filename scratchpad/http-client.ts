@@ -5,13 +5,13 @@
  *   node --conditions=development scratchpad/http-client.ts http://127.0.0.1:3000/mcp
  */
 import { McpClient } from "@effect-mcp/core"
-import { NodeJsonSchemaValidator, NodeMcpHttpClient, NodeMcpRuntime } from "@effect-mcp/platform-node"
+import { NodeMcpHttpClient, NodeMcpRuntime } from "@effect-mcp/platform-node"
 import { Console, Effect, Layer, Schema } from "effect"
 
 const url = process.argv[2] ?? "http://127.0.0.1:3000/mcp"
 
 const Client = McpClient.layer({ clientInfo: { name: "http-client", version: "1.0.0" } }).pipe(
-  Layer.provide([NodeMcpHttpClient.layer({ url }), NodeJsonSchemaValidator.layer])
+  Layer.provide(NodeMcpHttpClient.layer({ url }))
 )
 
 NodeMcpRuntime.runMain(

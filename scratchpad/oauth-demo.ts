@@ -9,7 +9,6 @@
  */
 import { McpAuth, McpClient, type McpSchema, McpServer, McpTool } from "@effect-mcp/core"
 import {
-  NodeJsonSchemaValidator,
   NodeMcpAuthorizer,
   NodeMcpHttpServer,
   NodeMcpJwtVerifier,
@@ -55,7 +54,7 @@ const main = Effect.gen(function*() {
   const client = yield* Effect.map(
     Layer.build(McpClient.layer({ clientInfo: { name: "oauth-demo", version: "1.0.0" } }).pipe(
       Layer.provide(NodeMcpOAuth.layerTransport({ serverUrl: url, clientMetadata: { clientName: "oauth-demo" } })),
-      Layer.provide([McpAuth.layerMemoryStore, NodeMcpAuthorizer.layerHeadless(), NodeJsonSchemaValidator.layer])
+      Layer.provide([McpAuth.layerMemoryStore, NodeMcpAuthorizer.layerHeadless()])
     )),
     Context.get(McpClient.McpClient)
   )

@@ -6,7 +6,7 @@
  *   node --conditions=development scratchpad/stdio-client.ts
  */
 import { McpClient } from "@effect-mcp/core"
-import { NodeJsonSchemaValidator, NodeMcpRuntime, NodeMcpStdio } from "@effect-mcp/platform-node"
+import { NodeMcpRuntime, NodeMcpStdio } from "@effect-mcp/platform-node"
 import { Console, Effect, Layer } from "effect"
 
 const Server = NodeMcpStdio.layerClient({
@@ -16,7 +16,7 @@ const Server = NodeMcpStdio.layerClient({
 })
 
 const Client = McpClient.layer({ clientInfo: { name: "stdio-client", version: "1.0.0" } }).pipe(
-  Layer.provide([Server, NodeJsonSchemaValidator.layer])
+  Layer.provide(Server)
 )
 
 NodeMcpRuntime.runMain(

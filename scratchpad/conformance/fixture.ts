@@ -7,7 +7,6 @@
  * `server.ts` serves them over stdio or Streamable HTTP.
  */
 import { McpContent, McpPrompt, McpResource, McpSchema, McpServer, McpTool } from "@effect-mcp/core"
-import { NodeJsonSchemaValidator } from "@effect-mcp/platform-node"
 import { Effect, Layer, Schema } from "effect"
 import * as Modern from "./modern.ts"
 
@@ -368,6 +367,5 @@ export const layer = (options?: {
     promptWithImage,
     ...Modern.definitions
   ).pipe(
-    Layer.provideMerge(McpServer.layer({ name: "effect-mcp-conformance-server", version: "0.1.0" })),
-    Layer.provide(NodeJsonSchemaValidator.layer)
+    Layer.provideMerge(McpServer.layer({ name: "effect-mcp-conformance-server", version: "0.1.0" }))
   )

@@ -13,7 +13,6 @@
  * need a driver only where they ask for particular calls.
  */
 import { McpClient, type McpError, type McpTransport } from "@effect-mcp/core"
-import { NodeJsonSchemaValidator } from "@effect-mcp/platform-node"
 import { Effect, Layer } from "effect"
 
 /**
@@ -180,7 +179,7 @@ export const run = <E>(
   const scenario = Effect.isEffect(found) ? found : found(context)
   return scenario.pipe(
     Effect.provide(
-      McpClient.layer(clientOptions).pipe(Layer.provide([transport, NodeJsonSchemaValidator.layer]))
+      McpClient.layer(clientOptions).pipe(Layer.provide(transport))
     )
   )
 }

@@ -1,6 +1,7 @@
 /**
  * The `effect-mcp` command: a command-line MCP client over the group of
- * servers an `mcp.json` config names (`McpGroup`), built on `effect/cli`.
+ * servers an `mcp.json` config names (`McpGroup`), or over one server given
+ * by `--stdio COMMAND` or `--url URL` (a one-server group), built on `effect/cli`.
  * stdout carries only the command's output (`--json` makes it JSON); logs,
  * errors and the progress bar go to stderr; the exit code says what happened
  * ({@link ExitCode}). HTTP servers that ask for OAuth are signed in to on
@@ -9,6 +10,8 @@
  * ```sh
  * effect-mcp list tools                          # every server's tools, with their server
  * effect-mcp call weather --args '{"city":"Lisbon"}'
+ * effect-mcp --stdio "node server.js" --env API_KEY=k list tools
+ * effect-mcp --url http://127.0.0.1:3000/mcp -H "Authorization: Bearer t" call echo --args '{"text":"hi"}'
  * ```
  *
  * @since 0.1.0
@@ -22,6 +25,7 @@ import * as References from "effect/References"
 import * as CliError from "effect/cli/CliError"
 import * as CliOutput from "effect/cli/CliOutput"
 import * as Command from "effect/cli/Command"
+import * as Adhoc from "./internal/adhoc.ts"
 import * as Commands from "./internal/commands.ts"
 import * as Connect from "./internal/connect.ts"
 import * as Failures from "./internal/failures.ts"
@@ -97,6 +101,20 @@ export const parsePromptArgs: (text: string | undefined) => Result.Result<Record
   Commands.parsePromptArgs
 
 /**
+ * Splits the command line of `--stdio` into the command and its arguments,
+ * as a POSIX shell splits words: blanks separate words, `'...'` is literal,
+ * in `"..."` a backslash escapes `"`, `\`, `$` and `` ` ``, outside quotes a
+ * backslash escapes any character. No shell is run and nothing is expanded
+ * (`$VARS`, `~`, globs; `|` and `>` are plain characters). An unterminated
+ * quote or a trailing backslash is a usage error.
+ *
+ * @category parsing
+ * @since 0.2.0
+ */
+export const splitCommandLine: (text: string) => Result.Result<ReadonlyArray<string>, CliFailure> =
+  Adhoc.splitCommandLine
+
+/**
  * The name hook of `--qualify`: tools and prompts are named
  * `<server>_<name>`; resources and templates keep their URIs.
  *
@@ -119,10 +137,16 @@ export const qualify: McpGroup.NameHook = Connect.qualify
  * effect-mcp prompt explain --args '{"topic":"MCP"}' --json
  * effect-mcp login search                        # sign in to an OAuth-protected server
  * effect-mcp logout search                       # forget its OAuth tokens
+ * effect-mcp --stdio "npx -y @modelcontextprotocol/server-everything stdio" servers
  * ```
  *
  * `login <server>` signs in ahead of time; `logout <server>` forgets the
  * server's tokens, so that the next connection signs in again.
+ *
+ * `--stdio COMMAND` (with `--env KEY=VALUE`, `--cwd DIR`) or `--url URL`
+ * (with `--header "Name: value"`) replace the config by one server, named
+ * after the program or the URL's host (or `--name`); `--server` is then
+ * optional, as is the server of `login` and `logout`.
  *
  * @category commands
  * @since 0.1.0

@@ -11,7 +11,7 @@
  *
  * ```ts
  * const Client = McpClient.layer({ clientInfo: { name: "agent", version: "1.0.0" } })
- *   .pipe(Layer.provide([NodeMcpHttpClient.layer({ url }), NodeJsonSchemaValidator.layer]))
+ *   .pipe(Layer.provide(NodeMcpHttpClient.layer({ url })))
  * ```
  *
  * @since 0.1.0
@@ -26,7 +26,6 @@ import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as Internal from "./internal/client/client.ts"
 import { decodeStructured } from "./internal/client/tools.ts"
-import type { JsonSchemaValidator } from "./JsonSchemaValidator.ts"
 import type * as McpClientSession from "./McpClientSession.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpMethod from "./McpMethod.ts"
@@ -153,8 +152,9 @@ export interface SamplingOptions {
  * - `applyDefaults` (default `true`) fills the fields the user left out with
  *   the `default`s of the requested schema;
  * - `validate` (default `true`) checks the content against the requested
- *   schema with the `JsonSchemaValidator` service; invalid content fails the
- *   request instead of reaching the server.
+ *   schema with the `JsonSchemaValidator` (the default one unless another
+ *   is provided); invalid content fails the request instead of reaching the
+ *   server.
  *
  * `decline` and `cancel` results are sent without `content`.
  *
@@ -467,7 +467,7 @@ export class McpClient extends Context.Service<McpClient, Client>()("@effect-mcp
  */
 export const make = Effect.fn("McpClient.make")(function*(
   options: Options
-): Effect.fn.Return<Client, McpError.McpError, McpTransport | JsonSchemaValidator | Scope.Scope> {
+): Effect.fn.Return<Client, McpError.McpError, McpTransport | Scope.Scope> {
   const base = yield* Internal.make(options)
   const callToolTyped = <S extends Schema.Top>(
     name: string,
@@ -494,5 +494,5 @@ export const make = Effect.fn("McpClient.make")(function*(
  */
 export const layer = (
   options: Options
-): Layer.Layer<McpClient, McpError.McpError, McpTransport | JsonSchemaValidator> =>
+): Layer.Layer<McpClient, McpError.McpError, McpTransport> =>
   Layer.effect(McpClient, make(options))

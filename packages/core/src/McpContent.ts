@@ -99,3 +99,36 @@ export const resourceContents = (
   const base = mimeType === undefined ? { uri } : { uri, mimeType }
   return typeof contents === "string" ? { ...base, text: contents } : { ...base, blob: base64(contents) }
 }
+
+/**
+ * The text of a tool result, a prompt message list or a resource read: every
+ * text block (or text resource contents) joined with newlines; other blocks
+ * are left out.
+ *
+ * @example
+ * ```ts
+ * const saved = yield* client.callTool("add_note", { title: "a", body: "b" })
+ * yield* Console.log(McpContent.textOf(saved))
+ * ```
+ *
+ * @category accessors
+ * @since 0.2.0
+ */
+export const textOf = (
+  result:
+    | { readonly content: ReadonlyArray<McpSchema.ContentBlock> }
+    | { readonly contents: ReadonlyArray<McpSchema.TextResourceContents | McpSchema.BlobResourceContents> }
+    | { readonly messages: ReadonlyArray<McpSchema.PromptMessage> }
+): string => {
+  const texts: Array<string> = []
+  const blocks: ReadonlyArray<unknown> = "content" in result
+    ? result.content
+    : "contents" in result
+    ? result.contents
+    : result.messages.map((message) => message.content)
+  for (const block of blocks) {
+    const text = (block as { readonly text?: unknown }).text
+    if (typeof text === "string") texts.push(text)
+  }
+  return texts.join("\n")
+}

@@ -9,6 +9,7 @@
  */
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import { describeFailure } from "./internal/failureText.ts"
 import * as JsonRpc from "./JsonRpc.ts"
 
 // -----------------------------------------------------------------------------
@@ -435,22 +436,24 @@ export const methodNotFound = (method: string): McpError =>
   protocol(JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${method}`)
 
 /**
- * The message of any failure: its `message` when it has one.
+ * The message of any failure, never empty: its `message` when it has a
+ * non-empty one; else, for a tagged failure, its `_tag` and fields as
+ * `Tag: {json}` (just `Tag` without fields), e.g. `NotFound: {"title":"x"}`
+ * for `new NotFound({ title: "x" })` of
+ * `class NotFound extends Data.TaggedError("NotFound")<{ readonly title: string }> {}`;
+ * else a string as it is, an `Error` by its name, any other value as JSON.
+ * `Redacted` fields read `<redacted>`; cycles, bigints and huge values are
+ * written safely and the text is bounded (4096 characters).
  *
  * @category conversions
  * @since 0.1.0
  */
-export const messageOf = (error: unknown): string => {
-  if (typeof error === "string") return error
-  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
-    return error.message
-  }
-  return String(error)
-}
+export const messageOf = (error: unknown): string => describeFailure(error)
 
 /**
  * A handler's typed failure as an `McpError`: an `McpError` as it is,
- * anything else as an internal error (`-32603`) carrying its message.
+ * anything else as an internal error (`-32603`) carrying its
+ * {@link messageOf} (never empty).
  *
  * @category conversions
  * @since 0.1.0

@@ -22,10 +22,9 @@ import * as Layer from "effect/Layer"
 import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import * as Internal from "./internal/group/group.ts"
 import * as InMemory from "./internal/group/inMemory.ts"
+import * as Reconnect from "./internal/group/reconnect.ts"
 import type { ServerParams } from "./internal/group/params.ts"
-import type { JsonSchemaValidator } from "./JsonSchemaValidator.ts"
 import type * as McpClient from "./McpClient.ts"
 import type * as McpClientSession from "./McpClientSession.ts"
 import type * as McpError from "./McpError.ts"
@@ -204,7 +203,7 @@ export interface Options {
  * @category constructors
  * @since 0.1.0
  */
-export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Internal.defaultReconnect
+export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Reconnect.defaultReconnect
 
 // -----------------------------------------------------------------------------
 // Models
@@ -423,8 +422,11 @@ export class McpGroup extends Context.Service<McpGroup, Group>()("@effect-mcp/co
  */
 export const make = Effect.fn("McpGroup.make")(function*(
   options?: Options
-): Effect.fn.Return<Group, McpError.McpError, Connector | JsonSchemaValidator | Scope.Scope> {
-  return yield* Internal.make(options ?? {}, yield* Connector)
+): Effect.fn.Return<Group, McpError.McpError, Connector | Scope.Scope> {
+  const connector = yield* Connector
+  // the group and the client are loaded when a group is made, not with this module
+  const Internal = yield* Effect.promise(() => import("./internal/group/group.ts"))
+  return yield* Internal.make(options ?? {}, connector)
 })
 
 /**
@@ -433,5 +435,5 @@ export const make = Effect.fn("McpGroup.make")(function*(
  * @category layers
  * @since 0.1.0
  */
-export const layer = (options?: Options): Layer.Layer<McpGroup, McpError.McpError, Connector | JsonSchemaValidator> =>
+export const layer = (options?: Options): Layer.Layer<McpGroup, McpError.McpError, Connector> =>
   Layer.effect(McpGroup, make(options))

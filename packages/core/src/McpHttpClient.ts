@@ -18,8 +18,8 @@ import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
-import * as Internal from "./internal/http/client.ts"
-import * as ClientCommon from "./internal/http/clientCommon.ts"
+import type * as ClientCommon from "./internal/http/clientCommon.ts"
+import * as ClientModels from "./internal/http/clientModels.ts"
 import type * as McpAuth from "./McpAuth.ts"
 import type * as McpError from "./McpError.ts"
 import { McpTransport } from "./McpTransport.ts"
@@ -94,13 +94,13 @@ export interface Options {
  * @category errors
  * @since 0.1.0
  */
-export const HttpStatusError: typeof ClientCommon.HttpStatusError = ClientCommon.HttpStatusError
+export const HttpStatusError: typeof ClientModels.HttpStatusError = ClientModels.HttpStatusError
 
 /**
  * @category errors
  * @since 0.1.0
  */
-export type HttpStatusError = ClientCommon.HttpStatusError
+export type HttpStatusError = ClientModels.HttpStatusError
 
 /**
  * The default `reconnect` schedule: exponential from 1 s, doubling, at most
@@ -109,7 +109,7 @@ export type HttpStatusError = ClientCommon.HttpStatusError
  * @category constructors
  * @since 0.1.0
  */
-export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Internal.defaultReconnect
+export const defaultReconnect: Schedule.Schedule<unknown, unknown> = ClientModels.defaultReconnect
 
 // -----------------------------------------------------------------------------
 // Constructors
@@ -126,7 +126,10 @@ export const make: (
   options: Options
 ) => Effect.Effect<McpTransport["Service"], McpError.McpError, HttpClient.HttpClient | Scope.Scope> = Effect.fn(
   "McpHttpClient.make"
-)((options: Options) => Internal.make(options))
+)((options: Options) =>
+  // the transport (`effect/http`) is loaded when one is made, not with this module
+  Effect.flatMap(Effect.promise(() => import("./internal/http/client.ts")), (Internal) => Internal.make(options))
+)
 
 /**
  * The transport as a layer; its scope is the session's.

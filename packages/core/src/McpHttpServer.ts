@@ -7,7 +7,8 @@
  *
  * ```ts
  * const Mcp = McpHttpServer.layerRoute({ path: "/mcp", responseMode: "sse" })
- * // HttpRouter.serve(Mcp) under NodeHttpServer.layer(...), with an McpServer layer
+ * // HttpRouter.serve(Layer.mergeAll(MyRoutes, Mcp)).pipe(McpHttpServer.withGracefulShutdown)
+ * // under NodeHttpServer.layer(...), with an McpServer layer
  * ```
  *
  * @since 0.1.0
@@ -20,6 +21,7 @@ import type * as Option from "effect/Option"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import * as InternalEventStore from "./internal/http/server/eventStore.ts"
 import * as InternalRoute from "./internal/http/server/route.ts"
+import * as InternalShutdown from "./internal/http/server/shutdown.ts"
 import type * as JsonRpc from "./JsonRpc.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpResourceServer from "./McpResourceServer.ts"
@@ -227,24 +229,68 @@ export interface Options {
   readonly auth?: McpResourceServer.Options | undefined
   /** CORS for browser clients; see {@link CorsOptions}. Default none. */
   readonly cors?: CorsOptions | undefined
+  /**
+   * Shutdown ends every session at once (see {@link withGracefulShutdown});
+   * this bounds how long it then waits for the last answers (the end of each
+   * open stream, the errors of interrupted requests) to be written before it
+   * lets the HTTP server close anyway. Default 1 second.
+   */
+  readonly shutdownTimeout?: Duration.Input | undefined
 }
 
 /**
  * The MCP endpoint as a route of the `HttpRouter` in context, serving the
- * `McpServer` in context. Closing the layer closes every session.
+ * `McpServer` in context: mount it next to your own routes, serve them with
+ * `HttpRouter.serve`, and wrap that with {@link withGracefulShutdown}.
  *
  * ```ts
- * const Http = HttpRouter.serve(McpHttpServer.layerRoute({ path: "/mcp" })).pipe(
+ * const App = HttpRouter.serve(Layer.mergeAll(MyRoutes, McpHttpServer.layerRoute({ path: "/mcp" }))).pipe(
+ *   McpHttpServer.withGracefulShutdown,
  *   Layer.provide(Server),                 // McpServer.layer(...) + registrations
- *   Layer.provide(NodeHttpServer.layer(createServer, { port: 3000, host: "127.0.0.1" }))
+ *   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 3000, host: "127.0.0.1" }))
  * )
  * ```
+ *
+ * Closing the layer ends every session: open streams end (clients may
+ * reconnect), requests in flight are interrupted and answered with an error,
+ * and requests that arrive meanwhile get `503`.
  *
  * @category layers
  * @since 0.1.0
  */
 export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServer.McpServer | HttpRouter.HttpRouter> =>
   Layer.effectDiscard(InternalRoute.addRoute(options ?? {}, EventStore))
+
+/**
+ * Wraps the layer that serves the MCP routes (`HttpRouter.serve(...)`) so
+ * that, when it closes, those routes end their sessions first, and only then
+ * does the HTTP server close.
+ *
+ * **Why.** When a server closes, it first waits for its open connections to
+ * end (`@effect/platform-node`'s `NodeHttpServer` up to
+ * `gracefulShutdownTimeout`, 20 seconds by default), and only then releases
+ * the routes it serves. An MCP endpoint's SSE streams (a session's `GET`
+ * stream, a `subscriptions/listen` answer, a tool still running) never end
+ * by themselves, so without this wrapper that wait runs out first: a
+ * `SIGTERM` takes 20 seconds, and the streams are cut rather than ended.
+ * With it the streams end cleanly at once, and closing takes milliseconds
+ * (at most the routes' `shutdownTimeout`, plus whatever your other routes
+ * keep open).
+ *
+ * Apply it to the serving layer itself, not to the routes inside it.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const withGracefulShutdown = <A, E, R>(self: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
+  Layer.unwrap(Effect.sync(() => {
+    const drains = new Set<Effect.Effect<void>>()
+    // built after `self`, so closed before it
+    const first = Layer.effectDiscard(
+      Effect.addFinalizer(() => Effect.forEach(Array.from(drains), (drain) => drain, { concurrency: "unbounded", discard: true }))
+    )
+    return first.pipe(Layer.provideMerge(Layer.provide(self, Layer.succeed(InternalShutdown.Drains, drains))))
+  }))
 
 // -----------------------------------------------------------------------------
 // Inside handlers

@@ -1,7 +1,9 @@
 /**
  * Prompts: a name, typed arguments (a `Schema.Struct` of string fields; the
  * listing's `arguments` are derived from it), optional completions per
- * argument, and a handler that returns the messages.
+ * argument, and a handler that returns the messages. Failures are answered
+ * as resource reads' are (`McpResource`): a typed failure with its text, a
+ * defect with `-32603 Internal error`, both logged on the server.
  *
  * @since 0.1.0
  */
@@ -9,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
+import * as Failure from "./internal/server/failure.ts"
 import * as McpError from "./McpError.ts"
 import type * as McpResource from "./McpResource.ts"
 import type * as McpSchema from "./McpSchema.ts"
@@ -91,7 +94,9 @@ export const make = <Fields extends StringFields = {}, E = never, R = never, R2 
         Effect.mapError((error) =>
           McpError.invalidParams("prompts/get", `${options.name}: ${SchemaIssue.makeFormatterDefault()(error.issue)}`)
         ),
-        Effect.flatMap((decoded) => Effect.mapError(options.get(decoded, context), McpError.fromFailure)),
+        Effect.flatMap((decoded) =>
+          Failure.guard(Failure.siteOf(context, "prompt", options.name), Effect.suspend(() => options.get(decoded, context)))
+        ),
         Effect.map(toResult)
       ),
     complete: (options.complete ?? {}) as Record<string, McpResource.Complete<R2>>

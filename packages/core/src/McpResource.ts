@@ -2,7 +2,10 @@
  * Resources: static ones with a fixed URI, and templates (RFC 6570) whose
  * variables are matched out of the requested URI and decoded with Schemas.
  * Contents are text (a string) or binary (bytes), or any list of resource
- * contents.
+ * contents. A read's typed failure is answered with its `McpError`, or
+ * `-32603` whose message is the failure's text (`McpError.messageOf`: its
+ * `message`, or `Tag: {fields}`); a defect with `-32603 Internal error`.
+ * Both are logged on the server, not sent to the client's log.
  *
  * @since 0.1.0
  */
@@ -10,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
+import * as Failure from "./internal/server/failure.ts"
 import * as JsonRpc from "./JsonRpc.ts"
 import * as McpContent from "./McpContent.ts"
 import * as McpError from "./McpError.ts"
@@ -123,8 +127,7 @@ export const make = <E, R>(options: Info & {
   resource: listing({ uri: options.uri, name: options.name }, { ...options, size: options.size }),
   cache: options.cache,
   read: (context) =>
-    options.read(context).pipe(
-      Effect.mapError(McpError.fromFailure),
+    Failure.guard(Failure.siteOf(context, "resource", options.uri), Effect.suspend(() => options.read(context))).pipe(
       Effect.map((contents) => toReadResult(options.uri, contents, options.mimeType))
     )
 })
@@ -187,11 +190,16 @@ export const template = <
           McpError.invalidParams("resources/read", `${uri}: ${SchemaIssue.makeFormatterDefault()(error.issue)}`)
         ),
         Effect.flatMap((entries) =>
-          Effect.mapError(options.read(Object.fromEntries(entries) as any, uri, context), McpError.fromFailure)
+          Failure.guard(
+            Failure.siteOf(context, "resource", uri),
+            Effect.suspend(() => options.read(Object.fromEntries(entries) as any, uri, context))
+          )
         ),
         Effect.map((contents) => toReadResult(uri, contents, options.mimeType))
       ),
-    list: list === undefined ? undefined : (context) => Effect.mapError(list(context), McpError.fromFailure),
+    list: list === undefined
+      ? undefined
+      : (context) => Failure.guard(Failure.siteOf(context, "resource", options.uriTemplate), Effect.suspend(() => list(context))),
     complete: (options.complete ?? {}) as Record<string, Complete<R2>>
   }
 }

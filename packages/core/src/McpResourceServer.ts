@@ -15,15 +15,10 @@
  *
  * @since 0.1.0
  */
-import * as Cache from "effect/Cache"
-import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as FetchHttpClient from "effect/http/FetchHttpClient"
-import * as HttpClient from "effect/http/HttpClient"
-import * as HttpClientRequest from "effect/http/HttpClientRequest"
-import * as HttpRouter from "effect/http/HttpRouter"
+import type * as HttpClient from "effect/http/HttpClient"
+import type * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
 import * as Bearer from "./internal/auth/bearer.ts"
 import * as McpAuth from "./McpAuth.ts"
@@ -153,7 +148,9 @@ export const layerMetadata = (
   options: Options & { readonly resource: string | URL }
 ): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
   Layer.effectDiscard(Effect.gen(function*() {
-    const router = yield* HttpRouter.HttpRouter
+    // `effect/http` is loaded by the servers that use it, not with this module
+    const { HttpRouter } = yield* Effect.promise(() => import("effect/http/HttpRouter"))
+    const router = yield* HttpRouter
     yield* addMetadataRoutes(router, options, McpAuth.canonicalResource(options.resource))
   }))
 
@@ -162,13 +159,11 @@ export const addMetadataRoutes = (
   router: HttpRouter.HttpRouter,
   options: Options,
   resource: string
-): Effect.Effect<void> => {
-  const respond = Bearer.metadataResponse(Bearer.metadataDocument(options, resource))
-  const handler = (request: { readonly method: string }) => Effect.succeed(respond(request.method))
-  const paths = new Set<HttpRouter.PathInput>([Bearer.metadataPath(resource) as HttpRouter.PathInput])
-  if (options.rootMetadata !== false) paths.add("/.well-known/oauth-protected-resource")
-  return Effect.forEach(paths, (path) => router.add("*", path, handler), { discard: true })
-}
+): Effect.Effect<void> =>
+  Effect.flatMap(
+    Effect.promise(() => import("./internal/auth/metadata.ts")),
+    (Metadata) => Metadata.addRoutes(router, options, resource)
+  )
 
 // -----------------------------------------------------------------------------
 // Introspection
@@ -215,8 +210,6 @@ export interface IntrospectionCacheOptions {
    */
   readonly maxAge?: Duration.Input | undefined
 }
-
-const formEncode = (value: string) => encodeURIComponent(value).replace(/%20/g, "+")
 
 const toStrings = (value: unknown): ReadonlyArray<string> | undefined =>
   typeof value === "string"
@@ -276,73 +269,19 @@ export const authInfoFromClaims = (token: string, claims: Readonly<Record<string
  * @since 0.1.0
  */
 export const introspection = (options: IntrospectionOptions): Verify => {
-  const introspect = introspectWith(options)
-  if (options.cache === false) return introspect
-  const maxEntries = Math.max(1, Math.floor(options.cache?.maxEntries ?? 1000))
-  const maxAge = Math.max(0, Duration.toMillis(options.cache?.maxAge ?? Duration.seconds(30)))
-  // The answer and when it came: an entry lives until `exp` at the latest.
-  const lookup = (token: string): Effect.Effect<Answer, McpError.McpError> =>
-    Effect.flatMap(introspect(token), (auth) => Effect.map(Clock.currentTimeMillis, (at) => ({ auth, at })))
-  const timeToLive = (exit: Exit.Exit<Answer, McpError.McpError>) =>
-    Exit.isFailure(exit)
-      ? Duration.zero
-      : Duration.millis(Math.max(
-        0,
-        Math.min(
-          maxAge,
-          exit.value.auth.expiresAt === undefined ? Infinity : exit.value.auth.expiresAt * 1000 - exit.value.at
-        )
-      ))
-  // made at the first verification (`Cache.makeWith` is an effect); `??=`: one cache even if two race
-  let cache: Cache.Cache<string, Answer, McpError.McpError> | undefined
-  const getCache = Effect.suspend(() =>
-    cache !== undefined
-      ? Effect.succeed(cache)
-      : Effect.map(Cache.makeWith(lookup, { capacity: maxEntries, timeToLive }), (made) => (cache ??= made))
-  )
-  return Effect.fn("McpResourceServer.introspection")(function*(token: string) {
-    const answers = yield* getCache
-    return (yield* Cache.get(answers, token)).auth
-  })
-}
-
-interface Answer {
-  readonly auth: McpAuth.AuthInfo
-  /** ms, `Clock` */
-  readonly at: number
-}
-
-const introspectWith = (options: IntrospectionOptions): Verify => {
   const endpoint = new URL(options.endpoint).href
-  const method = options.authMethod ?? (options.clientId === undefined ? "none" : "client_secret_basic")
-  let client: HttpClient.HttpClient | undefined = options.httpClient
-  const getClient: Effect.Effect<HttpClient.HttpClient> = Effect.suspend(() =>
-    client !== undefined
-      ? Effect.succeed(client)
-      : Effect.map(Effect.provide(Effect.service(HttpClient.HttpClient), FetchHttpClient.layer), (made) => (client = made))
-  )
-  const credentials: Record<string, string> = method === "client_secret_post" && options.clientId !== undefined
-    ? { client_id: options.clientId, ...(options.clientSecret === undefined ? {} : { client_secret: options.clientSecret }) }
-    : {}
-  const basic = method === "client_secret_basic" && options.clientId !== undefined
-    ? "Basic " + globalThis.btoa(`${formEncode(options.clientId)}:${formEncode(options.clientSecret ?? "")}`)
-    : undefined
-  const failed = (description: string, cause?: unknown) =>
-    McpError.transport(`token introspection at ${endpoint}: ${description}`, { cause })
-
-  return Effect.fn("McpResourceServer.introspect")(function*(token: string) {
-    const http = yield* getClient
-    const request = HttpClientRequest.post(endpoint).pipe(
-      HttpClientRequest.acceptJson,
-      HttpClientRequest.setHeaders({ ...options.headers, ...(basic === undefined ? {} : { authorization: basic }) }),
-      HttpClientRequest.bodyUrlParams({ token, token_type_hint: "access_token", ...credentials })
+  const bounds = options.cache === false ? undefined : {
+    maxEntries: Math.max(1, Math.floor(options.cache?.maxEntries ?? 1000)),
+    maxAge: Math.max(0, Duration.toMillis(options.cache?.maxAge ?? Duration.seconds(30)))
+  }
+  // the request and the cache (`effect/http`, `effect/Cache`) are loaded at
+  // the first verification; `??=`: one verifier even if two race
+  let verify: Verify | undefined
+  const load = Effect.suspend(() =>
+    verify !== undefined ? Effect.succeed(verify) : Effect.map(
+      Effect.promise(() => import("./internal/auth/introspection.ts")),
+      (Introspection) => (verify ??= Introspection.make(options, endpoint, bounds))
     )
-    const response = yield* Effect.mapError(http.execute(request), (error) => failed("the request failed", error))
-    if (response.status !== 200) return yield* failed(`HTTP ${response.status}`)
-    const body = yield* Effect.mapError(response.json, (error) => failed("the answer is not JSON", error))
-    if (typeof body !== "object" || body === null || Array.isArray(body)) return yield* failed("the answer is not an object")
-    const claims = body as Record<string, unknown>
-    if (claims.active !== true) return yield* McpError.auth("Unauthorized", "the token is not active")
-    return authInfoFromClaims(token, claims)
-  })
+  )
+  return (token) => Effect.flatMap(load, (verify) => verify(token))
 }

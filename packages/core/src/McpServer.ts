@@ -211,6 +211,19 @@ export type Definition<R = never> =
   | McpPrompt.McpPrompt<R>
 
 /**
+ * @since 0.2.0
+ */
+export declare namespace Definition {
+  /**
+   * The services the handlers of the given definitions need.
+   *
+   * @category models
+   * @since 0.2.0
+   */
+  export type Services<D> = D extends Definition<infer R> ? R : never
+}
+
+/**
  * How a server runs.
  *
  * @category models
@@ -308,12 +321,26 @@ export const make: (options: Options) => Effect.Effect<Server> = Effect.fn("McpS
 )
 
 /**
- * A server as a layer.
+ * A server as a layer, with the definitions given after the options
+ * registered while it lasts (the same as {@link register} provided with it).
+ *
+ * @example
+ * ```ts
+ * const Server = McpServer.layer({ name: "notes", version: "1.0.0" }, addNote, listNotes)
+ * ```
  *
  * @category layers
  * @since 0.1.0
  */
-export const layer = (options: Options): Layer.Layer<McpServer> => Layer.effect(McpServer, make(options))
+export const layer = <const Definitions extends ReadonlyArray<Definition<any>> = []>(
+  options: Options,
+  ...definitions: Definitions
+): Layer.Layer<McpServer, never, Definition.Services<Definitions[number]>> => {
+  const server = Layer.effect(McpServer, make(options))
+  return definitions.length === 0
+    ? server as Layer.Layer<McpServer, never, any>
+    : register(...definitions).pipe(Layer.provideMerge(server))
+}
 
 /**
  * Registers definitions while the layer lasts: added when it is built,
@@ -325,7 +352,7 @@ export const layer = (options: Options): Layer.Layer<McpServer> => Layer.effect(
  */
 export const register = <const Definitions extends ReadonlyArray<Definition<any>>>(
   ...definitions: Definitions
-): Layer.Layer<never, never, McpServer | (Definitions[number] extends Definition<infer R> ? R : never)> =>
+): Layer.Layer<never, never, McpServer | Definition.Services<Definitions[number]>> =>
   Layer.effectDiscard(Effect.gen(function*() {
     const server = yield* McpServer
     for (const definition of definitions) {

@@ -14,20 +14,13 @@
  *
  * @since 0.1.0
  */
-import type * as Cause from "effect/Cause"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberSet from "effect/FiberSet"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
-import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
-import * as ClientCommon from "./internal/http/clientCommon.ts"
-import * as Internal from "./internal/sse/client.ts"
 import type * as McpAuth from "./McpAuth.ts"
-import * as McpError from "./McpError.ts"
+import type * as McpError from "./McpError.ts"
 import type * as McpHttpClient from "./McpHttpClient.ts"
 import { McpTransport } from "./McpTransport.ts"
 
@@ -62,36 +55,14 @@ export interface Options {
  * @category constructors
  * @since 0.1.0
  */
-export const make = Effect.fn("McpSseClient.make")(function*(
+export const make: (
   options: Options
-): Effect.fn.Return<McpTransport["Service"], McpError.McpError, HttpClient.HttpClient | Scope.Scope> {
-  const url = yield* ClientCommon.parseUrl(options.url)
-  const incoming = yield* Queue.unbounded<unknown, McpError.McpError | Cause.Done>()
-  const fibers = yield* FiberSet.make<void>()
-  let closed = false
-  const connection = yield* Internal.connect(
-    { ...options, url },
-    {
-      offer: (value) => Effect.asVoid(Queue.offer(incoming, value)),
-      end: Effect.asVoid(Queue.end(incoming)),
-      fail: (error) => Effect.asVoid(Queue.fail(incoming, error))
-    },
-    (effect) => FiberSet.run(fibers)(Effect.provideService(effect, Logger.LogToStderr, true))
-  )
-  yield* Effect.addFinalizer(() =>
-    Effect.suspend(() => {
-      closed = true
-      return Effect.andThen(FiberSet.clear(fibers), Queue.end(incoming))
-    })
-  )
-  return McpTransport.of({
-    incoming: Stream.fromQueue(incoming),
-    send: (frame) => closed ? Effect.fail(McpError.closed("transport closed")) : connection.send(frame),
-    blockingSend: true,
-    // HTTP+SSE exists only in the stateful era: no server/discover probe
-    statefulOnly: true
-  })
-})
+) => Effect.Effect<McpTransport["Service"], McpError.McpError, HttpClient.HttpClient | Scope.Scope> = Effect.fn(
+  "McpSseClient.make"
+)((options: Options) =>
+  // the transport (`effect/http`) is loaded when one is made, not with this module
+  Effect.flatMap(Effect.promise(() => import("./internal/sse/client.ts")), (Internal) => Internal.makeTransport(options))
+)
 
 /**
  * The transport as a layer: acquiring it connects.

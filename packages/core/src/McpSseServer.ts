@@ -12,20 +12,12 @@
  *
  * @since 0.1.0
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as HttpRouter from "effect/http/HttpRouter"
-import * as HttpServer from "effect/http/HttpServer"
+import type * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
-import * as NetAddress from "effect/net/NetAddress"
-import * as Option from "effect/Option"
-import * as Bearer from "./internal/auth/bearer.ts"
-import * as Guard from "./internal/http/guard.ts"
-import * as Internal from "./internal/sse/server.ts"
-import { canonicalResource } from "./McpAuth.ts"
 import type * as McpHttpServer from "./McpHttpServer.ts"
-import * as McpResourceServer from "./McpResourceServer.ts"
-import { McpServer } from "./McpServer.ts"
+import type * as McpResourceServer from "./McpResourceServer.ts"
+import type { McpServer } from "./McpServer.ts"
 
 /**
  * Where the routes are and what they accept.
@@ -75,9 +67,6 @@ export interface Options {
   readonly cors?: McpHttpServer.CorsOptions | undefined
 }
 
-const isLoopbackAddress = (address: NetAddress.SocketAddress): boolean =>
-  NetAddress.isInetAddress(address) && NetAddress.isLoopback(address.address)
-
 /**
  * The two routes, added to the `HttpRouter` in context, serving the
  * `McpServer` in context: each stream is one session (`McpServer.serve`),
@@ -100,41 +89,5 @@ const isLoopbackAddress = (address: NetAddress.SocketAddress): boolean =>
  * @since 0.1.0
  */
 export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServer | HttpRouter.HttpRouter> =>
-  Layer.effectDiscard(Effect.gen(function*() {
-    const router = yield* HttpRouter.HttpRouter
-    const server = yield* McpServer
-    // the HttpServer is usually in context when the routes are built
-    // (`HttpRouter.serve(routes).pipe(Layer.provide(NodeHttpServer.layer(…)))`)
-    const httpServer = yield* Effect.serviceOption(HttpServer.HttpServer)
-    const loopback = Option.isSome(httpServer) && isLoopbackAddress(httpServer.value.address)
-    const ssePath = options?.ssePath ?? "/sse"
-    const auth = options?.auth
-    const clock = yield* Clock.clockWith(Effect.succeed)
-    let bearer: Bearer.Guard | undefined
-    if (auth !== undefined) {
-      const resource = auth.resource !== undefined
-        ? canonicalResource(auth.resource)
-        : Option.isSome(httpServer) && httpServer.value.address._tag !== "UnixPathAddress"
-        ? canonicalResource(HttpServer.formatAddress(httpServer.value.address) + ssePath)
-        : yield* Effect.die(new Error("McpSseServer: auth.resource is required when no TCP HttpServer is in context"))
-      bearer = Bearer.make(auth, resource, clock)
-      yield* McpResourceServer.addMetadataRoutes(router, auth, resource)
-    }
-    const handlers = yield* Internal.make(server, {
-      bearer,
-      clock,
-      cors: options?.cors === undefined ? undefined : Guard.makeCors(options.cors, "GET, POST, OPTIONS"),
-      messagesPath: options?.messagesPath ?? "/messages",
-      maxMessageBytes: options?.maxMessageBytes ?? 4 * 1024 * 1024,
-      allowedOrigins: options?.allowedOrigins,
-      allowedHosts: options?.allowedHosts,
-      loopback
-    })
-    yield* router.add("GET", ssePath, handlers.get)
-    yield* router.add("POST", options?.messagesPath ?? "/messages", handlers.post)
-    if (options?.cors !== undefined) {
-      yield* router.add("OPTIONS", ssePath, handlers.options)
-      const messagesPath = options.messagesPath ?? "/messages"
-      if (messagesPath !== ssePath) yield* router.add("OPTIONS", messagesPath, handlers.options)
-    }
-  }))
+  // the routes (`effect/http`) are loaded when the layer is built, not with this module
+  Layer.unwrap(Effect.map(Effect.promise(() => import("./internal/sse/server.ts")), (Internal) => Internal.layerRoute(options)))

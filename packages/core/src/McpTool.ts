@@ -3,7 +3,9 @@
  * `inputSchema`), an optional output Schema (`outputSchema`, and
  * `structuredContent` encoded from it with a text copy), and a handler that
  * receives the decoded, typed arguments. Invalid arguments, typed failures
- * and defects become `isError: true` results (SEP-1303); the one failure that
+ * and defects become `isError: true` results (SEP-1303): a typed failure's
+ * text is its `message`, or its `_tag` and fields (`McpError.messageOf`); a
+ * defect's is generic (the cause is logged, never sent). The one failure that
  * stays a JSON-RPC error is `McpServer.urlElicitationRequired` (`-32042`);
  * interruption (a cancelled request) is not turned into a result. Without an
  * output Schema a handler returns text, content blocks, or a whole
@@ -16,7 +18,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
-import { toObjectJsonSchema } from "./internal/jsonSchema/tool.ts"
+import { toObjectJsonSchema, toOutputJsonSchema } from "./internal/jsonSchema/tool.ts"
+import * as Failure from "./internal/server/failure.ts"
 import * as JsonRpc from "./JsonRpc.ts"
 import * as JsonSchemaValidator from "./JsonSchemaValidator.ts"
 import * as McpError from "./McpError.ts"
@@ -60,6 +63,14 @@ export type Output =
   | McpSchema.CallToolResult
 
 /**
+ * What the handler of a tool without `input` receives: no arguments.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type NoInput = { readonly [key: string]: never }
+
+/**
  * The listing fields of a tool besides its schemas.
  *
  * @category models
@@ -83,6 +94,21 @@ export interface Info {
 /**
  * A tool with Schema-typed input, and optionally typed output.
  *
+ * - Without `input` the tool takes no arguments (`inputSchema`
+ *   `{ type: "object", properties: {} }`, like `Schema.Struct({})`).
+ * - An `output` that does not describe a JSON object (`Schema.String`,
+ *   `Schema.Array(...)`, a union of structs, ...) is wrapped: the
+ *   `outputSchema` is `{ type: "object", properties: { result: <schema> },
+ *   required: ["result"] }` and the `structuredContent` is
+ *   `{ result: <encoded value> }` (the text copy is its JSON). An object
+ *   output is advertised and returned as it is.
+ * - A typed failure becomes an `isError` result whose text is its `message`,
+ *   or `Tag: {fields as JSON}` for a tagged failure without one (secrets in
+ *   `Redacted` fields read `<redacted>`); a defect becomes a generic one.
+ *   Both are logged on the server (a warning; an error with the cause),
+ *   e.g. `tools/call tool "add" failed (request 3): NotFound: {"title":"x"}`,
+ *   and never forwarded to the client by `McpServer.layerLogger`.
+ *
  * @example
  * ```ts
  * const add = McpTool.make("add", {
@@ -91,12 +117,26 @@ export interface Info {
  *   output: Schema.Struct({ sum: Schema.Finite }),
  *   handler: ({ a, b }) => Effect.succeed({ sum: a + b })
  * })
+ * const listNotes = McpTool.make("list_notes", {
+ *   output: Schema.Array(Schema.String), // structuredContent: { result: [...] }
+ *   handler: () => Effect.succeed(["groceries"])
+ * })
  * ```
  *
  * @category constructors
  * @since 0.1.0
  */
 export const make: {
+  <O extends Schema.Top, E, R>(name: string, options: Info & {
+    readonly input?: undefined
+    readonly output: O
+    readonly handler: (input: NoInput, context: McpServer.RequestContext) => Effect.Effect<O["Type"], E, R>
+  }): McpTool<R | O["EncodingServices"]>
+  <E, R>(name: string, options: Info & {
+    readonly input?: undefined
+    readonly output?: undefined
+    readonly handler: (input: NoInput, context: McpServer.RequestContext) => Effect.Effect<Output, E, R>
+  }): McpTool<R>
   <I extends Schema.Top, O extends Schema.Top, E, R>(name: string, options: Info & {
     readonly input: I
     readonly output: O
@@ -108,20 +148,22 @@ export const make: {
     readonly handler: (input: I["Type"], context: McpServer.RequestContext) => Effect.Effect<Output, E, R>
   }): McpTool<R | I["DecodingServices"]>
 } = (name: string, options: Info & {
-  readonly input: Schema.Top
+  readonly input?: Schema.Top | undefined
   readonly output?: Schema.Top | undefined
   readonly handler: (input: any, context: McpServer.RequestContext) => Effect.Effect<any, any, any>
 }): McpTool<any> => {
-  const decode = Schema.decodeUnknownEffect(options.input as Schema.Codec<unknown, unknown, any>)
+  const input = options.input ?? Schema.Struct({})
+  const decode = Schema.decodeUnknownEffect(input as Schema.Codec<unknown, unknown, any>)
   const encode = options.output === undefined
     ? undefined
     : Schema.encodeEffect(options.output as Schema.Codec<unknown, unknown, never, any>)
-  const tool = listing(name, options, toObjectJsonSchema(options.input), options.output && toObjectJsonSchema(options.output))
+  const output = options.output === undefined ? undefined : toOutputJsonSchema(options.output)
+  const tool = listing(name, options, toObjectJsonSchema(input), output?.schema)
   const structured = (value: unknown): Effect.Effect<McpSchema.CallToolResult, never, any> =>
-    Effect.map(Effect.orDie(encode!(value)), (encoded): McpSchema.CallToolResult => ({
-      content: [{ type: "text", text: JSON.stringify(encoded) }],
-      structuredContent: encoded as Record<string, unknown>
-    }))
+    Effect.map(Effect.orDie(encode!(value)), (encoded): McpSchema.CallToolResult => {
+      const structuredContent = (output?.wrapped ? { result: encoded } : encoded) as Record<string, unknown>
+      return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent }
+    })
   return {
     _tag: "McpTool",
     name,
@@ -132,8 +174,8 @@ export const make: {
         Effect.matchEffect({
           onFailure: (error) => Effect.succeed(invalidArguments(name, error.issue)),
           onSuccess: (input) => {
-            const output = options.handler(input, context)
-            return run(name, encode === undefined ? Effect.map(output, toResult) : Effect.flatMap(output, structured))
+            const result = Effect.suspend(() => options.handler(input, context))
+            return run(name, context, encode === undefined ? Effect.map(result, toResult) : Effect.flatMap(result, structured))
           }
         })
       )
@@ -156,7 +198,7 @@ export const fromJsonSchema = <E, R>(name: string, options: Info & {
     input: Readonly<Record<string, unknown>>,
     context: McpServer.RequestContext
   ) => Effect.Effect<Output | Readonly<Record<string, unknown>>, E, R>
-}): McpTool<R | JsonSchemaValidator.JsonSchemaValidator> => ({
+}): McpTool<R> => ({
   _tag: "McpTool",
   name,
   tool: listing(name, options, options.inputSchema, options.outputSchema),
@@ -166,7 +208,7 @@ export const fromJsonSchema = <E, R>(name: string, options: Info & {
       const input = (args ?? {}) as Record<string, unknown>
       const problems = validator.compile(options.inputSchema)(input)
       if (problems.length > 0) return Effect.succeed(errorResult(`Invalid arguments for tool ${name}:\n${problems.join("\n")}`))
-      return run(name, Effect.map(options.handler(input, context), (value) =>
+      return run(name, context, Effect.map(Effect.suspend(() => options.handler(input, context)), (value) =>
         options.outputSchema === undefined
           ? toResult(value as Output)
           : {
@@ -266,20 +308,19 @@ const invalidArguments = (name: string, issue: SchemaIssue.Issue): McpSchema.Cal
   return errorResult(`Invalid arguments for tool ${name}:\n${problems.join("\n")}`)
 }
 
-
-// Typed failures become error results with their message; defects a generic
-// one (and a log line); interruption passes through.
+// Typed failures become error results with their text (`McpError.messageOf`,
+// never empty); defects a generic one; both are logged (not to the client).
+// Interruption passes through.
 const run = <E, R>(
   name: string,
+  context: McpServer.RequestContext,
   effect: Effect.Effect<McpSchema.CallToolResult, E, R>
 ): Effect.Effect<McpSchema.CallToolResult, McpError.McpError, R> =>
   Effect.catchCause(effect, (cause) => {
     if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
     const error = Cause.findErrorOption(cause)
-    if (Option.isSome(error) && isPassedThrough(error.value)) return Effect.fail(error.value)
-    if (Option.isSome(error)) return Effect.succeed(errorResult(McpError.messageOf(error.value)))
-    return Effect.as(
-      Effect.logError(`tool ${name} died`, cause),
-      errorResult(`Tool ${name} failed with an internal error`)
-    )
+    const logged = Failure.log(Failure.siteOf(context, "tool", name), cause)
+    if (Option.isSome(error) && isPassedThrough(error.value)) return Effect.andThen(logged, Effect.fail(error.value))
+    if (Option.isSome(error)) return Effect.as(logged, errorResult(McpError.messageOf(error.value)))
+    return Effect.as(logged, errorResult(`Tool ${name} failed with an internal error`))
   })

@@ -16,9 +16,8 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import * as Socket from "effect/socket/Socket"
+import type * as Socket from "effect/socket/Socket"
 import * as Guard from "./internal/http/guard.ts"
-import * as Internal from "./internal/websocket/transport.ts"
 import type * as McpError from "./McpError.ts"
 import { McpServer } from "./McpServer.ts"
 import { McpTransport } from "./McpTransport.ts"
@@ -30,6 +29,11 @@ import { McpTransport } from "./McpTransport.ts"
  * @since 0.1.0
  */
 export const SUBPROTOCOL = "mcp"
+
+// The transport and `effect/socket` are loaded when a transport is made,
+// not with this module.
+const loadTransport = Effect.promise(() => import("./internal/websocket/transport.ts"))
+const loadSocket = Effect.promise(() => import("effect/socket/Socket"))
 
 // -----------------------------------------------------------------------------
 // Transport
@@ -46,7 +50,7 @@ export const SUBPROTOCOL = "mcp"
 export const make: (
   socket: Socket.Socket
 ) => Effect.Effect<McpTransport["Service"], McpError.McpError, Scope.Scope> = Effect.fn("McpWebSocket.make")(
-  (socket: Socket.Socket) => Internal.make(socket)
+  (socket: Socket.Socket) => Effect.flatMap(loadTransport, (Internal) => Internal.make(socket))
 )
 
 /**
@@ -59,6 +63,7 @@ export const make: (
 export const layerSocket: Layer.Layer<McpTransport, McpError.McpError, Socket.Socket> = Layer.effect(
   McpTransport,
   Effect.gen(function*() {
+    const Socket = yield* loadSocket
     return yield* make(yield* Socket.Socket)
   })
 )
@@ -95,14 +100,15 @@ export const layerClient = (
 ): Layer.Layer<McpTransport, McpError.McpError, Socket.WebSocketConstructor> =>
   Layer.effect(
     McpTransport,
-    Effect.flatMap(
-      Socket.makeWebSocket(options.url, {
-        protocols: options.protocols ?? SUBPROTOCOL,
-        openTimeout: options.openTimeout,
-        headers: options.headers
-      }),
-      make
-    )
+    Effect.flatMap(loadSocket, (Socket) =>
+      Effect.flatMap(
+        Socket.makeWebSocket(options.url, {
+          protocols: options.protocols ?? SUBPROTOCOL,
+          openTimeout: options.openTimeout,
+          headers: options.headers
+        }),
+        make
+      ))
   )
 
 // -----------------------------------------------------------------------------
@@ -122,6 +128,7 @@ export const serve: (socket: Socket.Socket) => Effect.Effect<void, McpError.McpE
   "McpWebSocket.serve"
 )(function*(socket: Socket.Socket) {
   const server = yield* McpServer
+  const Internal = yield* loadTransport
   yield* Effect.scoped(Effect.gen(function*() {
     const transport = yield* Internal.make(socket)
     const session = yield* Effect.provideService(server.serve, McpTransport, transport)

@@ -78,3 +78,9 @@ export * as McpConfig from "./McpConfig.ts"
 
 /** @since 0.1.0 */
 export * as McpResourceServer from "./McpResourceServer.ts"
+
+/** @since 0.2.0 */
+export * as McpAi from "./McpAi.ts"
+
+/** @since 0.2.0 */
+export * as McpTest from "./McpTest.ts"

@@ -140,7 +140,7 @@ describe("McpServer: tools", () => {
       const died = yield* client.request(McpSchema.CallTool, { name: "roll", arguments: { n: 0 } })
       assert.isTrue(died.isError)
       assert.notInclude(JSON.stringify(died), "secret internals")
-      assert.isTrue(logged.some((line) => line.includes("tool roll died")))
+      assert.isTrue(logged.some((line) => line.startsWith("tools/call tool \"roll\" died (request")))
     }).pipe(Effect.provide(Logger.layer([Logger.make(({ message }) => {
       logged.push(String((message as ReadonlyArray<unknown>)[0]))
     })])))

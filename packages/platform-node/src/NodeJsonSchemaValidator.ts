@@ -1,111 +1,30 @@
 /**
- * A `JsonSchemaValidator` backed by `@cfworker/json-schema`: drafts 4, 7,
- * 2019-09 and 2020-12, no dependencies and no code generation (it never
- * calls `new Function`, so it also runs where `eval` is forbidden).
+ * The `@cfworker/json-schema` validator, now core's default
+ * `JsonSchemaValidator`: nothing needs to provide it any more. Kept so that
+ * existing code compiles.
  *
  * @since 0.1.0
  */
-import { type OutputUnit, type SchemaDraft, Validator } from "@cfworker/json-schema"
 import * as JsonSchemaValidator from "@effect-mcp/core/JsonSchemaValidator"
-import * as JsonPointer from "effect/JsonPointer"
 import type * as Layer from "effect/Layer"
-import * as Result from "effect/Result"
-import * as Predicate from "effect/Predicate"
 
 /**
- * The draft a schema declares with `$schema`; 2020-12 (MCP's default
- * dialect) when it declares none or one this validator does not know.
- * Draft-06 is read as draft-07, its close successor.
- */
-const draftOf = (schema: Record<string, unknown>): SchemaDraft => {
-  const uri = typeof schema.$schema === "string" ? schema.$schema : ""
-  if (/draft-0?4\b/.test(uri)) return "4"
-  if (/draft-0?[67]\b/.test(uri)) return "7"
-  if (/draft\/2019-09\b/.test(uri)) return "2019-09"
-  return "2020-12"
-}
-
-/** The first line of a thrown value's message (cfworker appends a list of known schemas). */
-const messageOf = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).split("\n", 1)[0]!.trim()
-
-/** `#/a/b` (a URI fragment) as the JSON Pointer `/a/b`; the root is `/`. */
-const pointerOf = (instanceLocation: string): string => {
-  const path = JsonPointer.parseUriFragment(instanceLocation)
-  if (path === undefined) return instanceLocation.replace(/^#/, "") || "/"
-  return path.length === 0 ? "/" : `/${path.map(JsonPointer.escapeToken).join("/")}`
-}
-
-/** Keywords whose error only says "one of the alternatives failed": kept next to the alternatives' errors. */
-const alternatives: ReadonlySet<string> = new Set(["anyOf", "oneOf"])
-
-/**
- * One readable line per problem. With short-circuiting off, cfworker also
- * reports every keyword that merely contains a failure ("Property "count"
- * does not match schema.", "A subschema had errors."); those summaries are
- * dropped when the failure below them is reported. Conversely a `false`
- * subschema (`additionalProperties: false`) fails with a bare "False boolean
- * schema." that its parent's error explains better.
- */
-const describeErrors = (errors: ReadonlyArray<OutputUnit>): ReadonlyArray<string> => {
-  const lines: Array<string> = []
-  for (const error of errors) {
-    if (error.keyword === "false" && errors.length > 1) continue
-    const prefix = `${error.keywordLocation}/`
-    const summary = !alternatives.has(error.keyword) &&
-      errors.some((other) => other !== error && other.keywordLocation.startsWith(prefix))
-    if (summary) continue
-    const line = `${pointerOf(error.instanceLocation)}: ${error.error}`
-    if (!lines.includes(line)) lines.push(line)
-  }
-  return lines.length === 0 ? ["does not match the schema"] : lines
-}
-
-const unreadable = (problem: string): JsonSchemaValidator.Check => {
-  const problems = [`the JSON Schema cannot be used: ${problem}`]
-  return () => problems
-}
-
-/**
- * Compiles a JSON Schema into a check that reports every problem of a value
- * (an empty list when it is valid), each as `"<JSON Pointer>: <message>"`,
- * e.g. `/count: Instance type "string" is invalid. Expected "integer".`
+ * The default validator's compiler.
  *
- * **Details**
- *
- * - The draft is the one `$schema` names (draft-04, -06/-07, 2019-09),
- *   2020-12 otherwise.
- * - The schema is copied first: cfworker annotates the schema objects it
- *   reads, and the caller's (possibly frozen, possibly shared) object stays
- *   untouched.
- * - A schema that cannot be read (not an object or boolean, duplicate
- *   `$id`s, an unresolvable `$ref`, an invalid `pattern`) gives a check that
- *   reports that problem for every value, instead of throwing.
- *
+ * @deprecated Use `JsonSchemaValidator.compile` from `@effect-mcp/core`.
  * @category constructors
  * @since 0.1.0
  */
-export const compile = (schema: unknown): JsonSchemaValidator.Check => {
-  if (typeof schema !== "boolean" && !Predicate.isObject(schema)) {
-    return unreadable(`a JSON Schema is an object or a boolean, got ${JSON.stringify(schema) ?? String(schema)}`)
-  }
-  const validator = Result.try({
-    try: () => new Validator(structuredClone(schema), Predicate.isObject(schema) ? draftOf(schema) : "2020-12", false),
-    catch: messageOf
-  })
-  if (Result.isFailure(validator)) return unreadable(validator.failure)
-  return (value) => {
-    const result = Result.try({ try: () => validator.success.validate(value), catch: messageOf })
-    if (Result.isFailure(result)) return [`the JSON Schema cannot be used: ${result.failure}`]
-    return result.success.valid ? [] : describeErrors(result.success.errors)
-  }
-}
+export const compile: (schema: unknown) => JsonSchemaValidator.Check = JsonSchemaValidator.compile
 
 /**
- * The `JsonSchemaValidator` service backed by `@cfworker/json-schema`, one
- * check cached per schema object.
+ * The default validator, as a layer. Providing it is no longer needed (it is
+ * what a client, a group or a `McpTool.fromJsonSchema` tool uses when no
+ * validator is provided); it still restores the default under a layer that
+ * replaced it.
  *
+ * @deprecated Provide nothing (the default), or `JsonSchemaValidator.layerDefault` from `@effect-mcp/core`.
  * @category layers
  * @since 0.1.0
  */
-export const layer: Layer.Layer<JsonSchemaValidator.JsonSchemaValidator> = JsonSchemaValidator.layer(compile)
+export const layer: Layer.Layer<never> = JsonSchemaValidator.layerDefault

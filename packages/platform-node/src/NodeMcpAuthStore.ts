@@ -11,7 +11,6 @@
  *
  * @since 0.1.0
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as McpAuth from "@effect-mcp/core/McpAuth"
 import * as McpError from "@effect-mcp/core/McpError"
 import * as Effect from "effect/Effect"
@@ -156,7 +155,12 @@ export const make: (options?: Options) => Effect.Effect<McpAuth.McpAuthStore["Se
       clearClient: (issuer) => update((contents) => ({ ...contents, clients: without(contents.clients, issuer) }))
     })
   },
-  Effect.provide(NodeFileSystem.layer)
+  // the file system is loaded when a store is made, not with this module
+  (effect) =>
+    Effect.flatMap(
+      Effect.promise(() => import("@effect/platform-node/NodeFileSystem")),
+      (NodeFileSystem) => Effect.provide(effect, NodeFileSystem.layer)
+    )
 )
 
 /**

@@ -24,8 +24,7 @@ import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
-import * as Http from "node:http"
-import * as Https from "node:https"
+import type * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 
 // -----------------------------------------------------------------------------
@@ -75,6 +74,13 @@ interface Answer {
  * agent: nothing is left open once it is answered).
  */
 const request = (url: URL, headers: Readonly<Record<string, string>>) =>
+  // `node:http` / `node:https` are loaded at the first request, not with this module
+  Effect.flatMap(
+    Effect.promise((): Promise<Pick<typeof Http, "get">> => url.protocol === "https:" ? import("node:https") : import("node:http")),
+    (client) => requestWith(client, url, headers)
+  )
+
+const requestWith = (client: Pick<typeof Http, "get">, url: URL, headers: Readonly<Record<string, string>>) =>
   Effect.callback<Answer, McpError.McpError>((resume) => {
     const fail = (cause: unknown) =>
       resume(Effect.fail(McpError.auth(
@@ -83,7 +89,7 @@ const request = (url: URL, headers: Readonly<Record<string, string>>) =>
         { cause }
       )))
     const started = Result.try(() =>
-      (url.protocol === "https:" ? Https : Http).get(url, { headers, agent: false }, (res) => {
+      client.get(url, { headers, agent: false }, (res) => {
         const status = res.statusCode ?? 0
         const location = res.headers.location
         if (status >= 300 && status < 400 && location !== undefined) {
@@ -332,6 +338,8 @@ export const makeLoopback: (
   const pending = new Map<string, Deferred.Deferred<URL>>()
   let base = "http://127.0.0.1"
 
+  // `node:http` is loaded when a listener is made, not with this module
+  const Http = yield* Effect.promise(() => import("node:http"))
   const server = Http.createServer((req, res) => {
     // a request target that is no URL (`GET http://a:b:c/`) must not throw out of the handler
     const parsed = Result.try(() => new URL(req.url ?? "/", base))

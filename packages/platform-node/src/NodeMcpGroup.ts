@@ -9,12 +9,11 @@
  *   const servers = yield* NodeMcpGroup.loadConfig("mcp.json")
  *   const group = yield* McpGroup.make({ servers, nameHook: McpGroup.prefixed() })
  *   yield* Console.log((yield* group.tools).map((entry) => entry.name).join("\n"))
- * }).pipe(Effect.scoped, Effect.provide([NodeMcpGroup.layerConnector(), NodeJsonSchemaValidator.layer]))
+ * }).pipe(Effect.scoped, Effect.provide(NodeMcpGroup.layerConnector()))
  * ```
  *
  * @since 0.1.0
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as McpAuth from "@effect-mcp/core/McpAuth"
 import * as McpConfig from "@effect-mcp/core/McpConfig"
 import * as McpError from "@effect-mcp/core/McpError"
@@ -25,7 +24,6 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
-import * as NodeJsonSchemaValidator from "./NodeJsonSchemaValidator.ts"
 import * as NodeMcpAuthorizer from "./NodeMcpAuthorizer.ts"
 import * as NodeMcpAuthStore from "./NodeMcpAuthStore.ts"
 import * as NodeMcpHttpClient from "./NodeMcpHttpClient.ts"
@@ -242,7 +240,7 @@ export const layer = (
   options?: McpGroup.Options & { readonly connector?: ConnectorOptions | undefined }
 ): Layer.Layer<McpGroup.McpGroup, McpError.McpError> =>
   McpGroup.layer(options).pipe(
-    Layer.provide([layerConnector(options?.connector), NodeJsonSchemaValidator.layer])
+    Layer.provide(layerConnector(options?.connector))
   )
 
 /**
@@ -263,7 +261,12 @@ export const loadConfig: (
     )
     return yield* McpConfig.parse(text, path)
   },
-  Effect.provide(NodeFileSystem.layer)
+  // the file system is loaded when a file is read, not with this module
+  (effect) =>
+    Effect.flatMap(
+      Effect.promise(() => import("@effect/platform-node/NodeFileSystem")),
+      (NodeFileSystem) => Effect.provide(effect, NodeFileSystem.layer)
+    )
 )
 
 /**

@@ -13,11 +13,11 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as McpHttpClient from "@effect-mcp/core/McpHttpClient"
 import * as McpSseClient from "@effect-mcp/core/McpSseClient"
 import type * as McpError from "@effect-mcp/core/McpError"
 import type * as McpTransport from "@effect-mcp/core/McpTransport"
+import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 
@@ -27,7 +27,10 @@ import * as Layer from "effect/Layer"
  * @category layers
  * @since 0.1.0
  */
-export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = NodeHttpClient.layerUndici
+export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.unwrap(
+  // undici is loaded when the layer is built, not with this module
+  Effect.map(Effect.promise(() => import("@effect/platform-node/NodeHttpClient")), (NodeHttpClient) => NodeHttpClient.layerUndici)
+)
 
 /**
  * A Streamable HTTP client transport (falling back to HTTP+SSE for a legacy

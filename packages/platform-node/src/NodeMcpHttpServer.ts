@@ -40,8 +40,15 @@ export interface Options extends McpHttpServer.Options {
 }
 
 /**
- * The server as a layer: listening once built, closed (every MCP session
- * with it) when its scope closes.
+ * The server as a layer: listening once built, closed when its scope closes.
+ * Closing ends every MCP session first (open streams end cleanly, requests
+ * in flight are interrupted and answered with an error), waits at most
+ * `shutdownTimeout` (default 1 second) for those last answers to be written,
+ * then closes the server: with `NodeMcpRuntime.runMain`, a `SIGTERM` or
+ * `SIGINT` exits within that bound.
+ *
+ * To serve MCP next to your own routes, mount `McpHttpServer.layerRoute` in
+ * your `HttpRouter` app instead (see `McpHttpServer.withGracefulShutdown`).
  *
  * @category layers
  * @since 0.1.0
@@ -53,11 +60,12 @@ export const layer = (
     disableLogger: options?.logRequests !== true,
     disableListenLog: true
   }).pipe(
+    McpHttpServer.withGracefulShutdown,
     Layer.provideMerge(NodeHttpServer.layerServer(() => Http.createServer(), {
       port: options?.port ?? 0,
       host: options?.host ?? "127.0.0.1",
-      // SSE streams never end by themselves: rather than wait for them, closing
-      // interrupts the requests, then closes the sessions, then the server
+      // the MCP sessions have ended (`withGracefulShutdown`) and their answers
+      // are written: what is left is interrupted rather than waited for
       disablePreemptiveShutdown: true
     }))
   )

@@ -21,7 +21,7 @@ import type * as Undici from "@effect/platform-node/Undici"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Jose from "jose"
+import type * as Jose from "jose"
 
 /**
  * Where the keys come from (exactly one of `jwksUrl`, `jwks`, `key`) and
@@ -165,11 +165,7 @@ const closingFetch = (url: string, init: RequestInit): Promise<Response> =>
  * @since 0.1.0
  */
 export const make = (options: Options): McpResourceServer.Verify => {
-  const keys: Jose.JWTVerifyGetKey | Jose.KeyInput = options.jwksUrl !== undefined
-    ? Jose.createRemoteJWKSet(new URL(options.jwksUrl), { [Jose.customFetch]: closingFetch, ...options.remote })
-    : options.jwks !== undefined
-    ? Jose.createLocalJWKSet(options.jwks)
-    : options.key
+  const jwksUrl = options.jwksUrl === undefined ? undefined : new URL(options.jwksUrl)
   const base: Jose.JWTVerifyOptions = {
     issuer: typeof options.issuer === "string" ? options.issuer : [...options.issuer],
     ...(options.audience === undefined
@@ -181,12 +177,27 @@ export const make = (options: Options): McpResourceServer.Verify => {
     ...(options.requiredClaims === undefined ? {} : { requiredClaims: [...options.requiredClaims] })
   }
   const cache = options.cache === false ? undefined : makeCache(options.cache ?? {})
+  // `jose` is loaded at the first verification that needs it, not with this
+  // module; the key set is made then, once (`??=`: even if two race)
+  let verifier: { readonly jose: typeof Jose; readonly keys: Jose.JWTVerifyGetKey | Jose.KeyInput } | undefined
+  const getVerifier = Effect.suspend(() =>
+    verifier !== undefined ? Effect.succeed(verifier) : Effect.map(Effect.promise(() => import("jose")), (jose) =>
+      verifier ??= {
+        jose,
+        keys: jwksUrl !== undefined
+          ? jose.createRemoteJWKSet(jwksUrl, { [jose.customFetch]: closingFetch, ...options.remote })
+          : options.jwks !== undefined
+          ? jose.createLocalJWKSet(options.jwks)
+          : options.key!
+      })
+  )
   return Effect.fn("NodeMcpJwtVerifier.verify")(function*(token: string) {
     const now = yield* Clock.currentTimeMillis
     const cached = cache?.get(token, now)
     if (cached !== undefined) return cached
+    const { jose, keys } = yield* getVerifier
     const verified = yield* Effect.tryPromise({
-      try: () => Jose.jwtVerify(token, keys as Jose.KeyInput, { ...base, currentDate: new Date(now) }),
+      try: () => jose.jwtVerify(token, keys as Jose.KeyInput, { ...base, currentDate: new Date(now) }),
       catch: (error) => {
         const code = (error as { readonly code?: unknown } | null)?.code
         return typeof code === "string" && REJECTED.has(code)
@@ -199,4 +210,3 @@ export const make = (options: Options): McpResourceServer.Verify => {
     return auth
   })
 }
-

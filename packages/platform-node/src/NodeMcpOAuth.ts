@@ -15,14 +15,13 @@
  */
 import * as McpAuth from "@effect-mcp/core/McpAuth"
 import type * as McpError from "@effect-mcp/core/McpError"
-import * as McpHttpClient from "@effect-mcp/core/McpHttpClient"
+import type * as McpHttpClient from "@effect-mcp/core/McpHttpClient"
 import type * as McpTransport from "@effect-mcp/core/McpTransport"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as jose from "jose"
-import * as Client from "./internal/oauth/client.ts"
 import * as NodeMcpHttpClient from "./NodeMcpHttpClient.ts"
 
 /**
@@ -230,6 +229,8 @@ export const make: (
   function*(options: Options) {
     const store = yield* McpAuth.McpAuthStore
     const authorizer = yield* Effect.serviceOption(McpAuth.McpAuthorizer)
+    // the client (`oauth4webapi`, `jose`, undici) is loaded when one is made, not with this module
+    const Client = yield* Effect.promise(() => import("./internal/oauth/client.ts"))
     return yield* Client.make(options, store, Option.getOrUndefined(authorizer))
   }
 )

@@ -12,6 +12,10 @@ import * as Logger from "effect/Logger"
  * with every log line on stderr: stdout may carry the stdio transport, and one
  * stray line there corrupts the JSON-RPC stream.
  *
+ * `SIGINT` and `SIGTERM` interrupt the program: its layers close (an HTTP
+ * server serving MCP ends its sessions first, see
+ * `McpHttpServer.withGracefulShutdown`), then the process exits with `130`.
+ *
  * @category running
  * @since 0.1.0
  */

@@ -8,15 +8,12 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as McpError from "@effect-mcp/core/McpError"
 import type * as McpServer from "@effect-mcp/core/McpServer"
 import * as McpSseServer from "@effect-mcp/core/McpSseServer"
 import * as Effect from "effect/Effect"
-import * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
-import { createServer } from "node:http"
 
 /**
  * Where to listen, and the route options.
@@ -40,30 +37,40 @@ export interface Options extends McpSseServer.Options {
 export const layer = (
   options?: Options
 ): Layer.Layer<HttpServer.HttpServer, McpError.McpError, McpServer.McpServer> =>
-  Layer.unwrap(Effect.sync(() => {
-    const server = createServer()
-    const serving = HttpRouter.serve(McpSseServer.layerRoute(options), { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provideMerge(
-        NodeHttpServer.layerServer(() => server, {
-          port: options?.port ?? 0,
-          host: options?.host ?? "127.0.0.1",
-          // an event stream never ends by itself: do not wait for it
-          disablePreemptiveShutdown: true
-        })
+  // the HTTP server (`node:http`, `effect/http`) is loaded when the layer is built, not with this module
+  Layer.unwrap(Effect.map(
+    Effect.promise(() =>
+      Promise.all([
+        import("node:http"),
+        import("@effect/platform-node/NodeHttpServer"),
+        import("effect/http/HttpRouter")
+      ])
+    ),
+    ([{ createServer }, NodeHttpServer, HttpRouter]) => {
+      const server = createServer()
+      const serving = HttpRouter.serve(McpSseServer.layerRoute(options), { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provideMerge(
+          NodeHttpServer.layerServer(() => server, {
+            port: options?.port ?? 0,
+            host: options?.host ?? "127.0.0.1",
+            // an event stream never ends by itself: do not wait for it
+            disablePreemptiveShutdown: true
+          })
+        )
       )
-    )
-    // Released first: stop listening and cut every connection. An event
-    // stream is never done, and a client that aborted one (undici's fetch)
-    // can leave its connection open for seconds, which `close` would wait for.
-    const cut = Layer.effectDiscard(Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        server.close()
-        server.closeAllConnections()
-      })
-    ))
-    return Layer.catchTag(
-      cut.pipe(Layer.provideMerge(serving)),
-      "ServeError",
-      (error) => Layer.unwrap(Effect.fail(McpError.transport("the SSE server could not listen", { cause: error.cause })))
-    )
-  }))
+      // Released first: stop listening and cut every connection. An event
+      // stream is never done, and a client that aborted one (undici's fetch)
+      // can leave its connection open for seconds, which `close` would wait for.
+      const cut = Layer.effectDiscard(Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          server.close()
+          server.closeAllConnections()
+        })
+      ))
+      return Layer.catchTag(
+        cut.pipe(Layer.provideMerge(serving)),
+        "ServeError",
+        (error) => Layer.unwrap(Effect.fail(McpError.transport("the SSE server could not listen", { cause: error.cause })))
+      )
+    }
+  ))

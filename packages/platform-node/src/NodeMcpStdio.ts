@@ -11,10 +11,12 @@
  *
  * @since 0.1.0
  */
+/// <reference types="node" preserve="true" />
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import * as McpError from "@effect-mcp/core/McpError"
 import * as McpServer from "@effect-mcp/core/McpServer"
 import * as McpTransport from "@effect-mcp/core/McpTransport"
+import * as Console from "effect/Console"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -22,6 +24,7 @@ import * as Sink from "effect/Sink"
 import type * as Scope from "effect/Scope"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
+import * as InternalConsole from "./internal/console.ts"
 import * as InternalStdioClient from "./internal/stdioClient.ts"
 import * as NodeMcpRuntime from "./NodeMcpRuntime.ts"
 
@@ -48,7 +51,9 @@ export const make = Effect.gen(function*() {
 // This process's stdout, written directly: on Linux a pipe write is
 // synchronous, so a frame costs one write call and no fiber hop; a full
 // buffer waits for `drain`, and closing waits (briefly) for what is buffered.
-const makeProcess = Effect.gen(function*() {
+// Frames reach the real stdout while other output is redirected to stderr.
+const makeProcess = (redirectConsole: boolean) => Effect.gen(function*() {
+  if (redirectConsole) yield* InternalConsole.redirect
   const stdio = yield* Stdio.Stdio
   const stdout = process.stdout
   yield* Effect.acquireRelease(
@@ -75,7 +80,7 @@ const makeProcess = Effect.gen(function*() {
     send: (frame) =>
       Effect.callback<void, McpError.McpError>((resume) => {
         if (stdout.destroyed || stdout.writableEnded) return resume(Effect.fail(McpError.closed("stdout closed")))
-        if (stdout.write(McpTransport.encodeLine(frame))) return resume(Effect.void)
+        if (InternalConsole.writeProtocol(McpTransport.encodeLine(frame))) return resume(Effect.void)
         // a full buffer waits for `drain`; a pipe that breaks meanwhile never drains
         const settle = (effect: Effect.Effect<void, McpError.McpError>) => () => {
           stdout.off("drain", onDrain)
@@ -95,31 +100,64 @@ const makeProcess = Effect.gen(function*() {
 })
 
 /**
- * The process's stdin/stdout transport.
+ * Options of the server side of stdio ({@link layerWith}, {@link runServer}).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface ServerOptions {
+  /**
+   * While the transport lasts, send everything else written to stdout to
+   * stderr: `globalThis.console.log`/`info`/`debug` (and its other stdout
+   * methods), Effect's `Console` (which writes through it), and
+   * `process.stdout.write` by any code but the transport. `globalThis.console`
+   * and `process.stdout.write` are restored when the scope closes. Default
+   * `true`; `false` leaves stdout alone (one stray line there corrupts the
+   * JSON-RPC stream).
+   */
+  readonly redirectConsole?: boolean | undefined
+}
+
+/**
+ * The process's stdin/stdout transport, with `options`.
+ *
+ * @category layers
+ * @since 0.2.0
+ */
+export const layerWith = (options?: ServerOptions): Layer.Layer<McpTransport.McpTransport> =>
+  Layer.effect(McpTransport.McpTransport, makeProcess(options?.redirectConsole !== false)).pipe(
+    Layer.provide(NodeStdio.layer)
+  )
+
+/**
+ * The process's stdin/stdout transport; while it lasts, other output to
+ * stdout goes to stderr (see {@link ServerOptions.redirectConsole}).
  *
  * @category layers
  * @since 0.1.0
  */
-export const layer: Layer.Layer<McpTransport.McpTransport> = Layer.effect(McpTransport.McpTransport, makeProcess).pipe(
-  Layer.provide(NodeStdio.layer)
-)
+export const layer: Layer.Layer<McpTransport.McpTransport> = layerWith()
+
+const serveOver = (transport: Layer.Layer<McpTransport.McpTransport>): Effect.Effect<void, never, McpServer.McpServer> =>
+  Effect.gen(function*() {
+    const session = yield* McpServer.serve
+    yield* session.awaitClose
+  }).pipe(
+    Effect.scoped,
+    Effect.provide(transport),
+    Effect.withSpan("NodeMcpStdio.serve")
+  )
 
 /**
  * Serves one connection over this process's stdin and stdout with the
  * `McpServer` in context, until the client closes stdin (what was read before
- * is still answered).
+ * is still answered). Other output to stdout goes to stderr meanwhile (see
+ * {@link ServerOptions.redirectConsole}).
  *
  * @category running
  * @since 0.1.0
  */
-export const serve: Effect.Effect<void, never, McpServer.McpServer> = Effect.gen(function*() {
-  const session = yield* McpServer.serve
-  yield* session.awaitClose
-}).pipe(
-  Effect.scoped,
-  Effect.provide(layer),
-  Effect.withSpan("NodeMcpStdio.serve")
-)
+export const serve: Effect.Effect<void, never, McpServer.McpServer> = serveOver(layer)
 
 /**
  * Options of {@link runServer}.
@@ -127,7 +165,7 @@ export const serve: Effect.Effect<void, never, McpServer.McpServer> = Effect.gen
  * @category running
  * @since 0.1.0
  */
-export interface RunServerOptions {
+export interface RunServerOptions extends ServerOptions {
   /**
    * Forward the handlers' own `Effect.log*` calls to the client as
    * `notifications/message` (`McpServer.layerLogger`). Default `true`.
@@ -139,18 +177,28 @@ export interface RunServerOptions {
  * The one-liner of a stdio server: builds the server layer, serves stdin and
  * stdout until the client closes stdin, and exits 0. Runs as the process's
  * main fiber (`NodeMcpRuntime.runMain`: logs go to stderr, SIGINT and SIGTERM
- * interrupt). A layer that fails to build exits 1. Nothing else may write to
- * stdout.
+ * interrupt). A layer that fails to build exits 1. From the start (the
+ * server layer's construction included) to the end, output to stdout by
+ * anything but the transport (`console.log`, Effect's `Console`,
+ * `process.stdout.write`) goes to stderr, unless `redirectConsole` is
+ * `false`.
  *
  * @category running
  * @since 0.1.0
  */
-export const runServer = <E>(server: Layer.Layer<McpServer.McpServer, E>, options?: RunServerOptions): void =>
-  NodeMcpRuntime.runMain(
-    serve.pipe(
-      Effect.provide(options?.forwardLogs === false ? server : Layer.merge(server, McpServer.layerLogger))
-    )
+export const runServer = <E>(server: Layer.Layer<McpServer.McpServer, E>, options?: RunServerOptions): void => {
+  const redirect = options?.redirectConsole !== false
+  const program = serveOver(layerWith({ redirectConsole: redirect })).pipe(
+    Effect.provide(options?.forwardLogs === false ? server : Layer.merge(server, McpServer.layerLogger))
   )
+  NodeMcpRuntime.runMain(
+    redirect
+      ? Effect.scoped(
+        Effect.andThen(InternalConsole.redirect, Effect.provideService(program, Console.Console, InternalConsole.toStderr()))
+      )
+      : program
+  )
+}
 
 // -----------------------------------------------------------------------------
 // Client side

@@ -5,17 +5,15 @@
  *
  * @since 0.1.0
  */
-import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
-import * as NodeWS from "@effect/platform-node/NodeWS"
 import * as McpError from "@effect-mcp/core/McpError"
 import type * as McpServer from "@effect-mcp/core/McpServer"
-import * as McpTransport from "@effect-mcp/core/McpTransport"
+import type * as McpTransport from "@effect-mcp/core/McpTransport"
 import * as McpWebSocket from "@effect-mcp/core/McpWebSocket"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Result from "effect/Result"
-import * as SocketServer from "effect/socket/SocketServer"
+import type * as SocketServer from "effect/socket/SocketServer"
 
 /**
  * Where the server listens and what it accepts.
@@ -58,42 +56,52 @@ const isLoopbackHost = (host: string): boolean => {
 export const layerServer = (
   options?: ServerOptions
 ): Layer.Layer<SocketServer.SocketServer, McpError.McpError, McpServer.McpServer> =>
-  Layer.effect(
-    SocketServer.SocketServer,
-    Effect.gen(function*() {
-      const host = options?.host ?? "127.0.0.1"
-      const handshake: McpWebSocket.HandshakeOptions = {
-        allowedOrigins: options?.allowedOrigins,
-        allowedHosts: options?.allowedHosts,
-        loopback: isLoopbackHost(host)
-      }
-      const server = yield* NodeSocketServer.makeWebSocket({
-        port: options?.port ?? 0,
-        host,
-        ...(options?.path === undefined ? {} : { path: options.path }),
-        maxPayload: options?.maxMessageBytes ?? 4 * 1024 * 1024,
-        handleProtocols: (protocols) => protocols.has(McpWebSocket.SUBPROTOCOL) ? McpWebSocket.SUBPROTOCOL : false,
-        verifyClient: (info, callback) => {
-          const verdict = McpWebSocket.checkHandshake(info.req.headers, handshake)
-          if (verdict._tag === "Accept") callback(true)
-          else callback(false, verdict.status, verdict.message)
-        }
-      }).pipe(
-        Effect.mapError((error) =>
-          McpError.transport(`the WebSocket server could not listen: ${McpError.messageOf(error.cause)}`, {
-            cause: error.cause
-          })
-        )
+  // `ws` and the socket server are loaded when the layer is built, not with this module
+  Layer.unwrap(Effect.map(
+    Effect.promise(() => Promise.all([import("effect/socket/SocketServer"), import("@effect/platform-node/NodeSocketServer")])),
+    ([SocketServer, NodeSocketServer]) =>
+      Layer.effect(
+        SocketServer.SocketServer,
+        Effect.gen(function*() {
+          const host = options?.host ?? "127.0.0.1"
+          const handshake: McpWebSocket.HandshakeOptions = {
+            allowedOrigins: options?.allowedOrigins,
+            allowedHosts: options?.allowedHosts,
+            loopback: isLoopbackHost(host)
+          }
+          const server = yield* NodeSocketServer.makeWebSocket({
+            port: options?.port ?? 0,
+            host,
+            ...(options?.path === undefined ? {} : { path: options.path }),
+            maxPayload: options?.maxMessageBytes ?? 4 * 1024 * 1024,
+            handleProtocols: (protocols) => protocols.has(McpWebSocket.SUBPROTOCOL) ? McpWebSocket.SUBPROTOCOL : false,
+            verifyClient: (info, callback) => {
+              const verdict = McpWebSocket.checkHandshake(info.req.headers, handshake)
+              if (verdict._tag === "Accept") callback(true)
+              else callback(false, verdict.status, verdict.message)
+            }
+          }).pipe(
+            Effect.mapError((error) =>
+              McpError.transport(`the WebSocket server could not listen: ${McpError.messageOf(error.cause)}`, {
+                cause: error.cause
+              })
+            )
+          )
+          // each connection runs in a fiber of this one: interrupting it (when
+          // the scope closes) closes every socket before the server
+          yield* server.run(McpWebSocket.serve).pipe(
+            Effect.catchCause((cause) => Effect.logError("the MCP WebSocket server stopped", cause)),
+            Effect.forkScoped({ startImmediately: true })
+          )
+          return server
+        })
       )
-      // each connection runs in a fiber of this one: interrupting it (when
-      // the scope closes) closes every socket before the server
-      yield* server.run(McpWebSocket.serve).pipe(
-        Effect.catchCause((cause) => Effect.logError("the MCP WebSocket server stopped", cause)),
-        Effect.forkScoped({ startImmediately: true })
-      )
-      return server
-    })
-  )
+  ))
+
+// `ws` is loaded when the layer is built, not with this module
+const layerWebSocketConstructor = Layer.unwrap(
+  Effect.map(Effect.promise(() => import("@effect/platform-node/NodeWS")), (NodeWS) => NodeWS.layerWebSocketConstructor)
+)
 
 /**
  * The client transport (`McpWebSocket.layerClient`) with the `ws` package as
@@ -105,4 +113,4 @@ export const layerServer = (
 export const layerClient = (
   options: McpWebSocket.ClientOptions
 ): Layer.Layer<McpTransport.McpTransport, McpError.McpError> =>
-  McpWebSocket.layerClient(options).pipe(Layer.provide(NodeWS.layerWebSocketConstructor))
+  McpWebSocket.layerClient(options).pipe(Layer.provide(layerWebSocketConstructor))

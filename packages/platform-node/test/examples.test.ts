@@ -119,4 +119,40 @@ describe("README examples", () => {
     assert.include(stdout, "sum: 42")
     assert.include(stdout, "the server logged: {\"type\":\"text\",\"text\":\"forty-two, how true\"}")
   })
+
+  it("the quick-start client starts the quick-start server, saves a note and reads it back", async () => {
+    const { code, stdout } = await node([
+      "scratchpad/quickstart/client.ts",
+      process.execPath,
+      "--conditions=development",
+      "scratchpad/quickstart/server.ts"
+    ])
+    assert.strictEqual(code, 0)
+    assert.strictEqual(stdout, "tools: add_note, list_notes\nsaved groceries\nnote://groceries: eggs, milk\n")
+  })
+
+  it("the agent's model calls an MCP tool and reads its answer", async () => {
+    const { code, stdout } = await node(["scratchpad/agent.ts"])
+    assert.strictEqual(code, 0)
+    assert.strictEqual(stdout, "The tool said: saved ideas\n")
+  })
+
+  it("the effect/ai toolkit is served as MCP tools, with its Schemas and hints", async () => {
+    const cli = (args: ReadonlyArray<string>) =>
+      new Promise<{ code: number; stdout: string }>((resolve) =>
+        execFile(process.execPath, ["packages/cli/bin/effect-mcp.js", "--json", ...args], { cwd: root, timeout: 30_000 }, (error, stdout) =>
+          resolve({ code: error === null ? 0 : 1, stdout }))
+      )
+    const server = `"${process.execPath}" --conditions=development scratchpad/toolkit-server.ts`
+    const listed = await cli(["--stdio", server, "list", "tools"])
+    assert.strictEqual(listed.code, 0)
+    const [{ name, tool: search }] = JSON.parse(listed.stdout)
+    assert.strictEqual(name, "search")
+    assert.strictEqual(search.annotations.readOnlyHint, true)
+    assert.deepStrictEqual(search.inputSchema.required, ["query"])
+    assert.strictEqual(search.outputSchema.type, "object")
+    const called = await cli(["--stdio", server, "call", "search", "--args", JSON.stringify({ query: "mcp" })])
+    assert.strictEqual(called.code, 0)
+    assert.include(called.stdout, "notes about mcp")
+  })
 })

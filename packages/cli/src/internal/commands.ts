@@ -230,11 +230,14 @@ const servers = Command.make("servers", {}, () =>
 // login, logout
 // -----------------------------------------------------------------------------
 
-const serverArgument = Argument.String("server").pipe(Argument.withDescription("The server's name in the config"))
+const serverArgument = Argument.String("server").pipe(
+  Argument.withDescription("The server's name in the config (optional with --url: the one server)"),
+  Argument.optional
+)
 
-const login = Command.make("login", { server: serverArgument }, ({ server }) =>
+const login = Command.make("login", { server: serverArgument }, (args) =>
   Effect.gen(function*() {
-    const { json, resource } = yield* Connect.httpServer(server)
+    const { json, resource, server } = yield* Connect.httpServer(Option.getOrUndefined(args.server))
     const signedIn = yield* Effect.scoped(Effect.flatMap(Connect.connectTo(server), ({ store }) =>
       store.getTokens(resource).pipe(
         Effect.map((tokens) => tokens !== undefined),
@@ -249,12 +252,15 @@ const login = Command.make("login", { server: serverArgument }, ({ server }) =>
     )
   })).pipe(
     Command.withDescription("Connect to an HTTP server, signing in with OAuth unless a stored token still works"),
-    Command.withExamples([{ command: "effect-mcp login search", description: "Sign in to the server named search" }])
+    Command.withExamples([
+      { command: "effect-mcp login search", description: "Sign in to the server named search" },
+      { command: "effect-mcp --url https://mcp.example.com/mcp login", description: "Sign in to a server, no config" }
+    ])
   )
 
-const logout = Command.make("logout", { server: serverArgument }, ({ server }) =>
+const logout = Command.make("logout", { server: serverArgument }, (args) =>
   Effect.gen(function*() {
-    const { authFile, json, resource } = yield* Connect.httpServer(server)
+    const { authFile, json, resource, server } = yield* Connect.httpServer(Option.getOrUndefined(args.server))
     const store = yield* NodeMcpAuthStore.make({ path: authFile })
     const signedIn = yield* store.getTokens(resource).pipe(
       Effect.map((tokens) => tokens !== undefined),

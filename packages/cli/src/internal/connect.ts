@@ -10,10 +10,12 @@ import * as McpGroup from "@effect-mcp/core/McpGroup"
 import { NodeMcpAuthorizer, NodeMcpAuthStore, NodeMcpGroup } from "@effect-mcp/platform-node"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
+import * as Adhoc from "./adhoc.ts"
 import * as Failures from "./failures.ts"
 
 /** The version `effect-mcp --version` prints, and the OAuth client announces. */
@@ -28,13 +30,54 @@ export const root = Command.make("effect-mcp").pipe(
     config: Flag.String("config").pipe(
       Flag.withAlias("c"),
       Flag.withMetavar("FILE"),
-      Flag.withDescription("The servers to connect to: an mcp.json file"),
-      Flag.withDefault("./mcp.json")
+      Flag.withDescription(`The servers to connect to: an mcp.json file (default ${Adhoc.defaultConfig})`),
+      Flag.optional
+    ),
+    stdio: Flag.String("stdio").pipe(
+      Flag.withMetavar("COMMAND"),
+      Flag.withDescription(
+        "Connect to one server without a config: spawn this command line and speak over its stdin and stdout. " +
+          "It is split into words like a shell would (quotes, backslashes), but no shell is run: nothing is " +
+          "expanded ($VARS, ~, globs) and pipes or redirections are plain characters. Not with --url or --config"
+      ),
+      Flag.optional
+    ),
+    url: Flag.String("url").pipe(
+      Flag.withMetavar("URL"),
+      Flag.withDescription(
+        "Connect to one server without a config: this Streamable HTTP endpoint (http:// or https://; falls back " +
+          "to HTTP+SSE). Not with --stdio or --config"
+      ),
+      Flag.optional
+    ),
+    header: Flag.String("header").pipe(
+      Flag.withAlias("H"),
+      Flag.withMetavar("'NAME: VALUE'"),
+      Flag.withDescription("With --url: send this HTTP header (repeatable; an Authorization header turns OAuth off)"),
+      Flag.atLeast(0)
+    ),
+    env: Flag.String("env").pipe(
+      Flag.withAlias("e"),
+      Flag.withMetavar("KEY=VALUE"),
+      Flag.withDescription("With --stdio: set this variable for the server, over the environment it inherits (repeatable)"),
+      Flag.atLeast(0)
+    ),
+    cwd: Flag.String("cwd").pipe(
+      Flag.withMetavar("DIR"),
+      Flag.withDescription("With --stdio: the server's working directory"),
+      Flag.optional
+    ),
+    name: Flag.String("name").pipe(
+      Flag.withMetavar("NAME"),
+      Flag.withDescription(
+        "With --stdio or --url: the server's name (default: the program's, e.g. server for \"node server.js\", or the URL's host)"
+      ),
+      Flag.optional
     ),
     server: Flag.String("server").pipe(
       Flag.withAlias("s"),
       Flag.withMetavar("NAME"),
-      Flag.withDescription("Connect to this server of the config only"),
+      Flag.withDescription("Connect to this server of the config only (optional with --stdio or --url: the one server)"),
       Flag.optional
     ),
     era: Flag.Literals("era", ["auto", "modern", "legacy"]).pipe(
@@ -65,7 +108,17 @@ export const root = Command.make("effect-mcp").pipe(
       Flag.optional
     )
   }),
-  Command.withDescription("A command-line MCP client over the servers of an mcp.json config")
+  Command.withDescription(
+    "A command-line MCP client over the servers of an mcp.json config, or one server given by --stdio or --url"
+  ),
+  Command.withExamples([
+    { command: "effect-mcp list tools", description: "The tools of every server of ./mcp.json" },
+    { command: "effect-mcp --stdio \"node server.js\" list tools", description: "The tools of a stdio server, no config" },
+    {
+      command: "effect-mcp --url http://127.0.0.1:3000/mcp -H 'Authorization: Bearer t' call echo --args '{\"text\":\"hi\"}'",
+      description: "Call a tool of a Streamable HTTP server, no config"
+    }
+  ])
 )
 
 /** The group's service. */
@@ -97,9 +150,25 @@ const authOptions = (): NodeMcpGroup.AuthOptions => {
   }
 }
 
-/** The servers of the config (`--config`); a missing or invalid file is a connection failure. */
-const loadConfig = (path: string) =>
-  NodeMcpGroup.loadConfig(path).pipe(Effect.mapError((error) => Failures.connectionFailure(error)))
+/** The servers to connect to, and whether they are the one server of `--stdio` / `--url`. */
+interface Servers {
+  readonly all: Record<string, McpGroup.ServerParams>
+  readonly adhoc: boolean
+}
+
+/**
+ * The servers of the command line: the one of `--stdio` or `--url`, else
+ * those of the config (`--config`, default `./mcp.json`); a missing or
+ * invalid file is a connection failure.
+ */
+const loadServers = (options: Adhoc.Flags) =>
+  Effect.flatMap(Adhoc.source(options), (source): Effect.Effect<Servers, Failures.CliFailure> =>
+    source._tag === "AdHoc"
+      ? Effect.succeed({ all: { [source.name]: source.params }, adhoc: true })
+      : NodeMcpGroup.loadConfig(source.path).pipe(
+        Effect.map((all) => ({ all, adhoc: false })),
+        Effect.mapError((error) => Failures.connectionFailure(error))
+      ))
 
 /** The servers with `--era`, when given, in place of their own `"era"`. */
 const withEra = (
@@ -110,11 +179,14 @@ const withEra = (
     ? servers
     : Object.fromEntries(Object.entries(servers).map(([name, params]) => [name, { ...params, era: era.value }]))
 
-/** Connects to the config's servers: `only`, else `--server`, else all. */
+/**
+ * Connects to the servers: `only`, else `--server`, else all. With `--stdio`
+ * or `--url` there is one server, and a name, if given, must be its name.
+ */
 export const connectTo = (only: string | undefined) =>
   Effect.gen(function*() {
     const options = yield* root
-    const all = yield* loadConfig(options.config)
+    const { all } = yield* loadServers(options)
     const store = yield* NodeMcpAuthStore.make({ path: authFile(options.authFile) })
     let servers = all
     const selected = only !== undefined ? Option.some(only) : options.server
@@ -158,18 +230,31 @@ export const connectTo = (only: string | undefined) =>
 /** Runs `use` with the servers connected (`--server`, else all); they are closed when it ends. */
 export const withGroup = <A>(
   use: (connected: Connected) => Effect.Effect<A, Failures.CliFailure>
-): Effect.Effect<A, Failures.CliFailure, Command.CommandContext<"effect-mcp">> =>
+): Effect.Effect<A, Failures.CliFailure, Command.CommandContext<"effect-mcp"> | FileSystem.FileSystem> =>
   Effect.scoped(Effect.flatMap(connectTo(undefined), use))
 
-/** The config's HTTP server `server` and its canonical URL (the key of its tokens). */
-export const httpServer = (server: string) =>
+/**
+ * The HTTP server `server` (optional with `--url`: the one server) and its
+ * canonical URL (the key of its tokens).
+ */
+export const httpServer = (named: string | undefined) =>
   Effect.gen(function*() {
     const options = yield* root
-    const all = yield* loadConfig(options.config)
+    if (named === undefined && Option.isNone(options.url) && Option.isNone(options.stdio)) {
+      return yield* Failures.usage("which server? Name one of the config, or give --url")
+    }
+    const { all } = yield* loadServers(options)
+    const server = named ?? Object.keys(all)[0]!
     const params = all[server]
     if (params === undefined) return yield* Failures.unknownName("server", server, Object.keys(all))
     if (params._tag !== "StreamableHttp" && params._tag !== "Sse") {
       return yield* Failures.usage(`server "${server}" is not an HTTP server: it has no OAuth tokens`)
     }
-    return { params, resource: McpAuth.canonicalResource(params.url), json: options.json, authFile: authFile(options.authFile) }
+    return {
+      server,
+      params,
+      resource: McpAuth.canonicalResource(params.url),
+      json: options.json,
+      authFile: authFile(options.authFile)
+    }
   })

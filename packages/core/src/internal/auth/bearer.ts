@@ -11,7 +11,6 @@ import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Option from "effect/Option"
 import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpAuth from "../../McpAuth.ts"
@@ -93,24 +92,6 @@ export const metadataDocument = (
   ...(options.resourceName === undefined ? {} : { resource_name: options.resourceName }),
   ...(options.resourceDocumentation === undefined ? {} : { resource_documentation: options.resourceDocumentation })
 })
-
-/** The metadata document as a CORS-friendly JSON response (`OPTIONS`: the preflight answer). @internal */
-export const metadataResponse = (document: Record<string, unknown>) => {
-  const body = JSON.stringify(document)
-  return (method: string) =>
-    method === "OPTIONS"
-      ? HttpServerResponse.empty({ status: 204, headers: CORS })
-      : method === "GET" || method === "HEAD"
-      ? HttpServerResponse.text(body, { contentType: "application/json", headers: { ...CORS, "cache-control": "max-age=3600" } })
-      : HttpServerResponse.text("Method Not Allowed", { status: 405, headers: { ...CORS, allow: "GET, OPTIONS" } })
-}
-
-const CORS = {
-  "access-control-allow-origin": "*",
-  "access-control-allow-methods": "GET, OPTIONS",
-  "access-control-allow-headers": "*, authorization, mcp-protocol-version",
-  "access-control-max-age": "86400"
-}
 
 // RFC 6750 §3: quoted values, error_description limited to visible ASCII
 // without `"` and `\`

@@ -106,7 +106,7 @@ export type BaseClient = Omit<Client, "callToolTyped">
 /** @internal */
 export const make = Effect.fnUntraced(function*(
   options: Options
-): Effect.fn.Return<BaseClient, McpError.McpError, McpTransport | JsonSchemaValidator | Scope.Scope> {
+): Effect.fn.Return<BaseClient, McpError.McpError, McpTransport | Scope.Scope> {
   const validator = yield* JsonSchemaValidator
   const transport = yield* McpTransport
   const scope = yield* Effect.scope

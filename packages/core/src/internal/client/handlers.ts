@@ -50,7 +50,7 @@ const sampling = (options: McpClient.SamplingOptions): McpSession.Handler =>
 
 const elicitation = (
   options: McpClient.ElicitationOptions,
-  validator: JsonSchemaValidator.JsonSchemaValidator["Service"]
+  validator: JsonSchemaValidator.JsonSchemaValidator.Service
 ): McpSession.Handler =>
   McpSession.handler(McpSchema.Elicit, (params, context) => {
     if (params.mode === "url") {
@@ -90,7 +90,7 @@ const roots = (current: Ref.Ref<ReadonlyArray<McpSchema.Root>>): McpSession.Hand
 /** The handlers of server→client requests the options give. @internal */
 export const handlers = (
   options: McpClient.Options,
-  validator: JsonSchemaValidator.JsonSchemaValidator["Service"],
+  validator: JsonSchemaValidator.JsonSchemaValidator.Service,
   currentRoots: Ref.Ref<ReadonlyArray<McpSchema.Root>>
 ): ReadonlyArray<McpSession.Handler> => {
   const list: Array<McpSession.Handler> = []

@@ -20,7 +20,7 @@ const method = McpSchema.CallTool.name
  * @internal
  */
 export const checkOutput = (
-  validator: JsonSchemaValidator.JsonSchemaValidator["Service"],
+  validator: JsonSchemaValidator.JsonSchemaValidator.Service,
   tool: McpSchema.Tool | undefined,
   result: McpSchema.CallToolResult
 ): Effect.Effect<McpSchema.CallToolResult, McpError.McpError> => {

@@ -15,7 +15,6 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -24,20 +23,17 @@ import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import type { JsonSchemaValidator } from "../../JsonSchemaValidator.ts"
 import * as McpError from "../../McpError.ts"
 import type { ClientOptions, Connector, Group, Options, ServerConfig, ServerParams } from "../../McpGroup.ts"
 import * as Aggregate from "./aggregate.ts"
 import * as Entry from "./entry.ts"
 import * as Routing from "./routing.ts"
 import * as State from "./state.ts"
+import * as Reconnect from "./reconnect.ts"
 import * as Supervision from "./supervision.ts"
 
 /** @internal */
-export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Schedule.exponential("1 second", 2).pipe(
-  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(30)))),
-  Schedule.upTo({ times: 10 })
-)
+export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Reconnect.defaultReconnect
 
 const paramsOf = (config: ServerConfig): ServerParams => "params" in config ? config.params : config
 
@@ -47,7 +43,7 @@ const ownOptionsOf = (config: ServerConfig): ClientOptions | undefined => "param
 export const make = Effect.fnUntraced(function*(
   options: Options,
   connector: Connector["Service"]
-): Effect.fn.Return<Group, McpError.McpError, JsonSchemaValidator | Scope.Scope> {
+): Effect.fn.Return<Group, McpError.McpError, Scope.Scope> {
   const state = yield* State.make(options, connector, defaultReconnect)
 
   // ---------------------------------------------------------------------------

@@ -43,7 +43,7 @@ export interface State {
   readonly options: Options
   readonly connector: Connector["Service"]
   /** The group's validator, for the clients. */
-  readonly validator: Layer.Layer<JsonSchemaValidator>
+  readonly validator: Layer.Layer<never>
   readonly hook: NameHook | undefined
   readonly reconnect: Schedule.Schedule<unknown, McpError.McpError> | false
   /** Every server, by name, in order of reservation. */
@@ -73,7 +73,7 @@ export const make = Effect.fnUntraced(function*(
   options: Options,
   connector: Connector["Service"],
   defaultReconnect: Schedule.Schedule<unknown, McpError.McpError>
-): Effect.fn.Return<State, never, JsonSchemaValidator | Scope.Scope> {
+): Effect.fn.Return<State, never, Scope.Scope> {
   const validator = Layer.succeed(JsonSchemaValidator, yield* JsonSchemaValidator)
   const groupScope = yield* Effect.scope
   const lock = yield* Semaphore.make(1)

@@ -38,6 +38,7 @@ import * as McpSchema from "../../McpSchema.ts"
 import type { McpTransport } from "../../McpTransport.ts"
 import * as Stateless from "../era/stateless.ts"
 import * as ClientCommon from "./clientCommon.ts"
+import * as ClientModels from "./clientModels.ts"
 import * as ModernClient from "./modernClient.ts"
 import * as SseClient from "../sse/client.ts"
 
@@ -45,10 +46,7 @@ import * as SseClient from "../sse/client.ts"
 export type Options = McpHttpClient.Options
 
 /** @internal */
-export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Schedule.exponential("1 second", 2).pipe(
-  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(30)))),
-  Schedule.upTo({ times: 5 })
-)
+export const defaultReconnect: Schedule.Schedule<unknown, unknown> = ClientModels.defaultReconnect
 
 /** Statuses that send a refused first `initialize` to the sse transport. */
 const LEGACY_STATUSES: ReadonlySet<number> = new Set([400, 404, 405])

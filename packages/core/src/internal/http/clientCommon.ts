@@ -5,7 +5,6 @@
  *
  * @internal
  */
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Sse from "effect/encoding/Sse"
 import type * as HttpClientError from "effect/http/HttpClientError"
@@ -17,25 +16,14 @@ import * as Predicate from "effect/Predicate"
 import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpAuth from "../../McpAuth.ts"
 import * as McpError from "../../McpError.ts"
+import { HttpStatusError } from "./clientModels.ts"
 
 // -----------------------------------------------------------------------------
 // Errors
 // -----------------------------------------------------------------------------
 
 /** @internal */
-export class HttpStatusError extends Data.TaggedError("HttpStatusError")<{
-  readonly method: string
-  readonly url: string
-  readonly status: number
-  readonly body: string
-}> {
-  override get message(): string {
-    const body = this.body.trim()
-    return `${this.method} ${this.url} answered HTTP ${this.status}${body === "" ? "" : `: ${excerpt(body)}`}`
-  }
-}
-
-const excerpt = (text: string): string => text.length > 300 ? `${text.slice(0, 300)}…` : text
+export { HttpStatusError }
 
 /** The transport error of an HTTP response with an unexpected status, carrying it (the body is read for the message). */
 export const statusError = (

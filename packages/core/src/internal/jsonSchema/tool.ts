@@ -60,7 +60,8 @@ import { ANNOTATION, hoistAnnotations } from "./headers.ts"
  * to `Schema.optional`, whose schema also admits `null`.
  *
  * Dies (throws) when the schema does not describe a JSON object, e.g.
- * `Schema.String` or a union of structs: MCP tools take and return objects.
+ * `Schema.String` or a union of structs: MCP tools take objects (an output
+ * schema goes through {@link toOutputJsonSchema}, which wraps such schemas).
  *
  * @category constructors
  * @since 0.1.0
@@ -69,10 +70,48 @@ export const toObjectJsonSchema = (
   schema: Schema.Top,
   options?: { readonly onExcessProperty?: "ignore" | "error" | undefined }
 ): ObjectJsonSchema => {
+  const out = toRootJsonSchema(schema, options)
+  if (out.type !== "object") {
+    throw new Error(
+      `toObjectJsonSchema: a tool schema must describe a JSON object ("type": "object"), ` +
+        `e.g. a Schema.Struct; got ${describe(out)}`
+    )
+  }
+  return out as ObjectJsonSchema
+}
+
+/**
+ * The `outputSchema` of a tool: {@link toObjectJsonSchema} of an object
+ * schema as it is (`wrapped: false`); any other schema (`Schema.String`,
+ * `Schema.Array(...)`, a union, ...) wrapped as the `result` property of an
+ * object, `{ type: "object", properties: { result: <schema> }, required:
+ * ["result"] }` (`wrapped: true`), whose structured content is then
+ * `{ result: <encoded value> }`. Definitions stay under the root's `$defs`.
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const toOutputJsonSchema = (
+  schema: Schema.Top
+): { readonly schema: ObjectJsonSchema; readonly wrapped: boolean } => {
+  const out = toRootJsonSchema(schema)
+  if (out.type === "object") return { schema: out as ObjectJsonSchema, wrapped: false }
+  const { $defs, ...result } = out
+  const wrapper: Json = { type: "object", properties: { result }, required: ["result"] }
+  if ($defs !== undefined) wrapper.$defs = $defs
+  return { schema: wrapper as ObjectJsonSchema, wrapped: true }
+}
+
+// The root schema, its root reference inlined, with the definitions it still
+// uses under `$defs`.
+const toRootJsonSchema = (
+  schema: Schema.Top,
+  options?: { readonly onExcessProperty?: "ignore" | "error" | undefined }
+): Json => {
   // An empty struct means "no arguments"; Effect renders it as "anything not null".
   const ast = schema.ast
   if (ast._tag === "Objects" && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
-    return { type: "object", properties: {} } as ObjectJsonSchema
+    return { type: "object", properties: {} }
   }
   const document = Schema.toJsonSchemaDocument(schema, {
     // `x-mcp-header` (2026-07-28): a parameter mirrored into an HTTP header
@@ -81,12 +120,6 @@ export const toObjectJsonSchema = (
   })
   const definitions: Readonly<Record<string, unknown>> = document.definitions
   const root = inlineReference(document.schema, definitions)
-  if (root.type !== "object") {
-    throw new Error(
-      `toObjectJsonSchema: a tool schema must describe a JSON object ("type": "object"), ` +
-        `e.g. a Schema.Struct; got ${describe(root)}`
-    )
-  }
 
   // Copy the root, then every definition it reaches, transitively.
   const used = new Map<string, unknown>()
@@ -113,5 +146,5 @@ export const toObjectJsonSchema = (
     for (const name of [...used.keys()].sort()) $defs[name] = used.get(name)
     out.$defs = $defs
   }
-  return out as ObjectJsonSchema
+  return out
 }

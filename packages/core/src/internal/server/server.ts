@@ -20,6 +20,7 @@ import * as McpServerSession from "../../McpServerSession.ts"
 import * as McpSession from "../../McpSession.ts"
 import type * as McpTool from "../../McpTool.ts"
 import { CurrentRequestContext, type LiveSession, requestContext, sessionContext } from "./context.ts"
+import * as Failure from "./failure.ts"
 import { type HeaderParam, headerParams } from "../jsonSchema/headers.ts"
 import * as Pagination from "./pagination.ts"
 import * as Subscriptions from "./subscriptions.ts"
@@ -322,7 +323,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             }
             return entry.definition.get(params.arguments ?? {}, context)
           })),
-        handler(McpSchema.Complete, (params) =>
+        handler(McpSchema.Complete, (params, context) =>
           Effect.flatMap(Ref.get(registry), (current): Effect.Effect<McpSchema.CompleteResult, McpError.McpError> => {
             const ref = params.ref
             const owner = ref.type === "ref/prompt"
@@ -334,8 +335,14 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             }
             const complete = owner.definition.complete[params.argument.name]
             if (complete === undefined) return Effect.succeed({ completion: { values: [], hasMore: false } })
+            const site = ref.type === "ref/prompt"
+              ? Failure.siteOf(context, "prompt", ref.name, params.argument.name)
+              : Failure.siteOf(context, "resource", ref.uri, params.argument.name)
             return Effect.map(
-              complete(params.argument.value, { arguments: params.context?.arguments ?? {} }),
+              Failure.guard(
+                site,
+                Effect.suspend(() => complete(params.argument.value, { arguments: params.context?.arguments ?? {} }))
+              ),
               (values) => ({
                 completion: {
                   values: values.slice(0, MAX_COMPLETIONS),

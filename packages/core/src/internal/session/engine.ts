@@ -453,7 +453,8 @@ const keepAlive = (
   const ping = Effect.exit(session.ping({ timeout: options.timeout ?? options.interval }))
   const round = (failures: number): Effect.Effect<void> =>
     Effect.sleep(options.interval).pipe(
-      Effect.andThen(options.when === undefined || options.when() ? ping : Effect.succeed(Exit.void)),
+      // asked when the interval is over, not when the round is built
+      Effect.andThen(Effect.suspend(() => options.when === undefined || options.when() ? ping : Effect.succeed(Exit.void))),
       Effect.flatMap((exit) => {
         if (Exit.isSuccess(exit)) return round(0)
         if (failures + 1 >= maxFailures) {

@@ -5,22 +5,30 @@
  * `message` event. The session lives as long as the stream: when it ends,
  * the connection is over (there is nothing to resume).
  *
- * Used on its own by `McpSseClient` and as the fallback of `McpHttpClient`.
+ * Used on its own by `McpSseClient` (`makeTransport`, loaded when a transport
+ * is made) and as the fallback of `McpHttpClient`.
  *
  * @internal
  */
+import type * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Sse from "effect/encoding/Sse"
 import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Logger from "effect/Logger"
+import * as Queue from "effect/Queue"
 import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as JsonRpc from "../../JsonRpc.ts"
 import type * as McpAuth from "../../McpAuth.ts"
 import * as McpError from "../../McpError.ts"
+import type * as McpSseClient from "../../McpSseClient.ts"
+import { McpTransport } from "../../McpTransport.ts"
 import * as ClientCommon from "../http/clientCommon.ts"
 
 /** @internal */
@@ -166,4 +174,36 @@ export const connect = Effect.fnUntraced(function*(
     })
 
   return { endpoint: url, send, protocolVersion: () => protocolVersion }
+})
+
+/** `McpSseClient.make`. @internal */
+export const makeTransport = Effect.fnUntraced(function*(
+  options: McpSseClient.Options
+): Effect.fn.Return<McpTransport["Service"], McpError.McpError, HttpClient.HttpClient | Scope.Scope> {
+  const url = yield* ClientCommon.parseUrl(options.url)
+  const incoming = yield* Queue.unbounded<unknown, McpError.McpError | Cause.Done>()
+  const fibers = yield* FiberSet.make<void>()
+  let closed = false
+  const connection = yield* connect(
+    { ...options, url },
+    {
+      offer: (value) => Effect.asVoid(Queue.offer(incoming, value)),
+      end: Effect.asVoid(Queue.end(incoming)),
+      fail: (error) => Effect.asVoid(Queue.fail(incoming, error))
+    },
+    (effect) => FiberSet.run(fibers)(Effect.provideService(effect, Logger.LogToStderr, true))
+  )
+  yield* Effect.addFinalizer(() =>
+    Effect.suspend(() => {
+      closed = true
+      return Effect.andThen(FiberSet.clear(fibers), Queue.end(incoming))
+    })
+  )
+  return McpTransport.of({
+    incoming: Stream.fromQueue(incoming),
+    send: (frame) => closed ? Effect.fail(McpError.closed("transport closed")) : connection.send(frame),
+    blockingSend: true,
+    // HTTP+SSE exists only in the stateful era: no server/discover probe
+    statefulOnly: true
+  })
 })

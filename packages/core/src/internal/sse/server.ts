@@ -9,20 +9,28 @@
  * @internal
  */
 import type * as Cause from "effect/Cause"
-import type * as Clock from "effect/Clock"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as SecureRandom from "effect/crypto/SecureRandom"
 import * as Effect from "effect/Effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Layer from "effect/Layer"
+import * as NetAddress from "effect/net/NetAddress"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
 import type * as McpAuth from "../../McpAuth.ts"
+import { canonicalResource } from "../../McpAuth.ts"
 import * as McpError from "../../McpError.ts"
-import type { Server } from "../../McpServer.ts"
+import * as McpResourceServer from "../../McpResourceServer.ts"
+import { McpServer, type Server } from "../../McpServer.ts"
+import type * as McpSseServer from "../../McpSseServer.ts"
 import { McpTransport } from "../../McpTransport.ts"
 import * as Bearer from "../auth/bearer.ts"
 import * as Guard from "../http/guard.ts"
@@ -288,3 +296,53 @@ export const make = Effect.fnUntraced(function*(
 
   return { get: withCors(get), post: withCors(post), options: preflight }
 })
+
+// -----------------------------------------------------------------------------
+// The routes (`McpSseServer.layerRoute`)
+// -----------------------------------------------------------------------------
+
+const isLoopbackAddress = (address: NetAddress.SocketAddress): boolean =>
+  NetAddress.isInetAddress(address) && NetAddress.isLoopback(address.address)
+
+/** `McpSseServer.layerRoute`. @internal */
+export const layerRoute = (
+  options: McpSseServer.Options | undefined
+): Layer.Layer<never, never, McpServer | HttpRouter.HttpRouter> =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const router = yield* HttpRouter.HttpRouter
+    const server = yield* McpServer
+    // the HttpServer is usually in context when the routes are built
+    // (`HttpRouter.serve(routes).pipe(Layer.provide(NodeHttpServer.layer(…)))`)
+    const httpServer = yield* Effect.serviceOption(HttpServer.HttpServer)
+    const loopback = Option.isSome(httpServer) && isLoopbackAddress(httpServer.value.address)
+    const ssePath = options?.ssePath ?? "/sse"
+    const auth = options?.auth
+    const clock = yield* Clock.clockWith(Effect.succeed)
+    let bearer: Bearer.Guard | undefined
+    if (auth !== undefined) {
+      const resource = auth.resource !== undefined
+        ? canonicalResource(auth.resource)
+        : Option.isSome(httpServer) && httpServer.value.address._tag !== "UnixPathAddress"
+        ? canonicalResource(HttpServer.formatAddress(httpServer.value.address) + ssePath)
+        : yield* Effect.die(new Error("McpSseServer: auth.resource is required when no TCP HttpServer is in context"))
+      bearer = Bearer.make(auth, resource, clock)
+      yield* McpResourceServer.addMetadataRoutes(router, auth, resource)
+    }
+    const handlers = yield* make(server, {
+      bearer,
+      clock,
+      cors: options?.cors === undefined ? undefined : Guard.makeCors(options.cors, "GET, POST, OPTIONS"),
+      messagesPath: options?.messagesPath ?? "/messages",
+      maxMessageBytes: options?.maxMessageBytes ?? 4 * 1024 * 1024,
+      allowedOrigins: options?.allowedOrigins,
+      allowedHosts: options?.allowedHosts,
+      loopback
+    })
+    yield* router.add("GET", ssePath, handlers.get)
+    yield* router.add("POST", options?.messagesPath ?? "/messages", handlers.post)
+    if (options?.cors !== undefined) {
+      yield* router.add("OPTIONS", ssePath, handlers.options)
+      const messagesPath = options.messagesPath ?? "/messages"
+      if (messagesPath !== ssePath) yield* router.add("OPTIONS", messagesPath, handlers.options)
+    }
+  }))

@@ -129,6 +129,20 @@ const answered = (exchange: State.Exchange, response: JsonRpc.Message) => {
   }
 }
 
+/**
+ * Answers, with `error`, every request of the session still in flight (the
+ * server is going away): a POST's stream ends after its answers, a waiting
+ * POST gets its JSON body.
+ *
+ * @internal
+ */
+export const failInflight = (session: State.Session, error: JsonRpc.ErrorObject): void => {
+  for (const [id, exchange] of Array.from(session.inflight)) {
+    session.inflight.delete(id)
+    answered(exchange, JsonRpc.failure(id, error))
+  }
+}
+
 // -----------------------------------------------------------------------------
 // Incoming messages
 // -----------------------------------------------------------------------------

@@ -26,6 +26,7 @@ import * as Guard from "../guard.ts"
 import * as Modern from "./modern.ts"
 import * as Responses from "./responses.ts"
 import * as Sessions from "./sessions.ts"
+import * as Shutdown from "./shutdown.ts"
 import type * as State from "./state.ts"
 
 const STATELESS_INIT_ID = "effect-mcp/stateless-initialize"
@@ -70,6 +71,8 @@ export const handle: State.Handler = (state, request, auth) =>
     }
     const body = yield* readBody(state, request)
     if (Result.isFailure(body)) return body.failure
+    // shutdown began while the body was read
+    if (state.closing) return Shutdown.refused()
     const batch = Array.isArray(body.success)
     const values: ReadonlyArray<unknown> = batch ? body.success as ReadonlyArray<unknown> : [body.success]
     if (values.length === 0) return Responses.error(400, JsonRpc.ErrorCode.InvalidRequest, "Invalid Request: empty batch")

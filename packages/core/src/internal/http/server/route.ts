@@ -2,7 +2,8 @@
  * The Streamable HTTP server's route: the state its pieces share
  * (`state.ts`), then, for each request, the Host/Origin guard, CORS, the
  * bearer check and the method's handler (`post.ts`, `get.ts`,
- * `delete.ts`); the idle-session reaper runs for as long as the layer.
+ * `delete.ts`); the idle-session reaper runs for as long as the layer, and
+ * shutdown (`shutdown.ts`) ends the sessions.
  * Sessions live in `sessions.ts`, the routing of frames in `exchange.ts`.
  *
  * Also what a handler may ask of its HTTP session (`closeSseStream`,
@@ -32,6 +33,7 @@ import * as Guard from "../guard.ts"
 import * as Post from "./post.ts"
 import * as Responses from "./responses.ts"
 import * as Sessions from "./sessions.ts"
+import * as Shutdown from "./shutdown.ts"
 import * as SseStream from "./sseStream.ts"
 import * as State from "./state.ts"
 
@@ -74,6 +76,7 @@ export const addRoute = Effect.fnUntraced(function*(
     request: HttpServerRequest.HttpServerRequest,
     auth: McpAuth.AuthInfo | undefined
   ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+    if (state.closing) return Effect.succeed(Shutdown.refused())
     switch (request.method) {
       case "POST":
         return Post.handle(state, request, auth)
@@ -120,8 +123,17 @@ export const addRoute = Effect.fnUntraced(function*(
   // one long-lived session serves every 2026-07-28 request
   state.modern = yield* Sessions.open(state, undefined, undefined, Exchange.send, true)
   yield* Effect.forkScoped(Sessions.reap(state))
-  yield* Effect.addFinalizer(() => Sessions.closeAll(state))
-  yield* router.add("*", path, handle)
+  // shutdown ends the sessions: before the HTTP server closes when the serving
+  // layer is wrapped with `withGracefulShutdown`, else when this layer closes
+  const drain = Shutdown.drain(state)
+  yield* Effect.addFinalizer(() => drain)
+  const drains = yield* Effect.serviceOption(Shutdown.Drains)
+  if (Option.isSome(drains)) {
+    drains.value.add(drain)
+    yield* Effect.addFinalizer(() => Effect.sync(() => drains.value.delete(drain)))
+  }
+  // a request counts until its response is written: shutdown waits for that
+  yield* router.add("*", path, (request) => Effect.andThen(Shutdown.track(state), handle(request)))
 })
 
 // -----------------------------------------------------------------------------

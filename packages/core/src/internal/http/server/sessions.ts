@@ -87,41 +87,61 @@ export const open = (
     // session must not keep the initialize request's objects alive
   }).pipe(Effect.updateContext(() => state.context))
 
+/**
+ * Takes a session out of service: it is no longer live, nothing more reaches
+ * its engine, its streams `finish` (`SseStream.close`: at once;
+ * `SseStream.end`: after what they hold) and a POST still waiting for its
+ * answer gets `404`. The ids of its streams are returned, for {@link forget}.
+ *
+ * @internal
+ */
+export const detach = (
+  state: State.State,
+  session: State.Session,
+  finish: (stream: SseStream.SseStream) => void
+): ReadonlyArray<string> => {
+  session.closed = true
+  state.sessions.delete(session.key)
+  Queue.endUnsafe(session.inbox)
+  for (const stream of session.streams.values()) finish(stream)
+  if (session.get !== undefined) finish(session.get)
+  for (const exchange of new Set(session.inflight.values())) {
+    if (exchange.stream !== undefined) finish(exchange.stream)
+    if (exchange.reply !== undefined) {
+      Deferred.doneUnsafe(
+        exchange.reply,
+        Effect.succeed(Responses.error(404, JsonRpc.ErrorCode.SessionNotFound, "Session closed"))
+      )
+    }
+  }
+  session.inflight.clear()
+  const streamIds = [...session.streams.keys(), ...session.finished]
+  session.streams.clear()
+  session.finished.length = 0
+  return streamIds
+}
+
+/** Removes the stored events of a closed session's streams. @internal */
+export const forget = (session: State.Session, streamIds: ReadonlyArray<string>): Effect.Effect<void> =>
+  session.store === undefined
+    ? Effect.void
+    : Effect.forEach(streamIds, (id) => session.store!.remove(id), { discard: true })
+
 /** Closes a session: its streams end, its pending answers fail, its stored events go. @internal */
 export const close = (state: State.State, session: State.Session): Effect.Effect<void> =>
   Effect.suspend(() => {
     if (session.closed) return Effect.void
-    session.closed = true
-    state.sessions.delete(session.key)
-    Queue.endUnsafe(session.inbox)
-    for (const stream of session.streams.values()) SseStream.close(stream)
-    if (session.get !== undefined) SseStream.close(session.get)
-    for (const exchange of new Set(session.inflight.values())) {
-      if (exchange.stream !== undefined) SseStream.close(exchange.stream)
-      if (exchange.reply !== undefined) {
-        Deferred.doneUnsafe(
-          exchange.reply,
-          Effect.succeed(Responses.error(404, JsonRpc.ErrorCode.SessionNotFound, "Session closed"))
-        )
-      }
-    }
-    session.inflight.clear()
-    const streamIds = [...session.streams.keys(), ...session.finished]
-    session.streams.clear()
-    session.finished.length = 0
-    const forget = session.store === undefined
-      ? Effect.void
-      : Effect.forEach(streamIds, (id) => session.store!.remove(id), { discard: true })
-    return Effect.andThen(Scope.close(session.scope, Exit.void), forget)
+    const streamIds = detach(state, session, SseStream.close)
+    return Effect.andThen(Scope.close(session.scope, Exit.void), forget(session, streamIds))
   })
+
+/** Every session, the shared one of modern requests first. @internal */
+export const all = (state: State.State): ReadonlyArray<State.Session> =>
+  state.modern === undefined ? Array.from(state.sessions.values()) : [state.modern, ...state.sessions.values()]
 
 /** Closes every session, the shared one of modern requests too (the layer is closing). @internal */
 export const closeAll = (state: State.State): Effect.Effect<void> =>
-  Effect.forEach(
-    state.modern === undefined ? Array.from(state.sessions.values()) : [state.modern, ...state.sessions.values()],
-    (session) => close(state, session),
-    { discard: true }
-  )
+  Effect.forEach(all(state), (session) => close(state, session), { discard: true })
 
 /** No session may be opened: there are `maxSessions` already. @internal */
 export const isFull = (state: State.State): boolean => state.sessions.size >= state.maxSessions

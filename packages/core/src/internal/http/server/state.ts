@@ -119,6 +119,14 @@ export interface State {
   modern: Session | undefined
   /** The last id given to a modern request in that session. */
   modernIds: number
+  /** How long shutting down waits for the last answers to be written. */
+  readonly shutdownTimeout: Duration.Duration
+  /** Shutting down: the sessions are ending, new requests get `503`. */
+  closing: boolean
+  /** Requests of the endpoint whose response is not written yet. */
+  active: number
+  /** Completed when `active` drops to 0; made only when someone waits for it. */
+  idle: Deferred.Deferred<void> | undefined
 }
 
 /** What answers one HTTP method of the endpoint (`post.ts`, `get.ts`, `delete.ts`). @internal */
@@ -154,6 +162,10 @@ export const make = Effect.fnUntraced(function*(
     bearer,
     sessions: new Map(),
     modern: undefined,
-    modernIds: 0
+    modernIds: 0,
+    shutdownTimeout: Duration.fromInputUnsafe(options.shutdownTimeout ?? Duration.seconds(1)),
+    closing: false,
+    active: 0,
+    idle: undefined
   }
 })

@@ -1,0 +1,16 @@
+/**
+ * The group's default reconnection schedule, apart from the group itself
+ * (`group.ts`, loaded when a group is made) so that importing `McpGroup`
+ * loads neither the group nor the client.
+ *
+ * @internal
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+
+/** @internal */
+export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Schedule.exponential("1 second", 2).pipe(
+  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(30)))),
+  Schedule.upTo({ times: 10 })
+)
