@@ -2,10 +2,12 @@
  * Start-up of a stdio server: how many modules it loads, how long it takes
  * from the spawn to the answer of its first `initialize`, and its memory then.
  * effect-mcp's echo server, written the README's way (`servers/startup-ours.mjs`:
- * everything from the package barrels), against the same server imported
- * module by module (`servers/startup-ours-paths.mjs`, the floor the barrels
- * are compared with) and the official SDK's (`servers/stdio-official.mjs`:
- * `McpServer` + zod + `StdioServerTransport`).
+ * everything from the package barrels, `effect`'s included), against the same
+ * server with our barrels but effect module by module
+ * (`servers/startup-ours-barrels.mjs`: what our barrels cost, apart from
+ * effect's), imported module by module (`servers/startup-ours-paths.mjs`, the
+ * floor the barrels are compared with), and the official SDK's
+ * (`servers/stdio-official.mjs`: `McpServer` + zod + `StdioServerTransport`).
  *
  * Every server runs with plain `node` from the compiled `dist/` (no
  * `--conditions=development`, no type stripping), as an installed package
@@ -38,7 +40,7 @@
  *
  * Options (each also as an environment variable):
  *   --runs N        timed runs per server (BENCH_STARTUP_RUNS, default 7)
- *   --only LIST     subset of ours,ours-paths,official (BENCH_STARTUP_ONLY)
+ *   --only LIST     subset of ours,ours-barrels,ours-paths,official (BENCH_STARTUP_ONLY)
  *   --list LIST     servers whose full module list is printed (BENCH_STARTUP_LIST)
  *   --timeout S     hard limit of the whole run (BENCH_STARTUP_TIMEOUT, default 120)
  */
@@ -60,7 +62,7 @@ import {
 } from "./harness.ts"
 import { median } from "./stats.ts"
 
-const ALL = ["ours", "ours-paths", "official"] as const
+const ALL = ["ours", "ours-barrels", "ours-paths", "official"] as const
 type Impl = (typeof ALL)[number]
 
 const RUNS = positiveInt(option("runs", "BENCH_STARTUP_RUNS"), 7, "runs")
@@ -74,6 +76,7 @@ hardTimeout(TIMEOUT_S, "bench/startup")
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const SERVERS: Record<Impl, string> = {
   ours: join(ROOT, "bench/servers/startup-ours.mjs"),
+  "ours-barrels": join(ROOT, "bench/servers/startup-ours-barrels.mjs"),
   "ours-paths": join(ROOT, "bench/servers/startup-ours-paths.mjs"),
   official: join(ROOT, "bench/servers/stdio-official.mjs")
 }
@@ -268,7 +271,7 @@ const main = async () => {
   }
 
   console.log(
-    `${pad("server", 12)}${padStart("modules", 9)}${padStart("node:", 7)}${padStart("first answer", 14)}${
+    `${pad("server", 14)}${padStart("modules", 9)}${padStart("node:", 7)}${padStart("first answer", 14)}${
       padStart("min–max", 14)
     }${padStart("CPU", 10)}${padStart("RSS", 10)}${padStart("peak RSS", 10)}`
   )
@@ -276,7 +279,7 @@ const main = async () => {
     const list = modules.get(impl)!
     const times = runs.get(impl)!.map((run) => run.firstAnswer)
     console.log(
-      `${pad(impl, 12)}${padStart(String(countFiles(list)), 9)}${padStart(String(countBuiltins(list)), 7)}${
+      `${pad(impl, 14)}${padStart(String(countFiles(list)), 9)}${padStart(String(countBuiltins(list)), 7)}${
         padStart(ms(median(times)), 14)
       }${padStart(`${Math.min(...times).toFixed(0)}–${Math.max(...times).toFixed(0)}`, 14)}${
         padStart(ms(median(runs.get(impl)!.map((run) => run.cpu)) / 1000), 10)
@@ -296,10 +299,10 @@ const main = async () => {
     }
   }
   const total = (group: string) => Math.max(...IMPLS.map((impl) => groups.get(group)!.get(impl) ?? 0))
-  console.log(`\nmodules by package (effect by folder)\n${pad("", 32)}${IMPLS.map((impl) => padStart(impl, 12)).join("")}`)
+  console.log(`\nmodules by package (effect by folder)\n${pad("", 32)}${IMPLS.map((impl) => padStart(impl, 14)).join("")}`)
   for (const group of [...groups.keys()].sort((a, b) => total(b) - total(a) || a.localeCompare(b))) {
     console.log(
-      `${pad(group, 32)}${IMPLS.map((impl) => padStart(String(groups.get(group)!.get(impl) ?? "·"), 12)).join("")}`
+      `${pad(group, 32)}${IMPLS.map((impl) => padStart(String(groups.get(group)!.get(impl) ?? "·"), 14)).join("")}`
     )
   }
 

@@ -5,8 +5,10 @@
  *
  *   node --conditions=development bench/servers/stdio-ours.ts
  */
-// imported by path, as a stdio server should be: the barrels load every
-// transport (HTTP, WebSocket, undici, ws), which doubles the start-up time
+// imported module by module, the leanest start-up: the package barrels load
+// the front module of every transport too (their machinery, effect/http, ws
+// or undici, only when a layer is built), and `effect`'s barrel all of effect;
+// `npm run bench:startup` measures both
 import * as McpServer from "@effect-mcp/core/McpServer"
 import * as McpTool from "@effect-mcp/core/McpTool"
 import * as NodeMcpStdio from "@effect-mcp/platform-node/NodeMcpStdio"

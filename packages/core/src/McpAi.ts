@@ -23,8 +23,7 @@ import * as Schema from "effect/Schema"
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Tool from "effect/ai/Tool"
 import type * as Toolkit from "effect/ai/Toolkit"
-import * as Serve from "./internal/ai/serve.ts"
-import * as Remote from "./internal/ai/remote.ts"
+import * as Output from "./internal/ai/output.ts"
 import type * as McpClient from "./McpClient.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpGroup from "./McpGroup.ts"
@@ -152,7 +151,12 @@ export const toolkit: (
   source: McpClient.Client | McpGroup.Group,
   options?: ToolkitOptions
 ) => Effect.Effect<Toolkit.WithHandler<RemoteTools>, McpError.McpError> = Effect.fn("McpAi.toolkit")(
-  (source: McpClient.Client | McpGroup.Group, options?: ToolkitOptions) => Remote.make(source, ToolFailure, options)
+  (source: McpClient.Client | McpGroup.Group, options?: ToolkitOptions) =>
+    // effect/ai's `Tool` and `Toolkit` are loaded with the first toolkit, not with this module
+    Effect.flatMap(
+      Effect.promise(() => import("./internal/ai/remote.ts")),
+      (Remote) => Remote.make(source, ToolFailure, options)
+    )
 )
 
 /**
@@ -163,7 +167,7 @@ export const toolkit: (
  * @since 0.2.0
  */
 export const toModelOutput: (result: McpSchema.CallToolResult) => Array<Prompt.ToolModelOutputPart> =
-  Remote.toModelOutput
+  Output.toModelOutput
 
 // -----------------------------------------------------------------------------
 // An effect/ai toolkit served over MCP
@@ -217,9 +221,11 @@ export const serveToolkit = <Tools extends Record<string, Tool.Any>>(
   McpServer.McpServer | Tool.HandlersFor<Tools> | Tool.HandlerServices<Tools[keyof Tools]>
 > =>
   Layer.unwrap(
-    Effect.map(
+    Effect.zipWith(
       toolkit as unknown as Effect.Effect<Toolkit.WithHandler<Record<string, Tool.Any>>, never, Tool.HandlersFor<Tools>>,
-      (built) =>
+      // loaded when the layer is built, not with this module
+      Effect.promise(() => import("./internal/ai/serve.ts")),
+      (built, Serve) =>
         McpServer.register(...Serve.mcpTools(built)) as Layer.Layer<
           never,
           never,

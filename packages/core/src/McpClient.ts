@@ -24,7 +24,6 @@ import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import * as Internal from "./internal/client/client.ts"
 import { decodeStructured } from "./internal/client/tools.ts"
 import type * as McpClientSession from "./McpClientSession.ts"
 import type * as McpError from "./McpError.ts"
@@ -468,6 +467,8 @@ export class McpClient extends Context.Service<McpClient, Client>()("@effect-mcp
 export const make = Effect.fn("McpClient.make")(function*(
   options: Options
 ): Effect.fn.Return<Client, McpError.McpError, McpTransport | Scope.Scope> {
+  // the client's machinery is loaded with the first client, not with this module
+  const Internal = yield* Effect.promise(() => import("./internal/client/client.ts"))
   const base = yield* Internal.make(options)
   const callToolTyped = <S extends Schema.Top>(
     name: string,

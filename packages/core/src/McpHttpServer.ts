@@ -20,8 +20,7 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import * as InternalEventStore from "./internal/http/server/eventStore.ts"
-import * as InternalRoute from "./internal/http/server/route.ts"
-import * as InternalShutdown from "./internal/http/server/shutdown.ts"
+import * as InternalState from "./internal/http/server/state.ts"
 import type * as JsonRpc from "./JsonRpc.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpResourceServer from "./McpResourceServer.ts"
@@ -259,7 +258,11 @@ export interface Options {
  * @since 0.1.0
  */
 export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServer.McpServer | HttpRouter.HttpRouter> =>
-  Layer.effectDiscard(InternalRoute.addRoute(options ?? {}, EventStore))
+  // the route (`effect/http`) is loaded when the layer is built, not with this module
+  Layer.effectDiscard(Effect.flatMap(
+    Effect.promise(() => import("./internal/http/server/route.ts")),
+    (InternalRoute) => InternalRoute.addRoute(options ?? {}, EventStore)
+  ))
 
 /**
  * Wraps the layer that serves the MCP routes (`HttpRouter.serve(...)`) so
@@ -289,7 +292,7 @@ export const withGracefulShutdown = <A, E, R>(self: Layer.Layer<A, E, R>): Layer
     const first = Layer.effectDiscard(
       Effect.addFinalizer(() => Effect.forEach(Array.from(drains), (drain) => drain, { concurrency: "unbounded", discard: true }))
     )
-    return first.pipe(Layer.provideMerge(Layer.provide(self, Layer.succeed(InternalShutdown.Drains, drains))))
+    return first.pipe(Layer.provideMerge(Layer.provide(self, Layer.succeed(InternalState.Drains, drains))))
   }))
 
 // -----------------------------------------------------------------------------
@@ -306,7 +309,7 @@ export const withGracefulShutdown = <A, E, R>(self: Layer.Layer<A, E, R>): Layer
  * @category accessors
  * @since 0.1.0
  */
-export const closeSseStream: Effect.Effect<void> = InternalRoute.closeSseStream
+export const closeSseStream: Effect.Effect<void> = InternalState.closeSseStream
 
 /**
  * The `Mcp-Session-Id` of the session the current handler serves, if it is
@@ -315,4 +318,4 @@ export const closeSseStream: Effect.Effect<void> = InternalRoute.closeSseStream
  * @category accessors
  * @since 0.1.0
  */
-export const sessionId: Effect.Effect<Option.Option<string>> = InternalRoute.currentSessionId
+export const sessionId: Effect.Effect<Option.Option<string>> = InternalState.currentSessionId

@@ -28,7 +28,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import * as Internal from "./internal/test/connect.ts"
 import type * as JsonRpc from "./JsonRpc.ts"
 import * as McpClient from "./McpClient.ts"
 import type * as McpClientSession from "./McpClientSession.ts"
@@ -110,7 +109,11 @@ export const layer = <E, R>(
 ): Layer.Layer<McpClient.McpClient, McpError.McpError | E, R> => {
   const { clientInfo, era, onFrame, ...client } = options ?? {}
   return McpClient.layer({ ...client, clientInfo: clientInfo ?? defaultClientInfo, era: era ?? "modern" }).pipe(
-    Layer.provide(Internal.transport(server, onFrame))
+    // the in-memory link is loaded when the layer is built, not with this module
+    Layer.provide(Layer.unwrap(Effect.map(
+      Effect.promise(() => import("./internal/test/connect.ts")),
+      (Internal) => Internal.transport(server, onFrame)
+    )))
   )
 }
 

@@ -14,15 +14,12 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as McpHttpServer from "@effect-mcp/core/McpHttpServer"
 import type * as McpServer from "@effect-mcp/core/McpServer"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as HttpRouter from "effect/http/HttpRouter"
-import * as HttpServer from "effect/http/HttpServer"
+import type * as HttpServer from "effect/http/HttpServer"
 import type * as HttpServerError from "effect/http/HttpServerError"
-import * as Http from "node:http"
+import * as Layer from "effect/Layer"
 
 /**
  * Where and how to serve: the route's options plus the listening address.
@@ -56,19 +53,30 @@ export interface Options extends McpHttpServer.Options {
 export const layer = (
   options?: Options
 ): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, McpServer.McpServer> =>
-  HttpRouter.serve(McpHttpServer.layerRoute(options), {
-    disableLogger: options?.logRequests !== true,
-    disableListenLog: true
-  }).pipe(
-    McpHttpServer.withGracefulShutdown,
-    Layer.provideMerge(NodeHttpServer.layerServer(() => Http.createServer(), {
-      port: options?.port ?? 0,
-      host: options?.host ?? "127.0.0.1",
-      // the MCP sessions have ended (`withGracefulShutdown`) and their answers
-      // are written: what is left is interrupted rather than waited for
-      disablePreemptiveShutdown: true
-    }))
-  )
+  // the HTTP server (`node:http`, `effect/http`) is loaded when the layer is built, not with this module
+  Layer.unwrap(Effect.map(
+    Effect.promise(() =>
+      Promise.all([
+        import("node:http"),
+        import("@effect/platform-node/NodeHttpServer"),
+        import("effect/http/HttpRouter")
+      ])
+    ),
+    ([Http, NodeHttpServer, HttpRouter]) =>
+      HttpRouter.serve(McpHttpServer.layerRoute(options), {
+        disableLogger: options?.logRequests !== true,
+        disableListenLog: true
+      }).pipe(
+        McpHttpServer.withGracefulShutdown,
+        Layer.provideMerge(NodeHttpServer.layerServer(() => Http.createServer(), {
+          port: options?.port ?? 0,
+          host: options?.host ?? "127.0.0.1",
+          // the MCP sessions have ended (`withGracefulShutdown`) and their answers
+          // are written: what is left is interrupted rather than waited for
+          disablePreemptiveShutdown: true
+        }))
+      )
+  ))
 
 /**
  * The URL of the MCP endpoint of the server in context, e.g.
@@ -80,6 +88,8 @@ export const layer = (
 export const url: (path?: string) => Effect.Effect<string, never, HttpServer.HttpServer> = Effect.fn(
   "NodeMcpHttpServer.url"
 )(function*(path: string = "/mcp") {
-  const server = yield* HttpServer.HttpServer
-  return HttpServer.formatAddress(server.address) + path
+  // loaded already when a server is in context
+  const { formatAddress, HttpServer: Server } = yield* Effect.promise(() => import("effect/http/HttpServer"))
+  const server = yield* Server
+  return formatAddress(server.address) + path
 })

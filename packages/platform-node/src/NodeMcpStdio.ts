@@ -25,7 +25,6 @@ import type * as Scope from "effect/Scope"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
 import * as InternalConsole from "./internal/console.ts"
-import * as InternalStdioClient from "./internal/stdioClient.ts"
 import * as NodeMcpRuntime from "./NodeMcpRuntime.ts"
 
 // -----------------------------------------------------------------------------
@@ -309,7 +308,11 @@ export interface StdioClient extends TransportService {
  * @since 0.1.0
  */
 export const makeClient: (options: ClientOptions) => Effect.Effect<StdioClient, McpError.McpError, Scope.Scope> =
-  Effect.fn("NodeMcpStdio.makeClient")(InternalStdioClient.makeClient)
+  Effect.fn("NodeMcpStdio.makeClient")(function*(options: ClientOptions) {
+    // the client's machinery (`node:child_process`) is loaded with the first client, not with this module
+    const Internal = yield* Effect.promise(() => import("./internal/stdioClient.ts"))
+    return yield* Internal.makeClient(options)
+  })
 
 /**
  * A spawned server as the `McpTransport` of a client layer.

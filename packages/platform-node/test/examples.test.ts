@@ -155,4 +155,35 @@ describe("README examples", () => {
     assert.strictEqual(called.code, 0)
     assert.include(called.stdout, "notes about mcp")
   })
+
+  it("the quick-start HTTP server answers the CLI's call over Streamable HTTP", async () => {
+    const server = spawn(process.execPath, ["--conditions=development", "scratchpad/quickstart/http-server.ts"], {
+      cwd: root,
+      env: { ...process.env, PORT: "0" },
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = ""
+        server.stdout.on("data", (chunk) => {
+          out += chunk
+          const match = /listening on (\S+)/.exec(out)
+          if (match) resolve(match[1]!)
+        })
+        server.on("exit", (code) => reject(new Error(`server exited with ${code}`)))
+      })
+      const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          ["packages/cli/bin/effect-mcp.js", "--url", url, "call", "add_note", "--args", "{\"title\":\"a\",\"body\":\"b\"}"],
+          { cwd: root, timeout: 30_000 },
+          (error, stdout) => resolve({ code: error === null ? 0 : 1, stdout })
+        )
+      )
+      assert.strictEqual(code, 0)
+      assert.strictEqual(stdout, "saved a\n")
+    } finally {
+      server.kill("SIGTERM")
+    }
+  })
 })

@@ -9,7 +9,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as JsonSchema from "effect/JsonSchema"
 import * as Predicate from "effect/Predicate"
-import * as Prompt from "effect/ai/Prompt"
 import * as Tool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
 import type { RemoteTool, RemoteTools, ToolEntry, ToolFailure, ToolkitOptions } from "../../McpAi.ts"
@@ -18,6 +17,7 @@ import * as McpError from "../../McpError.ts"
 import type * as McpGroup from "../../McpGroup.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import { modelNames } from "./names.ts"
+import { toModelOutput } from "./output.ts"
 
 /** Where the tools come from and where their calls go. @internal */
 interface Source {
@@ -127,48 +127,4 @@ const failureOf = (name: string, result: McpSchema.CallToolResult, Failure: type
   return result.structuredContent === undefined
     ? new Failure({ tool: name, message })
     : new Failure({ tool: name, message, structuredContent: result.structuredContent })
-}
-
-/**
- * What the model gets of a result: its text blocks joined (or, when there is
- * `structuredContent`, its JSON instead of them, which they mirror), images,
- * audio and binary resources as files, embedded text resources as text,
- * resource links as `title: uri` lines; in the order of the blocks.
- *
- * @internal
- */
-export const toModelOutput = (result: McpSchema.CallToolResult): Array<Prompt.ToolModelOutputPart> => {
-  const parts: Array<Prompt.ToolModelOutputPart> = []
-  let texts: Array<string> = []
-  const text = (value: string) => texts.push(value)
-  const file = (mediaType: string, data: string, fileName?: string) => {
-    flush()
-    parts.push(Prompt.filePart(fileName === undefined ? { mediaType, data } : { mediaType, data, fileName }))
-  }
-  const flush = () => {
-    if (texts.length > 0) parts.push(Prompt.textPart({ text: texts.join("\n") }))
-    texts = []
-  }
-  const structured = result.structuredContent !== undefined
-  if (structured) text(JSON.stringify(result.structuredContent))
-  for (const block of result.content) {
-    switch (block.type) {
-      case "text":
-        if (!structured) text(block.text)
-        break
-      case "image":
-      case "audio":
-        file(block.mimeType, block.data)
-        break
-      case "resource":
-        if ("text" in block.resource) text(block.resource.text)
-        else file(block.resource.mimeType ?? "application/octet-stream", block.resource.blob, block.resource.uri)
-        break
-      case "resource_link":
-        text(`${block.title ?? block.name}: ${block.uri}`)
-        break
-    }
-  }
-  flush()
-  return parts.length === 0 ? [Prompt.textPart({ text: "" })] : parts
 }

@@ -55,16 +55,8 @@ export interface Guard {
 /** `true` for a refusal (as opposed to an `AuthInfo`). @internal */
 export const isRefusal = (value: McpAuth.AuthInfo | Refusal): value is Refusal => "status" in value
 
-/**
- * Whom a session belongs to: the subject and client of the token that
- * created it (`undefined`: a token that names neither binds nothing).
- *
- * @internal
- */
-export const principal = (auth: McpAuth.AuthInfo | undefined): string | undefined =>
-  auth === undefined || (auth.subject === undefined && auth.clientId === undefined)
-    ? undefined
-    : JSON.stringify([auth.subject ?? null, auth.clientId ?? null])
+/** Whom a session belongs to (`principal.ts`). @internal */
+export { principal } from "./principal.ts"
 
 /** `/.well-known/oauth-protected-resource` + the resource's path (RFC 9728 §3.1). @internal */
 export const metadataPath = (resource: string): string => {

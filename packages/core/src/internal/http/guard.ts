@@ -13,20 +13,18 @@
  *
  * And CORS for browser clients ({@link makeCors}): the origins of the
  * `cors` option pass the Origin check too, and get the CORS headers. Plus
- * the Streamable HTTP server's checks of `Accept`, `Content-Type` and
- * `MCP-Protocol-Version`.
+ * the Streamable HTTP server's checks of `Accept` and `Content-Type` (that
+ * of `MCP-Protocol-Version`, which answers with an HTTP response, is
+ * `checkVersion` in `server/responses.ts`: this module loads no
+ * `effect/http` module, for the WebSocket and HTTP+SSE servers).
  *
  * @internal
  */
 import * as Duration from "effect/Duration"
 import type * as HttpServer from "effect/http/HttpServer"
-import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Result from "effect/Result"
-import * as JsonRpc from "../../JsonRpc.ts"
 import type * as McpHttpServer from "../../McpHttpServer.ts"
-import * as McpSchema from "../../McpSchema.ts"
-import * as Responses from "./server/responses.ts"
 
 /** @internal */
 export interface GuardOptions {
@@ -187,18 +185,4 @@ export const acceptsPost = (header: string | undefined) => {
 export const acceptsSse = (header: string | undefined) => {
   const types = mediaTypes(header)
   return types.includes("*/*") || types.includes("text/event-stream")
-}
-
-const isSupported = (version: string) => (McpSchema.SUPPORTED_PROTOCOL_VERSIONS as ReadonlyArray<string>).includes(version)
-
-/** The `400` answer to an `MCP-Protocol-Version` header the server does not speak, or `undefined`. @internal */
-export const checkVersion = (
-  headers: Readonly<Record<string, string | undefined>>
-): HttpServerResponse.HttpServerResponse | undefined => {
-  const version = headers[PROTOCOL_VERSION]
-  return version === undefined || isSupported(version) ? undefined : Responses.error(
-    400,
-    JsonRpc.ErrorCode.ServerError,
-    `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${McpSchema.SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`
-  )
 }

@@ -181,7 +181,7 @@ const stateless = (
 ) =>
   Effect.gen(function*() {
     if (requests === 0) return Responses.accepted
-    const versionError = Guard.checkVersion(headers)
+    const versionError = Responses.checkVersion(headers)
     if (versionError !== undefined) return versionError
     const version = headers[Guard.PROTOCOL_VERSION] ?? "2025-03-26"
     if (batch && !acceptsBatches(version)) return batchesUnsupported()

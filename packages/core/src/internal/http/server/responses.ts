@@ -1,14 +1,16 @@
 /**
  * The HTTP responses of the Streamable HTTP server: a JSON-RPC error with its
- * status, an SSE stream, the JSON answer of a POST, and the fixed ones
- * (`202 Accepted`, an empty stream).
+ * status, an SSE stream, the JSON answer of a POST, the fixed ones
+ * (`202 Accepted`, an empty stream), and the check of `MCP-Protocol-Version`.
  *
  * @internal
  */
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../../JsonRpc.ts"
+import * as McpSchema from "../../../McpSchema.ts"
 import type * as Bearer from "../../auth/bearer.ts"
+import { PROTOCOL_VERSION } from "../guard.ts"
 import * as SseStream from "./sseStream.ts"
 
 /** A JSON-RPC error object as the body of an HTTP error. @internal */
@@ -53,4 +55,18 @@ export const json = (batch: boolean, responses: ReadonlyArray<JsonRpc.Message> |
   const all = responses ?? []
   const text = batch ? `[${all.map(SseStream.stringify).join(",")}]` : SseStream.stringify(all[0]!)
   return HttpServerResponse.text(text, { status, contentType: "application/json" })
+}
+
+const isSupported = (version: string) => (McpSchema.SUPPORTED_PROTOCOL_VERSIONS as ReadonlyArray<string>).includes(version)
+
+/** The `400` answer to an `MCP-Protocol-Version` header the server does not speak, or `undefined`. @internal */
+export const checkVersion = (
+  headers: Readonly<Record<string, string | undefined>>
+): HttpServerResponse.HttpServerResponse | undefined => {
+  const version = headers[PROTOCOL_VERSION]
+  return version === undefined || isSupported(version) ? undefined : error(
+    400,
+    JsonRpc.ErrorCode.ServerError,
+    `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${McpSchema.SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`
+  )
 }

@@ -5,9 +5,7 @@
  * `delete.ts`); the idle-session reaper runs for as long as the layer, and
  * shutdown (`shutdown.ts`) ends the sessions.
  * Sessions live in `sessions.ts`, the routing of frames in `exchange.ts`.
- *
- * Also what a handler may ask of its HTTP session (`closeSseStream`,
- * `currentSessionId`).
+ * `McpHttpServer` loads this module when its layer is built.
  *
  * @internal
  */
@@ -24,7 +22,6 @@ import type * as McpAuth from "../../../McpAuth.ts"
 import { canonicalResource } from "../../../McpAuth.ts"
 import type * as McpHttpServer from "../../../McpHttpServer.ts"
 import { addMetadataRoutes } from "../../../McpResourceServer.ts"
-import { RequestOrigin } from "../../../McpTransport.ts"
 import * as Bearer from "../../auth/bearer.ts"
 import * as Delete from "./delete.ts"
 import * as Exchange from "./exchange.ts"
@@ -34,7 +31,6 @@ import * as Post from "./post.ts"
 import * as Responses from "./responses.ts"
 import * as Sessions from "./sessions.ts"
 import * as Shutdown from "./shutdown.ts"
-import * as SseStream from "./sseStream.ts"
 import * as State from "./state.ts"
 
 // the bearer check; the resource defaults to the bound address and the path
@@ -127,7 +123,7 @@ export const addRoute = Effect.fnUntraced(function*(
   // layer is wrapped with `withGracefulShutdown`, else when this layer closes
   const drain = Shutdown.drain(state)
   yield* Effect.addFinalizer(() => drain)
-  const drains = yield* Effect.serviceOption(Shutdown.Drains)
+  const drains = yield* Effect.serviceOption(State.Drains)
   if (Option.isSome(drains)) {
     drains.value.add(drain)
     yield* Effect.addFinalizer(() => Effect.sync(() => drains.value.delete(drain)))
@@ -135,22 +131,3 @@ export const addRoute = Effect.fnUntraced(function*(
   // a request counts until its response is written: shutdown waits for that
   yield* router.add("*", path, (request) => Effect.andThen(Shutdown.track(state), handle(request)))
 })
-
-// -----------------------------------------------------------------------------
-// Inside handlers
-// -----------------------------------------------------------------------------
-
-/** Ends the connection carrying the current request's SSE stream (SEP-1699 polling). @internal */
-export const closeSseStream: Effect.Effect<void> = Effect.withFiber((fiber) => {
-  const session = fiber.getRef(State.CurrentSession)
-  const origin = fiber.getRef(RequestOrigin)
-  if (session === undefined || origin === undefined) return Effect.void
-  const stream = session.inflight.get(origin)?.stream
-  if (stream !== undefined) SseStream.kick(stream)
-  return Effect.void
-})
-
-/** The `Mcp-Session-Id` of the current session, if any. @internal */
-export const currentSessionId: Effect.Effect<Option.Option<string>> = Effect.withFiber((fiber) =>
-  Effect.succeed(Option.fromUndefinedOr(fiber.getRef(State.CurrentSession)?.id))
-)

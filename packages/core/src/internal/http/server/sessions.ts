@@ -20,7 +20,6 @@ import type * as McpAuth from "../../../McpAuth.ts"
 import type * as McpError from "../../../McpError.ts"
 import { McpTransport } from "../../../McpTransport.ts"
 import * as Bearer from "../../auth/bearer.ts"
-import * as Guard from "../guard.ts"
 import * as Responses from "./responses.ts"
 import * as SseStream from "./sseStream.ts"
 import * as State from "./state.ts"
@@ -170,7 +169,7 @@ export const find = (
   const session = state.sessions.get(id)
   if (session === undefined || session.id === undefined) return Result.fail(notFound())
   if (state.bearer !== undefined && session.principal !== Bearer.principal(auth)) return Result.fail(notFound())
-  const versionError = Guard.checkVersion(headers)
+  const versionError = Responses.checkVersion(headers)
   return versionError === undefined ? Result.succeed(session) : Result.fail(versionError)
 }
 

@@ -8,13 +8,12 @@
  * the HTTP server's own close finds no MCP connection open. Requests that
  * arrive meanwhile get `503`.
  *
- * `Drains` is how a serving layer wrapped with
+ * `Drains` (`state.ts`) is how a serving layer wrapped with
  * `McpHttpServer.withGracefulShutdown` runs this before its HTTP server
  * closes (the endpoint's own finalizer runs only after).
  *
  * @internal
  */
-import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -26,11 +25,6 @@ import * as Responses from "./responses.ts"
 import * as Sessions from "./sessions.ts"
 import * as SseStream from "./sseStream.ts"
 import type * as State from "./state.ts"
-
-/** The drains of the endpoints served by a layer wrapped with `withGracefulShutdown`. @internal */
-export class Drains extends Context.Service<Drains, Set<Effect.Effect<void>>>()(
-  "@effect-mcp/core/McpHttpServer/Drains"
-) {}
 
 const SHUTTING_DOWN = "Service Unavailable: the server is shutting down"
 

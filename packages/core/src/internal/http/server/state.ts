@@ -2,9 +2,15 @@
  * What the pieces of the Streamable HTTP server share: the settings read
  * from its options, the engine, the scope every session's scope is forked
  * from, and the live sessions; plus the models of a session and of an
- * exchange (the answer to one POST). Made once by `addRoute` (`server.ts`)
+ * exchange (the answer to one POST). Made once by `addRoute` (`route.ts`)
  * and passed to the functions of `sessions.ts`, `sessionStreams.ts`,
  * `exchange.ts` and the method handlers.
+ *
+ * Also what `McpHttpServer` needs before the route is built, kept here
+ * because this module is light (the route and its handlers, which load
+ * `effect/http`, are loaded when the layer is built): what a handler may ask
+ * of its HTTP session (`closeSseStream`, `currentSessionId`), and the
+ * `Drains` of `withGracefulShutdown`.
  *
  * @internal
  */
@@ -25,6 +31,7 @@ import type * as McpAuth from "../../../McpAuth.ts"
 import type * as McpHttpServer from "../../../McpHttpServer.ts"
 import { McpServer } from "../../../McpServer.ts"
 import type * as McpServerSession from "../../../McpServerSession.ts"
+import { RequestOrigin } from "../../../McpTransport.ts"
 import type * as Bearer from "../../auth/bearer.ts"
 import * as EventStore from "./eventStore.ts"
 import * as SseStream from "./sseStream.ts"
@@ -169,3 +176,36 @@ export const make = Effect.fnUntraced(function*(
     idle: undefined
   }
 })
+
+// -----------------------------------------------------------------------------
+// Inside handlers
+// -----------------------------------------------------------------------------
+
+/** Ends the connection carrying the current request's SSE stream (SEP-1699 polling). @internal */
+export const closeSseStream: Effect.Effect<void> = Effect.withFiber((fiber) => {
+  const session = fiber.getRef(CurrentSession)
+  const origin = fiber.getRef(RequestOrigin)
+  if (session === undefined || origin === undefined) return Effect.void
+  const stream = session.inflight.get(origin)?.stream
+  if (stream !== undefined) SseStream.kick(stream)
+  return Effect.void
+})
+
+/** The `Mcp-Session-Id` of the current session, if any. @internal */
+export const currentSessionId: Effect.Effect<Option.Option<string>> = Effect.withFiber((fiber) =>
+  Effect.succeed(Option.fromUndefinedOr(fiber.getRef(CurrentSession)?.id))
+)
+
+// -----------------------------------------------------------------------------
+// Shutdown
+// -----------------------------------------------------------------------------
+
+/**
+ * The drains of the endpoints served by a layer wrapped with
+ * `withGracefulShutdown` (see `shutdown.ts`).
+ *
+ * @internal
+ */
+export class Drains extends Context.Service<Drains, Set<Effect.Effect<void>>>()(
+  "@effect-mcp/core/McpHttpServer/Drains"
+) {}
