@@ -255,7 +255,7 @@ describe("effect-mcp", () => {
         execFileSync("script", ["-qec", command, "/dev/null"], {
           encoding: "utf8",
           timeout: 60_000,
-          env: { ...process.env, EFFECT_MCP_CLI_TEST_RUN: id }
+          env: { ...process.env, LC_EFFECT_MCP_CLI_TEST_RUN: id }
         })
       )
       assert.deepStrictEqual(processesWith(`EFFECT_MCP_CLI_TEST_RUN=${id}`), [])

@@ -277,7 +277,8 @@ const isParams = (u: unknown) => u === undefined || typeof u === "object" && u !
 /**
  * Sorts one parsed JSON value into a JSON-RPC message kind, or says why it is
  * not a valid message (with the id when one could be read, so that the error
- * response can carry it).
+ * response can carry it). A value with `method` and `result` or `error`, or
+ * with both `result` and `error`, is invalid.
  *
  * @category classification
  * @since 0.1.0
@@ -286,6 +287,9 @@ export const classify = (u: unknown): Classified => {
   if (!Predicate.isObject(u)) return { _tag: "Invalid", id: null, reason: "a JSON-RPC message must be an object" }
   const id = isId(u.id) ? u.id : null
   if (u.jsonrpc !== "2.0") return { _tag: "Invalid", id, reason: "jsonrpc must be \"2.0\"" }
+  const answers = "result" in u || "error" in u
+  if ("method" in u && answers) return { _tag: "Invalid", id, reason: "a message cannot be both a request and a response" }
+  if ("result" in u && "error" in u) return { _tag: "Invalid", id, reason: "a response cannot carry both result and error" }
   if (typeof u.method === "string") {
     if (!isParams(u.params)) return { _tag: "Invalid", id, reason: "params must be an object or an array" }
     if ("id" in u) {

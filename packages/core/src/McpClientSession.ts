@@ -22,6 +22,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import * as Capabilities from "./internal/era/capabilities.ts"
+import * as Stateful from "./internal/era/stateful.ts"
 import * as Stateless from "./internal/era/stateless.ts"
 import * as StatelessClient from "./internal/era/statelessClient.ts"
 import * as McpError from "./McpError.ts"
@@ -153,12 +155,15 @@ export const make = Effect.fn("McpClientSession.make")(function*(
   const capabilities = options.capabilities ?? {}
   const era = options.era ?? "auto"
   let serverCapabilities: McpSchema.ServerCapabilities | undefined
+  let protocolVersion: string | undefined
   const session = yield* McpSession.make({
     role: "client",
     handlers: options.handlers,
     notificationHandlers: options.notificationHandlers,
     observeNotification: options.observeNotification,
-    capabilities: { own: capabilities, peer: () => serverCapabilities },
+    capabilities: { own: capabilities, peer: () => Capabilities.ofServer(serverCapabilities, protocolVersion) },
+    // a 2025-03-26 server may send batches
+    acceptBatches: () => Stateful.acceptsBatches(protocolVersion),
     defaultTimeout: options.defaultTimeout,
     keepAlive: options.keepAlive
   })
@@ -199,6 +204,7 @@ export const make = Effect.fn("McpClientSession.make")(function*(
     )
   }
   serverCapabilities = result.capabilities
+  protocolVersion = result.protocolVersion
   yield* session.notify(McpSchema.Initialized, {})
   return {
     ...session,

@@ -6,16 +6,26 @@
  * {
  *   "mcpServers": {
  *     "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."], "env": { "DEBUG": "1" } },
- *     "search": { "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer ..." } },
+ *     "search": { "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer ${SEARCH_TOKEN}" } },
  *     "legacy": { "url": "https://example.com/sse", "transport": "sse" },
  *     "socket": { "url": "ws://127.0.0.1:9000/mcp", "era": "legacy" }
  *   }
  * }
  * ```
  *
+ * The strings of `command`, `args`, `env`, `url` and `headers` (and
+ * `oauth.clientId` / `oauth.clientSecret`) may name variables of the
+ * environment given to {@link decode} (`NodeMcpGroup.loadConfig` gives this
+ * process's): `${VAR}` (or `${env:VAR}`) and
+ * `${VAR:-default}` (the default when `VAR` is unset or empty). A variable
+ * that is unset, without a default, fails with a `ConfigError` naming it, the
+ * server and the field. The values that come from variables are secrets (see
+ * {@link secretsOf}): errors never quote them.
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
@@ -68,7 +78,9 @@ export type Era = typeof Era.Type
 
 /**
  * A stdio server (an entry with `command`): the command to spawn, its `args`,
- * `env`, `cwd` and {@link Era}.
+ * `env`, `cwd` and {@link Era}. The child gets `env` over a small default set
+ * of this process's variables (see `NodeMcpStdio.ClientOptions`), or over all
+ * of them with `"inheritEnv": true`.
  *
  * @category schemas
  * @since 0.1.0
@@ -78,6 +90,7 @@ export const StdioServer = Schema.Struct({
   args: Schema.optionalKey(Schema.Array(Schema.String)),
   env: Schema.optionalKey(StringRecord),
   cwd: Schema.optionalKey(Schema.String),
+  inheritEnv: Schema.optionalKey(Schema.Boolean),
   era: Schema.optionalKey(Era),
   type: Schema.optionalKey(Schema.Literal("stdio")),
   transport: Schema.optionalKey(Schema.Literal("stdio"))
@@ -253,15 +266,179 @@ const remoteParams = (
   }
 }
 
+// -----------------------------------------------------------------------------
+// Variables
+// -----------------------------------------------------------------------------
+
+/**
+ * The variables `${VAR}` and `${VAR:-default}` are read from (`undefined`:
+ * unset).
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export type Environment = Readonly<Record<string, string | undefined>>
+
+/**
+ * Options of {@link decode} and {@link parse}.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export interface DecodeOptions {
+  /**
+   * Where `${VAR}` and `${VAR:-default}` are read from. Without it, strings
+   * are taken as they are written.
+   */
+  readonly env?: Environment | undefined
+}
+
+const VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
+
+/** The servers' values that came from variables, by the params decoded from their entries. */
+const secretsByParams = new WeakMap<McpGroup.ServerParams, ReadonlyArray<Redacted.Redacted<string>>>()
+
+/**
+ * The values that came from variables of the environment when `params` was
+ * decoded by {@link decode} (none for params made otherwise, or copied).
+ * Whoever prints text about the server (its errors, its stderr) masks them.
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const secretsOf = (params: McpGroup.ServerParams): ReadonlyArray<Redacted.Redacted<string>> =>
+  secretsByParams.get(params) ?? []
+
+/** `text` with every occurrence of a secret replaced by `***`, the longest first. */
+const mask = (text: string, secrets: ReadonlyArray<string>): string =>
+  [...secrets].sort((a, b) => b.length - a.length).reduce(
+    (masked, secret) => secret === "" ? masked : masked.split(secret).join("***"),
+    text
+  )
+
+interface Expansion {
+  readonly env: Environment
+  readonly secrets: Array<string>
+}
+
+const expandString = (
+  text: string,
+  expansion: Expansion,
+  source: string,
+  server: string,
+  path: ReadonlyArray<PropertyKey>
+): Result.Result<string, McpError.McpError> => {
+  let missing: string | undefined
+  const expanded = text.replace(VARIABLE, (whole, name: string, fallback: string | undefined) => {
+    const value = expansion.env[name]
+    if (fallback !== undefined && (value === undefined || value === "")) return fallback
+    if (value === undefined) {
+      missing ??= name
+      return whole
+    }
+    expansion.secrets.push(value)
+    return value
+  })
+  return missing === undefined
+    ? Result.succeed(expanded)
+    : Result.fail(McpError.config(
+      source,
+      `the variable ${missing} is not set (set it, or give a default: \${${missing}:-value})`,
+      { server, field: formatPath(path) }
+    ))
+}
+
+const expandField = (
+  entry: Record<PropertyKey, unknown>,
+  key: string,
+  expansion: Expansion,
+  source: string,
+  server: string
+): Result.Result<unknown, McpError.McpError> => {
+  const value = entry[key]
+  if (typeof value === "string") return expandString(value, expansion, source, server, [key])
+  if (key === "args" && Array.isArray(value)) {
+    const out: Array<unknown> = []
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index]
+      if (typeof item !== "string") out.push(item)
+      else {
+        const expanded = expandString(item, expansion, source, server, [key, index])
+        if (Result.isFailure(expanded)) return expanded
+        out.push(expanded.success)
+      }
+    }
+    return Result.succeed(out)
+  }
+  if (Predicate.isObject(value) && !Array.isArray(value)) {
+    const names = key === "oauth" ? ["clientId", "clientSecret"] : Object.keys(value)
+    const out: Record<string, unknown> = { ...value }
+    for (const name of names) {
+      const item = value[name]
+      if (typeof item !== "string") continue
+      const expanded = expandString(item, expansion, source, server, [key, name])
+      if (Result.isFailure(expanded)) return expanded
+      out[name] = expanded.success
+    }
+    return Result.succeed(out)
+  }
+  return Result.succeed(value)
+}
+
+/** The entry with its variables expanded in the fields that take them. */
+const expandEntry = (
+  entry: Record<PropertyKey, unknown>,
+  expansion: Expansion,
+  source: string,
+  server: string
+): Result.Result<Record<PropertyKey, unknown>, McpError.McpError> => {
+  const out: Record<PropertyKey, unknown> = { ...entry }
+  for (const key of ["command", "args", "env", "url", "headers", "oauth"]) {
+    if (!(key in entry)) continue
+    const expanded = expandField(entry, key, expansion, source, server)
+    if (Result.isFailure(expanded)) return Result.fail(expanded.failure)
+    out[key] = expanded.success
+  }
+  return Result.succeed(out)
+}
+
+/** The error with the secrets in its message masked. */
+const maskError = (error: McpError.McpError, secrets: ReadonlyArray<string>): McpError.McpError => {
+  const reason = error.reason
+  if (secrets.length === 0 || reason._tag !== "ConfigError") return error
+  return McpError.config(reason.source, mask(reason.description, secrets), {
+    server: reason.server,
+    field: reason.field
+  })
+}
+
 const serverParams = (
   name: string,
   value: unknown,
-  source: string
+  source: string,
+  env: Environment | undefined
 ): Result.Result<McpGroup.ServerParams | undefined, McpError.McpError> => {
   if (!Predicate.isObject(value)) {
     return Result.fail(McpError.config(source, `expected an object, got ${describe(value)}`, { server: name }))
   }
   if (value.disabled === true) return Result.succeed(undefined)
+  if (env === undefined) return entryParams(name, value, source)
+  const expansion: Expansion = { env, secrets: [] }
+  const expanded = expandEntry(value, expansion, source, name)
+  if (Result.isFailure(expanded)) return Result.fail(expanded.failure)
+  const params = entryParams(name, expanded.success, source)
+  if (Result.isFailure(params)) return Result.fail(maskError(params.failure, expansion.secrets))
+  if (params.success !== undefined && expansion.secrets.length > 0) {
+    secretsByParams.set(params.success, [...new Set(expansion.secrets)].map((secret) => Redacted.make(secret)))
+  }
+  return params
+}
+
+const entryParams = (
+  name: string,
+  value: Record<PropertyKey, unknown>,
+  source: string
+): Result.Result<McpGroup.ServerParams | undefined, McpError.McpError> => {
   const hasCommand = "command" in value
   const hasUrl = "url" in value
   if (hasCommand && hasUrl) {
@@ -276,6 +453,7 @@ const serverParams = (
       ...(entry.args === undefined ? {} : { args: entry.args }),
       ...(entry.env === undefined ? {} : { env: entry.env }),
       ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
+      ...(entry.inheritEnv === undefined ? {} : { inheritEnv: entry.inheritEnv }),
       ...eraOf(entry)
     }))
   }
@@ -292,16 +470,20 @@ const serverParams = (
  * Decodes a parsed configuration file into server parameters, by name, in
  * the file's order. `source` names the file in errors: a bad file fails with
  * a `ConfigError` naming the source, the server and the field
- * (`mcp.json: server "files": args[1]: Expected string, got 3`).
+ * (`mcp.json: server "files": args[1]: Expected string, got 3`). With
+ * `options.env`, `${VAR}` and `${VAR:-default}` are expanded first (see the
+ * module's description); an unset variable fails with a `ConfigError` naming
+ * it (`mcp.json: server "search": headers.Authorization: the variable TOKEN is not set ...`).
  *
  * @category decoding
  * @since 0.1.0
  */
 export const decode: (
   json: unknown,
-  source: string
+  source: string,
+  options?: DecodeOptions
 ) => Effect.Effect<Record<string, McpGroup.ServerParams>, McpError.McpError> = Effect.fn("McpConfig.decode")(
-  function*(json: unknown, source: string) {
+  function*(json: unknown, source: string, options?: DecodeOptions) {
     if (!Predicate.isObject(json)) {
       return yield* McpError.config(source, `expected a JSON object with "mcpServers", got ${describe(json)}`)
     }
@@ -311,7 +493,7 @@ export const decode: (
     const file = yield* Effect.fromResult(decodeWith(ConfigFile, json, source, undefined))
     const servers: Record<string, McpGroup.ServerParams> = {}
     for (const [name, value] of Object.entries(file.mcpServers)) {
-      const params = yield* Effect.fromResult(serverParams(name, value, source))
+      const params = yield* Effect.fromResult(serverParams(name, value, source, options?.env))
       if (params !== undefined) servers[name] = params
     }
     return servers
@@ -328,13 +510,14 @@ export const decode: (
  */
 export const parse: (
   text: string,
-  source: string
+  source: string,
+  options?: DecodeOptions
 ) => Effect.Effect<Record<string, McpGroup.ServerParams>, McpError.McpError> = Effect.fn("McpConfig.parse")(
-  function*(text: string, source: string) {
+  function*(text: string, source: string, options?: DecodeOptions) {
     const json = Result.try({
       try: () => JSON.parse(text) as unknown,
       catch: (cause) => McpError.config(source, `not valid JSON: ${McpError.messageOf(cause)}`)
     })
-    return yield* decode(yield* Effect.fromResult(json), source)
+    return yield* decode(yield* Effect.fromResult(json), source, options)
   }
 )

@@ -211,6 +211,27 @@ export class NotFoundError extends Schema.TaggedError<NotFoundError>()("NotFound
 }
 
 /**
+ * A call of an `McpGroup` names something that several of its servers offer
+ * (a resource URI they all list, or that their templates all match) without
+ * saying which server to ask: `servers` names them, in order of connection.
+ * Give the call's `server` option.
+ *
+ * @category reasons
+ * @since 0.2.0
+ */
+export class AmbiguousError extends Schema.TaggedError<AmbiguousError>()("AmbiguousError", {
+  kind: Schema.String,
+  name: Schema.String,
+  servers: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `the ${this.kind} "${this.name}" is offered by several servers (${
+      this.servers.map((server) => `"${server}"`).join(", ")
+    }): name the server to ask`
+  }
+}
+
+/**
  * A configuration file (`mcp.json`) is not valid: `source` is the file (or
  * whatever the text came from), `server` the entry and `field` the path inside
  * it, when the problem is that precise.
@@ -270,7 +291,7 @@ export class AuthError extends Schema.TaggedError<AuthError>()("AuthError", {
  */
 export const Reason = Schema.Union([
   TransportError, ProtocolError, InvalidParamsError, InvalidResultError, TimeoutError, ClosedError, UnsupportedError,
-  HandshakeError, ServerUnavailableError, NameCollisionError, NotFoundError, ConfigError, AuthError
+  HandshakeError, ServerUnavailableError, NameCollisionError, NotFoundError, AmbiguousError, ConfigError, AuthError
 ])
 
 /**
@@ -391,6 +412,13 @@ export const nameCollision = (kind: string, name: string, servers: ReadonlyArray
  */
 export const notFound = (kind: string, name: string): McpError =>
   new McpError({ reason: new NotFoundError({ kind, name }) })
+
+/**
+ * @category constructors
+ * @since 0.2.0
+ */
+export const ambiguous = (kind: string, name: string, servers: ReadonlyArray<string>): McpError =>
+  new McpError({ reason: new AmbiguousError({ kind, name, servers }) })
 
 /**
  * @category constructors

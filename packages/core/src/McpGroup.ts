@@ -1,7 +1,9 @@
 /**
  * Many MCP servers as one scoped service: a group of `McpClient`s, each in a
  * scope of its own inside the group's, behind aggregated views and calls
- * routed by group name.
+ * routed by group name. Every component keeps its server: tools and prompts
+ * are named by the group's name hook, resources keep their URIs (the same URI
+ * from two servers is listed twice, and calls on it name their server).
  *
  * ```ts
  * const program = Effect.gen(function*() {
@@ -17,6 +19,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Schedule from "effect/Schedule"
@@ -89,12 +92,19 @@ export const layerConnectorInMemory: Layer.Layer<Connector> = Layer.succeed(Conn
 export type ComponentKind = "tool" | "prompt" | "resource" | "resourceTemplate"
 
 /**
- * Names a server's component in the group: `name` is the server's own (a
- * tool's or prompt's name, a resource's URI, a template's URI template),
+ * The kinds of components a {@link NameHook} names. Resources and templates
+ * are never renamed: they keep their URIs, and the group tells the servers
+ * offering one URI apart by their names.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type NamedKind = Extract<ComponentKind, "tool" | "prompt">
+
+/**
+ * Names a server's tool or prompt in the group: `name` is the server's own,
  * `server` the server's name in the group. The group routes calls by the
- * returned name and sends the server its own. A resource template renamed
- * by the hook must stay a template whose expressions match those of the
- * original (a prefix or suffix of literal text is fine).
+ * returned name and sends the server its own.
  *
  * @category models
  * @since 0.1.0
@@ -103,23 +113,22 @@ export type NameHook = (
   name: string,
   serverInfo: McpSchema.Implementation,
   server: string,
-  kind: ComponentKind
+  kind: NamedKind
 ) => string
 
 /**
  * A name hook that prefixes names with the server's name and a separator
- * (default `"__"`), for the kinds given (default tools and prompts; resources
- * and templates keep their URIs unless listed).
+ * (default `"__"`), for the kinds given (default tools and prompts).
  *
  * @category constructors
  * @since 0.1.0
  */
 export const prefixed = (options?: {
   readonly separator?: string | undefined
-  readonly kinds?: ReadonlyArray<ComponentKind> | undefined
+  readonly kinds?: ReadonlyArray<NamedKind> | undefined
 }): NameHook => {
   const separator = options?.separator ?? "__"
-  const kinds = new Set<ComponentKind>(options?.kinds ?? ["tool", "prompt"])
+  const kinds = new Set<NamedKind>(options?.kinds ?? ["tool", "prompt"])
   return (name, _serverInfo, server, kind) => kinds.has(kind) ? `${server}${separator}${name}` : name
 }
 
@@ -137,8 +146,48 @@ export interface ClientOptions extends Omit<McpClient.Options, "clientInfo"> {
 }
 
 /**
+ * How the group checks that a server still answers. Every `interval`, a
+ * server that sent nothing during the last one is pinged (`ping`; a
+ * 2026-07-28 server has no `ping`, so it is asked `server/discover`). An
+ * answer, even an error, means it is alive; a ping unanswered after
+ * `timeout` is missed, and `maxMissed` misses in a row take the server down
+ * (after about `maxMissed × (interval + timeout)` of silence): its calls
+ * fail at once with a `ServerUnavailableError`, its connection is closed (a
+ * stdio server's process tree is killed) and it is reconnected on the
+ * `reconnect` schedule. A ping that fails for want of a connection takes it
+ * down at once. Besides the schedule, a server is checked at once when its
+ * HTTP GET stream ends or a call fails for want of a connection (also with
+ * `liveness: false`, which only turns the periodic pings off).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Liveness {
+  /** How long a server may stay silent before it is pinged, and the time between pings. Default 30 s. */
+  readonly interval?: Duration.Input | undefined
+  /** How long a ping may take. Default 10 s. */
+  readonly timeout?: Duration.Input | undefined
+  /** How many pings in a row may go unanswered before the server is down. Default 2. */
+  readonly maxMissed?: number | undefined
+}
+
+/**
+ * Every 30 s of silence, a ping that may take 10 s; 2 missed in a row take
+ * the server down.
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const defaultLiveness: {
+  readonly interval: Duration.Duration
+  readonly timeout: Duration.Duration
+  readonly maxMissed: number
+} = Reconnect.defaultLiveness
+
+/**
  * A server of the static form: its parameters, and optionally client options
- * of its own, laid over the group's (and over the `era` of its parameters).
+ * of its own, laid over the group's (and over the `era` of its parameters),
+ * and liveness settings of its own.
  *
  * @category models
  * @since 0.1.0
@@ -146,6 +195,8 @@ export interface ClientOptions extends Omit<McpClient.Options, "clientInfo"> {
 export type ServerConfig = ServerParams | {
   readonly params: ServerParams
   readonly client?: ClientOptions | undefined
+  /** Laid over the group's `liveness`; `false`: no periodic pings of this server. */
+  readonly liveness?: Liveness | false | undefined
 }
 
 /**
@@ -157,6 +208,8 @@ export type ServerConfig = ServerParams | {
 export interface ConnectOptions {
   /** Laid over the group's client options, for this server. */
   readonly client?: ClientOptions | undefined
+  /** Laid over the group's `liveness`; `false`: no periodic pings of this server. */
+  readonly liveness?: Liveness | false | undefined
 }
 
 /**
@@ -169,9 +222,10 @@ export interface Options {
   /** The servers connected (concurrently) when the group is made, by name. */
   readonly servers?: Readonly<Record<string, ServerConfig>> | undefined
   /**
-   * Names components in the group. Default: their own names, and a name two
-   * servers offer fails the second one's connection with a
+   * Names tools and prompts in the group. Default: their own names, and a
+   * name two servers offer fails the second one's connection with a
    * `NameCollisionError` naming both; {@link prefixed} namespaces them.
+   * Resources and templates keep their URIs and never collide.
    */
   readonly nameHook?: NameHook | undefined
   /**
@@ -195,6 +249,12 @@ export interface Options {
    * retries it on the `reconnect` schedule.
    */
   readonly startupFailure?: "fail" | "down" | undefined
+  /**
+   * How the group checks that its servers still answer (see
+   * {@link Liveness}; default {@link defaultLiveness}); `false`: no periodic
+   * pings. A server's own settings are laid over these.
+   */
+  readonly liveness?: Liveness | false | undefined
 }
 
 /**
@@ -216,13 +276,14 @@ export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Reconnect.d
  * refused, and the server keeps its previous one, until a disconnection or a
  * failure frees the names).
  *
- * A server whose session ends (its process exits, its connection drops,
- * keep-alive fails) goes down: its components are withdrawn, calls to them
- * fail with a `ServerUnavailableError` naming it, and it is reconnected on
- * the `reconnect` schedule; the others are not touched. Over HTTP a session
- * outlives its server: a call that fails for want of a connection makes the
- * group ping the server, and a ping that fails the same way counts as the
- * server going down (give `client.keepAlive` to notice it without a call).
+ * A server whose session ends (its process exits, its connection drops) or
+ * that stops answering (see {@link Liveness}) goes down: its components are
+ * withdrawn, calls to them fail with a `ServerUnavailableError` naming it,
+ * and it is reconnected on the `reconnect` schedule; the others are not
+ * touched. Over HTTP a session outlives its server: the end of its GET
+ * stream, or a call that fails for want of a connection, makes the group
+ * ping the server at once, and a ping that fails the same way (or goes
+ * unanswered) counts as the server going down.
  *
  * @category models
  * @since 0.1.0
@@ -256,7 +317,8 @@ export interface ToolEntry {
 }
 
 /**
- * A resource of the group: `name` is its group URI.
+ * A resource of the group: `name` is its URI (resources are never renamed: a
+ * URI two servers list is listed twice, once with each).
  *
  * @category models
  * @since 0.1.0
@@ -268,7 +330,8 @@ export interface ResourceEntry {
 }
 
 /**
- * A resource template of the group: `name` is its group URI template.
+ * A resource template of the group: `name` is its URI template (never
+ * renamed, like resources).
  *
  * @category models
  * @since 0.1.0
@@ -293,7 +356,8 @@ export interface PromptEntry {
 
 /**
  * Every component of the group's up servers, in order of connection, each
- * under its group name (given by the {@link NameHook}).
+ * under its group name (given by the {@link NameHook} to tools and prompts;
+ * resources and templates under their URIs).
  *
  * @category models
  * @since 0.1.0
@@ -317,14 +381,26 @@ export interface ServerNotification {
 }
 
 /**
- * Options of `readResource`: a `server` skips routing by URI.
+ * Options of the calls on a resource (`readResource`, `subscribeResource`,
+ * `watchResource`, ...) and of `complete`: `server` names the server to ask,
+ * and skips routing by URI. It is needed when several servers offer the URI
+ * (list it, or have templates that match it): without it such a call fails
+ * with an `AmbiguousError` naming them.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface ResourceOptions extends McpClient.RequestOptions {
+  readonly server?: string | undefined
+}
+
+/**
+ * Options of `readResource` (see {@link ResourceOptions}).
  *
  * @category models
  * @since 0.1.0
  */
-export interface ReadResourceOptions extends McpClient.RequestOptions {
-  readonly server?: string | undefined
-}
+export type ReadResourceOptions = ResourceOptions
 
 /**
  * A live group.
@@ -369,29 +445,61 @@ export interface Group {
     options?: McpClient.RequestOptions
   ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpError>
   /**
-   * Reads a resource: by group URI among the listed resources, else through
-   * the first template (in order of connection) that matches it, else on the
-   * only server that declares resources, if there is just one.
+   * Reads a resource on `options.server`, else on the server that lists its
+   * URI, else on the server whose templates match it, else on the only
+   * server that declares resources, if there is just one. A URI that several
+   * servers list (or, listed by none, whose templates several servers have)
+   * fails with an `AmbiguousError` naming them.
    */
   readonly readResource: (
     uri: string,
-    options?: ReadResourceOptions
+    options?: ResourceOptions
   ) => Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError>
+  /**
+   * Subscribes to a resource on its server (routed like `readResource`). The
+   * subscription is renewed on the server's new connections, until
+   * `unsubscribeResource`.
+   */
+  readonly subscribeResource: (uri: string, options?: ResourceOptions) => Effect.Effect<void, McpError.McpError>
+  /** Ends a subscription of `subscribeResource` (routed like it). */
+  readonly unsubscribeResource: (uri: string, options?: ResourceOptions) => Effect.Effect<void, McpError.McpError>
+  /**
+   * `McpClient.watchResource` on the resource's server (routed like
+   * `readResource`), for as long as the stream runs. It follows the server
+   * across reconnections: once it is back, the watch is renewed on the new
+   * connection and one update of the URI is emitted (it may have changed
+   * meanwhile). The stream ends when the server leaves the group and fails
+   * with a `ServerUnavailableError` when reconnection gives up.
+   */
+  readonly watchResource: (
+    uri: string,
+    options?: ResourceOptions
+  ) => Stream.Stream<McpSchema.ResourceUpdatedNotificationParams, McpError.McpError>
   readonly getPrompt: (
     name: string,
     args?: Readonly<Record<string, string>>,
     options?: McpClient.RequestOptions
   ) => Effect.Effect<McpSchema.GetPromptResult, McpError.McpError>
-  /** Completes an argument of a prompt (group name) or resource template (group URI template). */
+  /**
+   * Completes an argument of a prompt (group name) or resource template (URI
+   * template; one that several servers have needs `options.server`).
+   */
   readonly complete: (
     ref: McpSchema.PromptReference | McpSchema.ResourceTemplateReference,
     argument: { readonly name: string; readonly value: string },
     context?: { readonly arguments?: Readonly<Record<string, string>> | undefined },
-    options?: McpClient.RequestOptions
+    options?: ResourceOptions
   ) => Effect.Effect<McpSchema.CompleteResult, McpError.McpError>
   /**
-   * The client of an up server, for everything else. It is the client of the
-   * server's current connection: after a reconnection, ask again.
+   * The client of an up server, for everything else (a server that is not up
+   * fails with a `ServerUnavailableError`). It follows the server across
+   * reconnections: each call goes to its current connection, and fails at
+   * once with a `ServerUnavailableError` while it is down (or once it was
+   * disconnected). Its values (`serverInfo`, `era`, `session`, ...) are those
+   * of the current connection, or of the last one while it is down; its
+   * cached lists' `changes`, `watchResource` and notifications go on across
+   * connections; the roots, the logging level and the subscriptions set
+   * through it are carried to new connections.
    */
   readonly client: (server: string) => Effect.Effect<McpClient.Client, McpError.McpError>
   /** Every notification of every server, from the moment the stream runs. */

@@ -83,6 +83,8 @@ export interface Options {
   readonly terminateTimeout?: Duration.Input | undefined
   /** The largest accepted SSE event, in characters. Default 10 MiB. */
   readonly maxEventSize?: number | undefined
+  /** The largest accepted JSON answer, in bytes: a larger one fails its request with a `TransportError`. Default 64 MiB. */
+  readonly maxResponseBytes?: number | undefined
   /** Trace the transport's HTTP requests (a span each). Default `false`. */
   readonly tracing?: boolean | undefined
 }

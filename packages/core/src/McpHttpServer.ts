@@ -88,6 +88,13 @@ export interface EventStoreMemoryOptions {
   readonly maxEventsPerStream?: number | undefined
   /** Streams kept in all; the oldest are dropped first. Default 10 000. */
   readonly maxStreams?: number | undefined
+  /**
+   * Bytes kept per stream (the JSON text of its events); its oldest events
+   * are dropped beyond it. Default 16 MiB.
+   */
+  readonly maxBytesPerStream?: number | undefined
+  /** Bytes kept in all; the oldest events of the oldest streams are dropped beyond it. Default 128 MiB. */
+  readonly maxBytes?: number | undefined
 }
 
 /**
@@ -208,6 +215,21 @@ export interface Options {
   readonly maxSessions?: number | undefined
   /** The largest accepted POST body (`413` beyond). Default 4 MiB. */
   readonly maxBodyBytes?: number | undefined
+  /**
+   * A POST's SSE stream whose connection dropped before its end (and that no
+   * `GET` with `Last-Event-ID` took over) is kept this long for a
+   * resumption; then it is dropped: what it buffered and stored is
+   * forgotten, and its requests still in flight are cancelled. Measured
+   * with the `Clock`. Default 1 minute.
+   */
+  readonly abandonedStreamTimeout?: Duration.Input | undefined
+  /**
+   * The most POST streams one session keeps (still written, or waiting for a
+   * resumption); a POST carrying requests beyond it gets `429`. Default 100.
+   */
+  readonly maxStreamsPerSession?: number | undefined
+  /** The most requests one session has in flight; a POST carrying more gets `429`. Default 1000. */
+  readonly maxRequestsPerSession?: number | undefined
   /**
    * Protects the endpoint with OAuth bearer tokens (see `McpResourceServer`):
    * every request needs a valid token, handlers read it with

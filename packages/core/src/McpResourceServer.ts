@@ -32,10 +32,13 @@ import * as McpError from "./McpError.ts"
  * Verifies a bearer token: its auth info, or a failure. Fail with an
  * `AuthError` (`McpError.auth("Unauthorized", …)`) for a token that is not
  * valid (the client gets `401 invalid_token`), with any other error when the
- * token could not be checked (`500`).
+ * token could not be checked: the client gets a bare `500` (no detail), the
+ * cause goes to the server log (`Effect.logError`).
  *
  * The resource server checks expiry, audience and scopes itself, from the
- * `AuthInfo`: a verifier need not. It runs for every request (a client sends
+ * `AuthInfo`: a verifier need not. It refuses (`401 invalid_token`) a token
+ * whose `AuthInfo` names neither a subject nor a client: sessions and
+ * `requestState` are bound to that principal, which such tokens would share. It runs for every request (a client sends
  * its token with each message), so a verifier that asks a remote server
  * should cache what it accepted, as {@link introspection} and
  * `NodeMcpJwtVerifier` do (least recently used, never past the token's `exp`,

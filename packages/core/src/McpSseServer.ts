@@ -49,6 +49,8 @@ export interface Options {
   readonly allowedHosts?: ReadonlyArray<string> | "any" | undefined
   /** The largest accepted POST body, in bytes. Default 4 MiB. */
   readonly maxMessageBytes?: number | undefined
+  /** The most open streams (one session each); a GET beyond it gets `503`. Default 10 000. */
+  readonly maxSessions?: number | undefined
   /**
    * Protects both routes with OAuth bearer tokens (see `McpResourceServer`):
    * the GET and every POST need a valid token, the POST's requests the

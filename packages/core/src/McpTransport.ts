@@ -112,9 +112,21 @@ export const RequestHeaders = Context.Reference<Readonly<Record<string, string>>
  * @since 0.1.0
  */
 export interface NdjsonOptions {
-  /** The longest accepted line in bytes; longer lines become `Malformed`. Default 4 MiB. */
+  /**
+   * The longest accepted line in bytes; a longer line becomes one `Malformed`
+   * (answered `-32700`) and the next line is read normally. Default 64 MiB
+   * (a tool result with screenshots easily passes 4 MiB).
+   */
   readonly maxLineBytes?: number | undefined
 }
+
+/**
+ * The default longest accepted line of {@link decodeNdjson}: 64 MiB.
+ *
+ * @category framing
+ * @since 0.2.0
+ */
+export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
 /**
  * Splits a byte stream into lines and parses each as JSON. Handles lines split
@@ -127,7 +139,7 @@ export interface NdjsonOptions {
  */
 export const decodeNdjson = (options?: NdjsonOptions) =>
 <E, R>(self: Stream.Stream<Uint8Array, E, R>): Stream.Stream<unknown, E, R> => {
-  const maxLineBytes = options?.maxLineBytes ?? 4 * 1024 * 1024
+  const maxLineBytes = options?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
   return self.pipe(
     Stream.mapAccum(
       () => ndjsonDecoder(maxLineBytes),

@@ -12,13 +12,16 @@
  *
  * @since 0.1.0
  */
-import type * as Duration from "effect/Duration"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Socket from "effect/socket/Socket"
 import * as Guard from "./internal/http/guard.ts"
+import type * as McpAuth from "./McpAuth.ts"
 import type * as McpError from "./McpError.ts"
+import type * as McpResourceServer from "./McpResourceServer.ts"
 import { McpServer } from "./McpServer.ts"
 import { McpTransport } from "./McpTransport.ts"
 
@@ -124,17 +127,92 @@ export const layerClient = (
  * @category constructors
  * @since 0.1.0
  */
-export const serve: (socket: Socket.Socket) => Effect.Effect<void, McpError.McpError, McpServer> = Effect.fn(
+export const serve: (
+  socket: Socket.Socket,
+  options?: ServeOptions
+) => Effect.Effect<void, McpError.McpError, McpServer> = Effect.fn(
   "McpWebSocket.serve"
-)(function*(socket: Socket.Socket) {
+)(function*(socket: Socket.Socket, options?: ServeOptions) {
   const server = yield* McpServer
   const Internal = yield* loadTransport
+  const auth = options?.auth
+  const Auth = auth === undefined ? undefined : yield* loadAuth
   yield* Effect.scoped(Effect.gen(function*() {
-    const transport = yield* Internal.make(socket)
+    const socketTransport = yield* Internal.make(socket)
+    const transport = auth === undefined ? socketTransport : Auth!.withAuth(socketTransport, auth, options?.authenticator)
     const session = yield* Effect.provideService(server.serve, McpTransport, transport)
-    yield* session.awaitClose
+    const expiresAt = auth?.expiresAt
+    if (expiresAt === undefined) return yield* session.awaitClose
+    // the connection ends when the token it was opened with expires
+    const left = expiresAt * 1000 - (yield* Clock.currentTimeMillis)
+    if (left > 0) yield* Effect.timeoutOption(session.awaitClose, Duration.millis(left))
   }))
 })
+
+/**
+ * How {@link serve} serves a socket.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ServeOptions {
+  /**
+   * The verified token of the opening handshake (see {@link Authenticator}):
+   * handlers read it with `McpAuth.CurrentAuth`, and the socket is closed
+   * (code 1000) when the token reaches its `expiresAt` (by the `Clock`).
+   */
+  readonly auth?: McpAuth.AuthInfo | undefined
+  /** With `auth`: requests the token lacks a scope for (`methodScopes`, `toolScopes`) are answered with an error. */
+  readonly authenticator?: Authenticator | undefined
+}
+
+/**
+ * The bearer check of a protected WebSocket endpoint, made by
+ * {@link makeAuthenticator}: the checks of `McpResourceServer` (as on
+ * Streamable HTTP) applied to the opening handshake.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Authenticator {
+  /** The canonical resource URL (the audience tokens must name). */
+  readonly resource: string
+  /** Where its Protected Resource Metadata document is expected (the `resource_metadata` of challenges). */
+  readonly metadataUrl: string
+  /**
+   * Checks the `Authorization` (and `DPoP`) header of a handshake (lower-case
+   * names; `url` is the request target): `Accept` with the verified token,
+   * or `Reject` with `401` / `403` and the `WWW-Authenticate` challenge in
+   * `headers`.
+   */
+  readonly authenticate: (
+    headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
+    url: string
+  ) => Effect.Effect<Handshake>
+  /** Why the token may not make this request (a scope it lacks), if it may not. */
+  readonly authorize: (auth: McpAuth.AuthInfo, message: object) => string | undefined
+}
+
+const loadAuth = Effect.promise(() => import("./internal/websocket/auth.ts"))
+
+/**
+ * The bearer check of a WebSocket endpoint protected as `options` say, for
+ * `resource` (the URL clients connect to, unless `options.resource` is set).
+ * The Protected Resource Metadata document is not served by the WebSocket
+ * server: serve it on an HTTP server (`McpResourceServer.layerMetadata`).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeAuthenticator: (
+  options: McpResourceServer.Options,
+  resource: string | URL
+) => Effect.Effect<Authenticator> = Effect.fn("McpWebSocket.makeAuthenticator")(
+  function*(options: McpResourceServer.Options, resource: string | URL) {
+    const Auth = yield* loadAuth
+    return yield* Auth.makeAuthenticator(options, resource)
+  }
+)
 
 /**
  * What a server accepts in an opening handshake.
@@ -167,8 +245,14 @@ export interface HandshakeOptions {
  * @since 0.1.0
  */
 export type Handshake =
-  | { readonly _tag: "Accept" }
-  | { readonly _tag: "Reject"; readonly status: 400 | 403; readonly message: string }
+  | { readonly _tag: "Accept"; readonly auth?: McpAuth.AuthInfo | undefined }
+  | {
+    readonly _tag: "Reject"
+    readonly status: 400 | 401 | 403 | 500 | 503
+    readonly message: string
+    /** Headers of the refusal (`WWW-Authenticate`). */
+    readonly headers?: Readonly<Record<string, string>> | undefined
+  }
 
 /**
  * Checks an opening handshake's headers (lower-case names): `Host` and

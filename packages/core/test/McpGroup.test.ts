@@ -5,7 +5,7 @@
  * and reconnection under TestClock, close order, notifications.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schedule, Schema, Scope, Stream } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, Ref, Schedule, Schema, Scope, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import * as McpError from "../src/McpError.ts"
 import * as McpGroup from "../src/McpGroup.ts"
@@ -377,25 +377,20 @@ describe("McpGroup: collisions and the name hook", () => {
       assert.deepStrictEqual((yield* group.tools).map((entry) => entry.name), ["echo", "other"])
     }))
 
-  it.effect("prompts, resources and templates collide too; so do server names", () =>
+  it.effect("prompts collide too, and so do server names; resources and templates never do", () =>
     Effect.gen(function*() {
       const group = yield* makeGroup({ servers: { a: McpGroup.inMemory(serverLayer("a", [greet("a"), readme("a"), notes("a")])) } })
       const prompt = yield* Effect.flip(group.connect("b", McpGroup.inMemory(serverLayer("b", [greet("b")]))))
       assert.deepStrictEqual(reasonOf(prompt), new McpError.NameCollisionError({ kind: "prompt", name: "greet", servers: ["a", "b"] }))
-      const resource = yield* Effect.flip(group.connect("b", McpGroup.inMemory(serverLayer("b", [readme("b")]))))
-      assert.deepStrictEqual(
-        reasonOf(resource),
-        new McpError.NameCollisionError({ kind: "resource", name: "mem://readme", servers: ["a", "b"] })
-      )
-      const template = yield* Effect.flip(group.connect("b", McpGroup.inMemory(serverLayer("b", [notes("b")]))))
-      assert.deepStrictEqual(
-        reasonOf(template),
-        new McpError.NameCollisionError({ kind: "resource template", name: "mem://notes/{topic}", servers: ["a", "b"] })
-      )
+      yield* group.connect("b", McpGroup.inMemory(serverLayer("b", [readme("b"), notes("b")])))
+      assert.deepStrictEqual((yield* group.resources).map((entry) => [entry.server, entry.name]), [
+        ["a", "mem://readme"],
+        ["b", "mem://readme"]
+      ])
       const server = yield* Effect.flip(group.connect("a", McpGroup.inMemory(serverLayer("a2", []))))
       assert.strictEqual(reasonOf(server)._tag, "NameCollisionError")
       assert.strictEqual(server.message, `a server named "a" is already in the group`)
-      assert.deepStrictEqual((yield* group.servers).map((entry) => entry.name), ["a"])
+      assert.deepStrictEqual((yield* group.servers).map((entry) => entry.name), ["a", "b"])
     }))
 
   it.effect("the static form fails on a collision (the later server in the order given) and closes everything", () =>
@@ -439,32 +434,31 @@ describe("McpGroup: collisions and the name hook", () => {
       assert.deepStrictEqual(completion.completion.values, ["alan"])
     }))
 
-  it.effect("a hook can rename resources and templates: reads and completions are mapped back", () =>
+  it.effect("the hook names tools and prompts only: resources and templates keep their URIs", () =>
     Effect.gen(function*() {
+      const kinds = new Set<string>()
       const hook: McpGroup.NameHook = (name, serverInfo, server, kind) => {
         assert.strictEqual(serverInfo.name, `${server}-server`)
-        return kind === "tool" || kind === "prompt" ? `${server}.${name}` : name.replace("mem://", `mem://${server}/`)
+        kinds.add(kind)
+        return `${server}.${name}`
       }
       const group = yield* makeGroup({
         servers: {
-          a: McpGroup.inMemory(serverLayer("a", [readme("a"), notes("a")])),
-          b: McpGroup.inMemory(serverLayer("b", [readme("b"), notes("b")]))
+          a: McpGroup.inMemory(serverLayer("a", [echo("a"), greet("a"), readme("a"), notes("a")])),
+          b: McpGroup.inMemory(serverLayer("b", [echo("b"), readme("b"), notes("b")]))
         },
         nameHook: hook
       })
-      assert.deepStrictEqual((yield* group.resourceTemplates).map((entry) => entry.name), [
-        "mem://a/notes/{topic}",
-        "mem://b/notes/{topic}"
+      assert.deepStrictEqual(Array.from(kinds).sort(), ["prompt", "tool"])
+      assert.deepStrictEqual((yield* group.tools).map((entry) => entry.name), ["a.echo", "b.echo"])
+      assert.deepStrictEqual((yield* group.resources).map((entry) => [entry.server, entry.name, entry.resource.uri]), [
+        ["a", "mem://readme", "mem://readme"],
+        ["b", "mem://readme", "mem://readme"]
       ])
-      const read = yield* group.readResource("mem://b/readme")
-      assert.strictEqual((read.contents[0] as { text: string }).text, "b readme")
-      const templated = yield* group.readResource("mem://b/notes/landing")
-      assert.strictEqual((templated.contents[0] as { text: string }).text, "b notes on landing")
-      const completion = yield* group.complete({ type: "ref/resource", uri: "mem://a/notes/{topic}" }, {
-        name: "topic",
-        value: "x"
-      })
-      assert.deepStrictEqual(completion.completion.values, ["a-x"])
+      assert.deepStrictEqual((yield* group.resourceTemplates).map((entry) => [entry.server, entry.name]), [
+        ["a", "mem://notes/{topic}"],
+        ["b", "mem://notes/{topic}"]
+      ])
     }))
 
   it.effect("a hook that gives two components of one server the same name fails that server", () =>
@@ -475,6 +469,127 @@ describe("McpGroup: collisions and the name hook", () => {
       )
       assert.deepStrictEqual(reasonOf(error), new McpError.NameCollisionError({ kind: "tool", name: "same", servers: ["a", "a"] }))
       assert.deepStrictEqual(yield* group.servers, [])
+    }))
+})
+
+describe("McpGroup: one URI, several servers", () => {
+  it.effect("a URI two servers list is listed twice; reading it needs its server, a URI one server lists goes there", () =>
+    Effect.gen(function*() {
+      const group = yield* makeGroup({
+        servers: {
+          a: McpGroup.inMemory(serverLayer("a", [readme("a"), notes("a")])),
+          b: McpGroup.inMemory(serverLayer("b", [readme("b"), notes("b"), readme("b", "mem://b-only"), readme("b", "mem://notes/listed")]))
+        }
+      })
+      assert.deepStrictEqual((yield* group.resources).map((entry) => [entry.server, entry.name]), [
+        ["a", "mem://readme"],
+        ["b", "mem://readme"],
+        ["b", "mem://b-only"],
+        ["b", "mem://notes/listed"]
+      ])
+      const textOfRead = (result: { readonly contents: ReadonlyArray<unknown> }) => (result.contents[0] as { text: string }).text
+
+      const ambiguous = yield* Effect.flip(group.readResource("mem://readme"))
+      assert.deepStrictEqual(
+        reasonOf(ambiguous),
+        new McpError.AmbiguousError({ kind: "resource", name: "mem://readme", servers: ["a", "b"] })
+      )
+      assert.include(ambiguous.message, `"a", "b"`)
+      assert.strictEqual(textOfRead(yield* group.readResource("mem://readme", { server: "a" })), "a readme")
+      assert.strictEqual(textOfRead(yield* group.readResource("mem://readme", { server: "b" })), "b readme")
+      assert.strictEqual(textOfRead(yield* group.readResource("mem://b-only")), "b readme")
+      // listed by b, though a's template matches it too: listed wins
+      assert.strictEqual(textOfRead(yield* group.readResource("mem://notes/listed")), "b readme")
+
+      // templates of both match: ambiguous too
+      const templated = yield* Effect.flip(group.readResource("mem://notes/launch"))
+      assert.deepStrictEqual(
+        reasonOf(templated),
+        new McpError.AmbiguousError({ kind: "resource", name: "mem://notes/launch", servers: ["a", "b"] })
+      )
+      assert.strictEqual(textOfRead(yield* group.readResource("mem://notes/launch", { server: "b" })), "b notes on launch")
+      const unknown = yield* Effect.flip(group.readResource("mem://readme", { server: "c" }))
+      assert.deepStrictEqual(reasonOf(unknown), new McpError.NotFoundError({ kind: "server", name: "c" }))
+
+      // completions of a template two servers have
+      const ref = { type: "ref/resource", uri: "mem://notes/{topic}" } as const
+      assert.strictEqual(reasonOf(yield* Effect.flip(group.complete(ref, { name: "topic", value: "x" })))._tag, "AmbiguousError")
+      const completed = yield* group.complete(ref, { name: "topic", value: "x" }, undefined, { server: "b" })
+      assert.deepStrictEqual(completed.completion.values, ["b-x"])
+
+      // subscriptions are routed the same way
+      assert.strictEqual(reasonOf(yield* Effect.flip(group.subscribeResource("mem://readme")))._tag, "AmbiguousError")
+      yield* group.subscribeResource("mem://readme", { server: "a" })
+      yield* group.subscribeResource("mem://b-only")
+      yield* group.unsubscribeResource("mem://readme", { server: "a" })
+      yield* group.unsubscribeResource("mem://b-only")
+      const watch = yield* Effect.flip(Stream.runHead(group.watchResource("mem://readme")))
+      assert.strictEqual(reasonOf(watch)._tag, "AmbiguousError")
+
+      // once one of them leaves, the URI is the other's
+      yield* group.disconnect("a")
+      assert.strictEqual(textOfRead(yield* group.readResource("mem://readme")), "b readme")
+      assert.strictEqual(textOfRead(yield* group.readResource("mem://notes/launch")), "b notes on launch")
+    }))
+
+  it.effect("watchResource and subscriptions follow the server across reconnections; so do the client's logging level and roots", () =>
+    Effect.gen(function*() {
+      const requests = yield* Queue.unbounded<string>()
+      const server = yield* McpServer.make({
+        name: "live",
+        version: "1.0.0",
+        middleware: [(_context, method, params, next) =>
+          Effect.tap(next, () =>
+            method === "resources/subscribe" || method === "logging/setLevel"
+              ? Queue.offer(requests, `${method} ${JSON.stringify(params)}`)
+              : Effect.void)]
+      })
+      yield* server.register(readme("live"))
+      const flaky = yield* makeFlaky({ "test://live": Layer.succeed(McpServer.McpServer, server) })
+      const group = yield* McpGroup.make({
+        servers: { live: McpGroup.http("test://live", { era: "legacy" }) },
+        reconnect: Schedule.spaced("1 second"),
+        client: { roots: [] }
+      }).pipe(Effect.provide([flaky.layer, ValidatorLayer]))
+      const next = Queue.take(requests)
+
+      const updates = yield* group.watchResource("mem://readme").pipe(
+        Stream.take(3),
+        Stream.runCollect,
+        Effect.forkChild({ startImmediately: true })
+      )
+      assert.strictEqual(yield* next, `resources/subscribe {"uri":"mem://readme"}`)
+      yield* server.notifyResourceUpdated("mem://readme")
+      const client = yield* group.client("live")
+      yield* client.setLoggingLevel("warning")
+      assert.strictEqual(yield* next, `logging/setLevel {"level":"warning"}`)
+      yield* client.setRoots([{ uri: "file:///set" }])
+      yield* group.subscribeResource("mem://readme")
+
+      yield* flaky.cut("test://live")
+      yield* until(group, (servers) => servers[0]?.status === "down")
+      yield* TestClock.adjust("1 second")
+      yield* until(group, (servers) => servers[0]?.status === "up")
+      // the watch is renewed (and says the resource may have changed), so are the subscription and the level
+      const renewed = [yield* next, yield* next, yield* next].sort()
+      assert.deepStrictEqual(renewed, [
+        `logging/setLevel {"level":"warning"}`,
+        `resources/subscribe {"uri":"mem://readme"}`,
+        `resources/subscribe {"uri":"mem://readme"}`
+      ])
+      yield* server.notifyResourceUpdated("mem://readme")
+      assert.deepStrictEqual((yield* Fiber.join(updates)).map((update) => update.uri), [
+        "mem://readme",
+        "mem://readme",
+        "mem://readme"
+      ])
+      assert.deepStrictEqual(yield* client.roots, [{ uri: "file:///set" }])
+
+      // a watch ends when its server leaves the group
+      const ended = yield* group.watchResource("mem://readme").pipe(Stream.runCollect, Effect.forkChild({ startImmediately: true }))
+      yield* next
+      yield* group.disconnect("live")
+      assert.deepStrictEqual(yield* Fiber.join(ended), [])
     }))
 })
 

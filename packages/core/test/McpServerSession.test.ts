@@ -169,7 +169,9 @@ describe("McpServerSession: batches", () => {
       yield* initialize("2025-03-26")
       yield* peer.send(JsonRpc.notification("notifications/initialized"))
       yield* peer.send([JsonRpc.request(1, "ping"), JsonRpc.request(2, "tools/list")])
-      const answers = yield* peer.take(2)
+      // one array with both answers (JSON-RPC 2.0 batch)
+      const answers = (yield* peer.next) as ReadonlyArray<JsonRpc.Message>
+      assert.isTrue(Array.isArray(answers))
       assert.deepStrictEqual(answers.map((a) => (a as JsonRpc.SuccessResponse).id).sort(), [1, 2])
     }))
 

@@ -4,7 +4,9 @@
  * on `127.0.0.1` takes the redirect; the browser is opened on the
  * authorization URL, which is also printed to stderr) and {@link layerHeadless}
  * (follows the authorization URL itself: tests, servers that authorize
- * without a user).
+ * without a user). Both go only to `https:` URLs, or `http:` on a loopback
+ * host: a URL of another scheme (`file:`, `javascript:`, a custom protocol
+ * handler) is refused before it reaches the browser or the OS.
  *
  * ```ts
  * const auth = NodeMcpOAuth.make({ serverUrl: "https://example.com/mcp" }).pipe(
@@ -26,6 +28,29 @@ import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import type * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import * as Policy from "./internal/oauth/policy.ts"
+
+/**
+ * `true` for a URL the authorizers send a user (or themselves) to: `https:`,
+ * or `http:` on a loopback host (`localhost`, `127.0.0.0/8`, `::1`).
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const isBrowsableUrl = (url: URL): boolean => Policy.isBrowsable(url)
+
+/** The `Refused` error of a URL that is not {@link isBrowsableUrl}: its scheme (and host), not the whole URL. */
+const notBrowsable = (url: URL, what: string): McpError.McpError =>
+  McpError.auth(
+    "Refused",
+    `${what} is ${
+      url.protocol === "http:" ? `http on ${url.host}` : `a ${url.protocol} URL`
+    }: only an https URL (or http on a loopback host) is opened`
+  )
+
+/** Fails with a `Refused` error unless `url` is {@link isBrowsableUrl}. */
+const checkBrowsable = (url: URL, what: string): Effect.Effect<void, McpError.McpError> =>
+  Policy.isBrowsable(url) ? Effect.void : Effect.fail(notBrowsable(url, what))
 
 // -----------------------------------------------------------------------------
 // Headless
@@ -40,7 +65,11 @@ import type { AddressInfo } from "node:net"
 export interface HeadlessOptions {
   /** The redirect URI registered and sent. Default `http://127.0.0.1/callback` (nothing listens on it). */
   readonly redirectUri?: string | undefined
-  /** Extra headers of the requests to the authorization server (a session cookie, say). */
+  /**
+   * Extra headers of the requests to the authorization server (a session
+   * cookie, say): sent to the authorization endpoint's origin only, never
+   * on a redirect to another origin.
+   */
   readonly headers?: Readonly<Record<string, string>> | undefined
   /**
    * How many redirects inside the authorization server are followed before
@@ -120,9 +149,11 @@ const requestWith = (client: Pick<typeof Http, "get">, url: URL, headers: Readon
  * (node:http / node:https, a connection per request, closed once answered):
  * it does not follow the redirect to the redirect URI but returns it (the
  * `Location`, resolved against the request URL). Redirects that stay off the
- * redirect URI are followed (up to `maxRedirects`). An answer that is no
- * redirect fails with an `AuthError` (kind `"Authorization"`) carrying the
- * status and the start of the body.
+ * redirect URI are followed (up to `maxRedirects`); `headers` go only to
+ * the authorization endpoint's origin. An answer that is no redirect fails
+ * with an `AuthError` (kind `"Authorization"`) carrying the status and the
+ * start of the body; a URL (the first, or a redirect) that is not
+ * {@link isBrowsableUrl} with one of kind `"Refused"`, unrequested.
  *
  * @category constructors
  * @since 0.1.0
@@ -135,10 +166,13 @@ export const makeHeadless = (options?: HeadlessOptions): McpAuth.McpAuthorizer["
     redirectUri,
     authorize: Effect.fn("NodeMcpAuthorizer.authorizeHeadless")(function*(authorizationUrl: URL) {
       const target = authorizationUrl.searchParams.get("redirect_uri") ?? redirectUri
+      const origin = authorizationUrl.origin
       let url = authorizationUrl
       // bounded: at most maxRedirects + 1 requests
       for (let hop = 0; hop <= maxRedirects; hop++) {
-        const answer = yield* request(url, headers)
+        yield* checkBrowsable(url, hop === 0 ? "the authorization URL" : "a redirect of the authorization endpoint")
+        // a cookie for the authorization server is not given to another origin it redirects to
+        const answer = yield* request(url, url.origin === origin ? headers : {})
         const location = answer.location
         if (answer.status < 300 || answer.status >= 400 || location === undefined) {
           return yield* McpError.auth(
@@ -265,12 +299,16 @@ export const spawnDetached = (command: string, args: ReadonlyArray<string>): Eff
   })
 
 /**
- * Opens a URL in the default browser (see {@link browserCommand}).
+ * Opens a URL in the default browser (see {@link browserCommand}). A URL
+ * that is not {@link isBrowsableUrl} fails with an `AuthError` of kind
+ * `"Refused"`, and nothing is run: the OS opener would hand a `file:` URL
+ * or a custom scheme to whatever handles it.
  *
  * @category constructors
  * @since 0.1.0
  */
 export const openBrowser = (url: URL): Effect.Effect<void, McpError.McpError> => {
+  if (!Policy.isBrowsable(url)) return Effect.fail(notBrowsable(url, "the URL to open"))
   const [command, args] = browserCommand(url)
   return spawnDetached(command, args)
 }
@@ -278,12 +316,15 @@ export const openBrowser = (url: URL): Effect.Effect<void, McpError.McpError> =>
 /**
  * An opener that runs a command line with the URL: the words of `commandLine`
  * (split on white space), where a word `%s` is replaced by the URL, or the
- * URL is appended when there is none. For a `BROWSER`-like setting.
+ * URL is appended when there is none. For a `BROWSER`-like setting. Like
+ * {@link openBrowser}, it runs nothing for a URL that is not
+ * {@link isBrowsableUrl}.
  *
  * @category constructors
  * @since 0.1.0
  */
 export const openWith = (commandLine: string) => (url: URL): Effect.Effect<void, McpError.McpError> => {
+  if (!Policy.isBrowsable(url)) return Effect.fail(notBrowsable(url, "the URL to open"))
   const words = commandLine.trim().split(/\s+/).filter((word) => word !== "")
   const [command, ...rest] = words
   if (command === undefined) {
@@ -315,8 +356,10 @@ const close = (server: Http.Server) =>
  * address is the redirect URI (`http://127.0.0.1:<port>/callback`), closed
  * with the scope.
  *
- * `authorize` prints the authorization URL to stderr, opens it (see
- * `open`), and waits for the one `GET <path>` whose `state` is the
+ * `authorize` refuses an authorization URL that is not
+ * {@link isBrowsableUrl} (an `AuthError` of kind `"Refused"`: nothing is
+ * printed or opened, whatever the opener), else prints it to stderr,
+ * opens it (see `open`), and waits for the one `GET <path>` whose `state` is the
  * authorization URL's `state`; it answers that one with a small HTML page
  * and returns its URL (with `code`, or `error`). Other requests get `400`
  * (another `state`) or `404` (another path). No redirect within `timeout`
@@ -372,6 +415,7 @@ export const makeLoopback: (
   return McpAuth.McpAuthorizer.of({
     redirectUri,
     authorize: Effect.fn("NodeMcpAuthorizer.authorizeLoopback")(function*(authorizationUrl: URL) {
+      yield* checkBrowsable(authorizationUrl, "the authorization URL")
       const state = authorizationUrl.searchParams.get("state") ?? ""
       const deferred = yield* Deferred.make<URL>()
       return yield* Effect.gen(function*() {

@@ -178,6 +178,7 @@ export const transport = (
         command: params.command,
         args: params.args,
         env: params.env,
+        inheritEnv: params.inheritEnv,
         cwd: params.cwd,
         stderr: options?.stderr,
         shutdown: options?.shutdown,
@@ -246,7 +247,8 @@ export const layer = (
 /**
  * Reads and decodes an `mcp.json` file (see `McpConfig`). A file that cannot
  * be read, is not JSON or is not a valid configuration fails with a
- * `ConfigError` naming the file (and the server and field).
+ * `ConfigError` naming the file (and the server and field). `${VAR}` and
+ * `${VAR:-default}` are read from this process's environment.
  *
  * @category config
  * @since 0.1.0
@@ -259,7 +261,7 @@ export const loadConfig: (
     const text = yield* fs.readFileString(path).pipe(
       Effect.mapError((error) => McpError.config(path, `cannot be read: ${error.message}`))
     )
-    return yield* McpConfig.parse(text, path)
+    return yield* McpConfig.parse(text, path, { env: process.env })
   },
   // the file system is loaded when a file is read, not with this module
   (effect) =>

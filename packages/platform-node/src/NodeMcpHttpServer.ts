@@ -16,18 +16,42 @@
  */
 import * as McpHttpServer from "@effect-mcp/core/McpHttpServer"
 import type * as McpServer from "@effect-mcp/core/McpServer"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as HttpServer from "effect/http/HttpServer"
 import type * as HttpServerError from "effect/http/HttpServerError"
 import * as Layer from "effect/Layer"
 
 /**
- * Where and how to serve: the route's options plus the listening address.
+ * The limits of the Node HTTP server (`node:http`'s settings of the same
+ * names), against clients that hold connections open without using them.
  *
  * @category models
  * @since 0.1.0
  */
-export interface Options extends McpHttpServer.Options {
+export interface ServerLimits {
+  /** How long a client may take to send a request's headers (`408` after). Default 30 seconds (at most `requestTimeout`). */
+  readonly headersTimeout?: Duration.Input | undefined
+  /**
+   * How long a client may take to send a whole request, body included
+   * (`408` after); the response (an SSE stream) is not bounded by it.
+   * Default 1 minute; `0` for none.
+   */
+  readonly requestTimeout?: Duration.Input | undefined
+  /** How long an idle keep-alive connection is kept open. Default 5 seconds. */
+  readonly keepAliveTimeout?: Duration.Input | undefined
+  /** The most open connections; a connection beyond it is closed at once. Default 20 000. */
+  readonly maxConnections?: number | undefined
+}
+
+/**
+ * Where and how to serve: the route's options plus the listening address
+ * and the server's limits.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options extends McpHttpServer.Options, ServerLimits {
   /** The port; `0` (the default) picks a free one. */
   readonly port?: number | undefined
   /** The address to bind. Default `"127.0.0.1"` (loopback, so Host and Origin are checked). */
@@ -59,16 +83,17 @@ export const layer = (
       Promise.all([
         import("node:http"),
         import("@effect/platform-node/NodeHttpServer"),
-        import("effect/http/HttpRouter")
+        import("effect/http/HttpRouter"),
+        import("./internal/httpServerLimits.ts")
       ])
     ),
-    ([Http, NodeHttpServer, HttpRouter]) =>
+    ([Http, NodeHttpServer, HttpRouter, Limits]) =>
       HttpRouter.serve(McpHttpServer.layerRoute(options), {
         disableLogger: options?.logRequests !== true,
         disableListenLog: true
       }).pipe(
         McpHttpServer.withGracefulShutdown,
-        Layer.provideMerge(NodeHttpServer.layerServer(() => Http.createServer(), {
+        Layer.provideMerge(NodeHttpServer.layerServer(() => Limits.createServer(Http, options), {
           port: options?.port ?? 0,
           host: options?.host ?? "127.0.0.1",
           // the MCP sessions have ended (`withGracefulShutdown`) and their answers

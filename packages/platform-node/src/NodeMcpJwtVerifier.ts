@@ -91,8 +91,8 @@ export type Keys =
   | { readonly jwks: Jose.JSONWebKeySet; readonly jwksUrl?: undefined; readonly key?: undefined }
   | { readonly key: Jose.CryptoKey | Jose.KeyObject | Jose.JWK | Uint8Array; readonly jwksUrl?: undefined; readonly jwks?: undefined }
 
-// errors that say the token is bad, as opposed to the keys being unreachable
-const REJECTED = new Set([
+// jose errors whose message may be told to the client (`error_description`)
+const DESCRIBED = new Set([
   "ERR_JWT_EXPIRED",
   "ERR_JWT_CLAIM_VALIDATION_FAILED",
   "ERR_JWT_INVALID",
@@ -104,7 +104,30 @@ const REJECTED = new Set([
   "ERR_JWKS_MULTIPLE_MATCHING_KEYS"
 ])
 
+const codeOf = (error: unknown): unknown => (error as { readonly code?: unknown } | null)?.code
+
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/** A remote key set that could not be fetched: the one failure that is the server's, not the token's. */
+class KeySetUnavailable {
+  readonly cause: unknown
+  constructor(cause: unknown) {
+    this.cause = cause
+  }
+}
+
+/**
+ * The remote key set, its failures marked: any other error of `jwtVerify`
+ * is about the token (a forged `alg` such as HS256 against an RSA key makes
+ * jose throw a plain `TypeError`), so it is a `401`, never a `500`.
+ */
+const marking = (keys: Jose.JWTVerifyGetKey): Jose.JWTVerifyGetKey => (header, token) =>
+  Promise.resolve().then(() => keys(header, token)).catch((error: unknown) => {
+    const code = codeOf(error)
+    throw code === "ERR_JWKS_NO_MATCHING_KEY" || code === "ERR_JWKS_MULTIPLE_MATCHING_KEYS"
+      ? error
+      : new KeySetUnavailable(error)
+  })
 
 interface Entry {
   readonly auth: McpAuth.AuthInfo
@@ -158,8 +181,10 @@ const closingFetch = (url: string, init: RequestInit): Promise<Response> =>
 
 /**
  * The verify function of `McpResourceServer.Options`: a token that fails
- * a check is an `AuthError` (`401 invalid_token`); a key set that cannot
- * be fetched is a `TransportError` (`500`).
+ * a check (bad signature, an `alg` or key type that does not fit the keys,
+ * malformed, wrong issuer or audience, expired) is an `AuthError`
+ * (`401 invalid_token`); only a remote key set that cannot be fetched is a
+ * `TransportError` (`500`).
  *
  * @category constructors
  * @since 0.1.0
@@ -185,7 +210,7 @@ export const make = (options: Options): McpResourceServer.Verify => {
       verifier ??= {
         jose,
         keys: jwksUrl !== undefined
-          ? jose.createRemoteJWKSet(jwksUrl, { [jose.customFetch]: closingFetch, ...options.remote })
+          ? marking(jose.createRemoteJWKSet(jwksUrl, { [jose.customFetch]: closingFetch, ...options.remote }))
           : options.jwks !== undefined
           ? jose.createLocalJWKSet(options.jwks)
           : options.key!
@@ -199,10 +224,17 @@ export const make = (options: Options): McpResourceServer.Verify => {
     const verified = yield* Effect.tryPromise({
       try: () => jose.jwtVerify(token, keys as Jose.KeyInput, { ...base, currentDate: new Date(now) }),
       catch: (error) => {
-        const code = (error as { readonly code?: unknown } | null)?.code
-        return typeof code === "string" && REJECTED.has(code)
-          ? McpError.auth("Unauthorized", `invalid token: ${describe(error)}`, { cause: error })
-          : McpError.transport(`the token could not be verified: ${describe(error)}`, { cause: error })
+        if (error instanceof KeySetUnavailable) {
+          return McpError.transport(`the key set could not be fetched: ${describe(error.cause)}`, { cause: error.cause })
+        }
+        const code = codeOf(error)
+        return McpError.auth(
+          "Unauthorized",
+          typeof code === "string" && DESCRIBED.has(code)
+            ? `invalid token: ${describe(error)}`
+            : "invalid token: it cannot be verified with the configured keys",
+          { cause: error }
+        )
       }
     })
     const auth = McpResourceServer.authInfoFromClaims(token, verified.payload as Record<string, unknown>)

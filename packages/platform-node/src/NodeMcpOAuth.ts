@@ -198,7 +198,9 @@ export interface Options {
   /**
    * Allow `http:` OAuth URLs on non-loopback hosts (default `false`: OAuth
    * requests go to `https:` URLs, or `http:` on `localhost`, `127.0.0.0/8`
-   * or `::1`).
+   * or `::1`). It does not widen where a server may send the client (see
+   * {@link make}), and a browser is never sent to an `http:` URL on a
+   * non-loopback host.
    */
   readonly allowInsecureRequests?: boolean | undefined
   /** Refresh an access token this many seconds before it expires (default 60). */
@@ -217,6 +219,24 @@ export interface Options {
  * Concurrent challenges run one flow (a challenge whose refused token is no
  * longer the stored one just retries). OAuth requests use a `fetch`
  * dispatcher of the client's own, closed with the scope.
+ *
+ * **Where a server may send the client.** The hosts the user named (the
+ * MCP server, `authorizationServer`, the IdP of cross-app access) are
+ * trusted. A URL the server names instead (a challenge's
+ * `resource_metadata`, the protected resource metadata's
+ * `authorization_servers`, the endpoints of discovered metadata) may not
+ * lead further inside the network than those hosts, as written (IP
+ * literals, `localhost`) or as a name resolves when the connection is made:
+ * from a public server, no loopback, private or link-local address; from a
+ * private one, no loopback or link-local one; a loopback server (a
+ * developer's machine) may use any. Such a URL fails with
+ * an `AuthError` of kind `"Refused"`, before any request to it. The
+ * authorization endpoint must be `https:` (or `http:` on a loopback host):
+ * no other scheme reaches the authorizer. Metadata whose `issuer` is not the
+ * issuer it was fetched for is not used (RFC 8414 §3.3; on the 2025-03-26
+ * fallback, an issuer of the MCP server's origin), so registrations are
+ * stored under checked issuers.
+ * Discovery failures say what was expected, not what answered.
  *
  * @category constructors
  * @since 0.1.0

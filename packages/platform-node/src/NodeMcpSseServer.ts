@@ -14,14 +14,16 @@ import * as McpSseServer from "@effect-mcp/core/McpSseServer"
 import * as Effect from "effect/Effect"
 import type * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
+import type * as NodeMcpHttpServer from "./NodeMcpHttpServer.ts"
 
 /**
- * Where to listen, and the route options.
+ * Where to listen, the route options, and the server's limits (see
+ * `NodeMcpHttpServer.ServerLimits`).
  *
  * @category models
  * @since 0.1.0
  */
-export interface Options extends McpSseServer.Options {
+export interface Options extends McpSseServer.Options, NodeMcpHttpServer.ServerLimits {
   /** Default `0`: an ephemeral port, read it from `HttpServer.address`. */
   readonly port?: number | undefined
   /** Default `127.0.0.1`. On a loopback host, Host and Origin are checked by default. */
@@ -43,11 +45,12 @@ export const layer = (
       Promise.all([
         import("node:http"),
         import("@effect/platform-node/NodeHttpServer"),
-        import("effect/http/HttpRouter")
+        import("effect/http/HttpRouter"),
+        import("./internal/httpServerLimits.ts")
       ])
     ),
-    ([{ createServer }, NodeHttpServer, HttpRouter]) => {
-      const server = createServer()
+    ([Http, NodeHttpServer, HttpRouter, Limits]) => {
+      const server = Limits.createServer(Http, options)
       const serving = HttpRouter.serve(McpSseServer.layerRoute(options), { disableLogger: true, disableListenLog: true }).pipe(
         Layer.provideMerge(
           NodeHttpServer.layerServer(() => server, {

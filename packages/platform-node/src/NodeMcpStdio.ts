@@ -25,6 +25,7 @@ import type * as Scope from "effect/Scope"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
 import * as InternalConsole from "./internal/console.ts"
+import * as Environment from "./internal/environment.ts"
 import * as NodeMcpRuntime from "./NodeMcpRuntime.ts"
 
 // -----------------------------------------------------------------------------
@@ -51,7 +52,7 @@ export const make = Effect.gen(function*() {
 // synchronous, so a frame costs one write call and no fiber hop; a full
 // buffer waits for `drain`, and closing waits (briefly) for what is buffered.
 // Frames reach the real stdout while other output is redirected to stderr.
-const makeProcess = (redirectConsole: boolean) => Effect.gen(function*() {
+const makeProcess = (redirectConsole: boolean, maxLineBytes: number | undefined) => Effect.gen(function*() {
   if (redirectConsole) yield* InternalConsole.redirect
   const stdio = yield* Stdio.Stdio
   const stdout = process.stdout
@@ -74,7 +75,7 @@ const makeProcess = (redirectConsole: boolean) => Effect.gen(function*() {
   return McpTransport.McpTransport.of({
     incoming: stdio.stdin.pipe(
       Stream.mapError((cause) => McpError.transport("stdin failed", { cause })),
-      McpTransport.decodeNdjson()
+      McpTransport.decodeNdjson({ maxLineBytes })
     ),
     send: (frame) =>
       Effect.callback<void, McpError.McpError>((resume) => {
@@ -115,6 +116,12 @@ export interface ServerOptions {
    * JSON-RPC stream).
    */
   readonly redirectConsole?: boolean | undefined
+  /**
+   * The longest accepted line (one JSON-RPC message) in bytes. A longer one
+   * is answered `-32700` (id `null`) and the next line is read normally.
+   * Default 64 MiB (`McpTransport.DEFAULT_MAX_LINE_BYTES`).
+   */
+  readonly maxLineBytes?: number | undefined
 }
 
 /**
@@ -124,7 +131,7 @@ export interface ServerOptions {
  * @since 0.2.0
  */
 export const layerWith = (options?: ServerOptions): Layer.Layer<McpTransport.McpTransport> =>
-  Layer.effect(McpTransport.McpTransport, makeProcess(options?.redirectConsole !== false)).pipe(
+  Layer.effect(McpTransport.McpTransport, makeProcess(options?.redirectConsole !== false, options?.maxLineBytes)).pipe(
     Layer.provide(NodeStdio.layer)
   )
 
@@ -187,7 +194,7 @@ export interface RunServerOptions extends ServerOptions {
  */
 export const runServer = <E>(server: Layer.Layer<McpServer.McpServer, E>, options?: RunServerOptions): void => {
   const redirect = options?.redirectConsole !== false
-  const program = serveOver(layerWith({ redirectConsole: redirect })).pipe(
+  const program = serveOver(layerWith({ redirectConsole: redirect, maxLineBytes: options?.maxLineBytes })).pipe(
     Effect.provide(options?.forwardLogs === false ? server : Layer.merge(server, McpServer.layerLogger))
   )
   NodeMcpRuntime.runMain(
@@ -244,8 +251,15 @@ export interface ClientOptions {
   readonly command: string
   readonly args?: ReadonlyArray<string> | undefined
   readonly cwd?: string | undefined
-  /** Laid over this process's environment (PATH and the rest are kept); a value `undefined` removes a variable. */
+  /**
+   * Laid over the environment the child inherits; a value `undefined` removes
+   * a variable. The child inherits {@link defaultEnvironment} (PATH, HOME,
+   * locale, ...), not this process's other variables (tokens, keys): set
+   * `inheritEnv` to pass them all.
+   */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined
+  /** Inherit this process's whole environment instead of {@link defaultEnvironment}. Default `false`. */
+  readonly inheritEnv?: boolean | undefined
   /** Default `"forward"`. */
   readonly stderr?: StderrMode | undefined
   /** Receives the child's stderr as text, chunk by chunk, in order (modes `"forward"` and `"capture"`). */
@@ -260,9 +274,31 @@ export interface ClientOptions {
    * has to exit before `incoming` fails without an exit status. Default 250 ms.
    */
   readonly exitGrace?: Duration.Input | undefined
-  /** The longest accepted line in bytes. Default 4 MiB. */
+  /**
+   * The longest accepted line (one message from the server) in bytes; a
+   * longer one is answered `-32700` (a call it answered waits for its
+   * timeout) and the next line is read normally.
+   * Default 64 MiB (`McpTransport.DEFAULT_MAX_LINE_BYTES`).
+   */
   readonly maxLineBytes?: number | undefined
 }
+
+/**
+ * The part of this process's environment a stdio child inherits unless
+ * `inheritEnv` is set: on POSIX `PATH`, `HOME`, `USER`, `LOGNAME`, `SHELL`,
+ * `TERM`, `TMPDIR`, `TZ`, `LANG`, `LANGUAGE` and every `LC_*`; on Windows
+ * `PATH`, `PATHEXT`, `APPDATA`, `LOCALAPPDATA`, `HOMEDRIVE`, `HOMEPATH`,
+ * `USERPROFILE`, `USERNAME`, `USERDOMAIN`, `COMPUTERNAME`, `TEMP`, `TMP`,
+ * `SYSTEMDRIVE`, `SYSTEMROOT`, `WINDIR`, `COMSPEC`, `PROGRAMDATA`,
+ * `PROGRAMFILES`, `PROGRAMFILES(X86)`, `PROGRAMW6432`, `COMMONPROGRAMFILES`,
+ * `PROCESSOR_ARCHITECTURE`, `NUMBER_OF_PROCESSORS` and `OS`. Values that
+ * start with `()` (exported shell functions) are left out.
+ *
+ * @category client
+ * @since 0.2.0
+ */
+export const defaultEnvironment = (): Record<string, string> =>
+  Environment.defaultEnvironment(process.env, process.platform)
 
 /**
  * How the child exited: a `code`, or the `signal` that killed it.

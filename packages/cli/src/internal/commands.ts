@@ -158,17 +158,42 @@ const call = Command.make(
   ])
 )
 
+/** A URI several servers offer: a usage error naming them, and how to pick one. */
+const readFailure = (error: McpError.McpError): Failures.CliFailure => {
+  const reason = error.reason
+  if (reason._tag !== "AmbiguousError") return Failures.requestFailure(error)
+  return Failures.usage(
+    `resource "${reason.name}" is offered by several servers (${reason.servers.map((server) => `"${server}"`).join(", ")}): ` +
+      `choose one with --server <name>, e.g. --server ${reason.servers[0]}`
+  )
+}
+
 const read = Command.make(
   "read",
   { uri: Argument.String("uri").pipe(Argument.withDescription("The resource's URI")) },
   ({ uri }) =>
-    Connect.withGroup(({ group, json }) =>
-      Effect.flatMap(
-        request(group.readResource(uri)),
-        (result) => Console.log(json ? Format.json(result) : Format.readResourceResult(result))
+    Effect.gen(function*() {
+      // --server connects that server only, and reads there (even a URI it does not list)
+      const server = Option.getOrUndefined((yield* Connect.root).server)
+      return yield* Connect.withGroup(({ group, json }) =>
+        group.readResource(uri, server === undefined ? undefined : { server }).pipe(
+          Effect.mapError(readFailure),
+          Effect.flatMap((result) => Console.log(json ? Format.json(result) : Format.readResourceResult(result)))
+        )
       )
-    )
-).pipe(Command.withDescription("Read a resource (from the server that lists it or a template matching it)"))
+    })
+).pipe(
+  Command.withDescription(
+    "Read a resource (from the server that lists it or a template matching it; with --server, from that server)"
+  ),
+  Command.withExamples([
+    { command: "effect-mcp read notes://readme", description: "Read a resource from the one server that offers it" },
+    {
+      command: "effect-mcp read demo://resource/static/document/features.md --server b",
+      description: "Read a resource several servers offer from server b"
+    }
+  ])
+)
 
 const prompt = Command.make(
   "prompt",

@@ -6,17 +6,21 @@
  * @internal
  */
 import * as McpAuth from "@effect-mcp/core/McpAuth"
+import * as McpConfig from "@effect-mcp/core/McpConfig"
 import * as McpGroup from "@effect-mcp/core/McpGroup"
 import { NodeMcpAuthorizer, NodeMcpAuthStore, NodeMcpGroup } from "@effect-mcp/platform-node"
+import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Adhoc from "./adhoc.ts"
 import * as Failures from "./failures.ts"
+import * as Format from "./format.ts"
 
 /** The version `effect-mcp --version` prints, and the OAuth client announces. */
 export const version = "0.1.0"
@@ -59,7 +63,10 @@ export const root = Command.make("effect-mcp").pipe(
     env: Flag.String("env").pipe(
       Flag.withAlias("e"),
       Flag.withMetavar("KEY=VALUE"),
-      Flag.withDescription("With --stdio: set this variable for the server, over the environment it inherits (repeatable)"),
+      Flag.withDescription(
+        "With --stdio: set this variable for the server, over the environment it inherits (PATH, HOME, USER, " +
+          "LOGNAME, SHELL, TERM, TMPDIR, TZ, LANG, LANGUAGE, LC_*; not the rest of this shell's) (repeatable)"
+      ),
       Flag.atLeast(0)
     ),
     cwd: Flag.String("cwd").pipe(
@@ -132,6 +139,102 @@ export interface Connected {
   readonly order: ReadonlyArray<string>
   /** Where OAuth tokens are kept. */
   readonly store: McpAuth.McpAuthStore["Service"]
+  /** The values masked in what is printed (see {@link secretsOf}). */
+  readonly secrets: Secrets
+}
+
+// -----------------------------------------------------------------------------
+// Secrets
+// -----------------------------------------------------------------------------
+
+/** The names of variables (and headers) whose values look like secrets. */
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE|AUTH|COOKIE|SESSION|KEY$/i
+
+/** Shorter values are not masked: they would mask unrelated text (`DEBUG=1`). */
+const MIN_SECRET_LENGTH = 4
+
+/** What the CLI masks: in everything it prints, and also in errors and the servers' stderr. */
+export interface Secrets {
+  /**
+   * Masked in everything: the values that came from `${VAR}` in the config,
+   * the values of `env` and `headers` whose names look secret (and the token
+   * of an `Authorization: Bearer ...`), OAuth client secrets, and the values
+   * of this process's variables whose names look secret (`*TOKEN*`,
+   * `*SECRET*`, `*API_KEY*`, `*PASSWORD*`, ...) of 8 characters or more.
+   */
+  readonly printed: ReadonlyArray<string>
+  /** Masked in errors and the servers' stderr: the above, and every value of `env` and `headers`. */
+  readonly diagnostics: ReadonlyArray<string>
+}
+
+/** The secrets of the servers (values shorter than 4 characters are left alone). */
+export const secretsOf = (
+  servers: Record<string, McpGroup.ServerParams>,
+  env: Readonly<Record<string, string | undefined>>
+): Secrets => {
+  const printed = new Set<string>()
+  const diagnostics = new Set<string>()
+  const add = (value: string | undefined, everywhere: boolean) => {
+    if (value === undefined || value.length < MIN_SECRET_LENGTH) return
+    diagnostics.add(value)
+    if (everywhere) printed.add(value)
+  }
+  const addAll = (record: Readonly<Record<string, string>> | undefined) => {
+    for (const [name, value] of Object.entries(record ?? {})) {
+      const secret = SECRET_NAME.test(name)
+      add(value, secret)
+      // the credentials of `Bearer <token>`, `Basic <credentials>`
+      add(value.trim().split(/\s+/).slice(1).join(" "), secret)
+    }
+  }
+  for (const params of Object.values(servers)) {
+    for (const secret of McpConfig.secretsOf(params)) add(Redacted.value(secret), true)
+    if (params._tag === "Stdio") addAll(params.env)
+    if (params._tag === "StreamableHttp" || params._tag === "Sse" || params._tag === "WebSocket") addAll(params.headers)
+    if ((params._tag === "StreamableHttp" || params._tag === "Sse") && params.oauth !== undefined && params.oauth !== false) {
+      add(params.oauth.clientSecret, true)
+    }
+  }
+  for (const [name, value] of Object.entries(env)) {
+    if (SECRET_NAME.test(name) && value !== undefined && value.length >= 8) add(value, true)
+  }
+  return { printed: [...printed], diagnostics: [...diagnostics] }
+}
+
+/** This process's console, with the secrets masked in what it prints. */
+const maskingConsole = (console: Console.Console, secrets: ReadonlyArray<string>): Console.Console => {
+  const clean = (args: ReadonlyArray<unknown>) =>
+    args.map((arg) => typeof arg === "string" ? Format.mask(arg, secrets) : arg)
+  return {
+    ...console,
+    log: (...args) => console.log(...clean(args)),
+    error: (...args) => console.error(...clean(args)),
+    info: (...args) => console.info(...clean(args)),
+    warn: (...args) => console.warn(...clean(args)),
+    debug: (...args) => console.debug(...clean(args))
+  }
+}
+
+/**
+ * `--verbose`: the servers' stderr on this process's stderr, line by line,
+ * prefixed with the server's name, made safe for a terminal and with the
+ * secrets masked. A line longer than 8 KiB is written in parts.
+ */
+const verboseStderr = (secrets: () => ReadonlyArray<string>) => {
+  const pending = new Map<string, string>()
+  const write = (server: string, line: string) =>
+    process.stderr.write(`[${Format.terminal(server, { line: true })}] ${Format.terminal(Format.mask(line, secrets()))}\n`)
+  return (server: string, text: string) =>
+    Effect.sync(() => {
+      const lines = ((pending.get(server) ?? "") + text).split("\n")
+      let rest = lines.pop() ?? ""
+      for (const line of lines) write(server, line.replace(/\r$/, ""))
+      if (rest.length > 8 * 1024) {
+        write(server, rest)
+        rest = ""
+      }
+      pending.set(server, rest)
+    })
 }
 
 /** The auth file: `--auth-file`, else `EFFECT_MCP_AUTH_FILE`, else the store's default. */
@@ -198,17 +301,19 @@ export const connectTo = (only: string | undefined) =>
       }
       servers = { [name]: params }
     }
+    const secrets = secretsOf(servers, process.env)
     servers = withEra(servers, options.era)
     // one shot: a server that goes down stays down; the servers' stderr is kept
     // for the error that reports their death, unless --verbose
     const context = yield* Layer.build(NodeMcpGroup.layer({
       reconnect: false,
       connector: {
-        stderr: options.verbose ? "forward" : "capture",
+        stderr: "capture",
+        ...(options.verbose ? { onStderr: verboseStderr(() => secrets.diagnostics) } : {}),
         auth: { ...authOptions(), store }
       },
       ...(options.qualify ? { nameHook: qualify } : {})
-    })).pipe(Effect.mapError((error) => Failures.connectionFailure(error)))
+    })).pipe(Effect.mapError((error) => Failures.masked(Failures.connectionFailure(error), secrets.diagnostics)))
     const group = Context.get(context, McpGroup.McpGroup)
     // connected one by one (concurrently) so that a failure names its server
     yield* Effect.forEach(
@@ -216,22 +321,33 @@ export const connectTo = (only: string | undefined) =>
       ([name, params]) =>
         group.connect(name, params).pipe(
           Effect.mapError((error) =>
-            Failures.connectionFailure(error, name, {
-              era: params.era,
-              fromFlag: Option.isSome(options.era)
-            })
+            Failures.masked(
+              Failures.connectionFailure(error, name, {
+                era: params.era,
+                fromFlag: Option.isSome(options.era)
+              }),
+              secrets.diagnostics
+            )
           )
         ),
       { concurrency: "unbounded", discard: true }
     )
-    return { group, json: options.json, order: Object.keys(servers), store } satisfies Connected
+    return { group, json: options.json, order: Object.keys(servers), store, secrets } satisfies Connected
   })
 
-/** Runs `use` with the servers connected (`--server`, else all); they are closed when it ends. */
+/**
+ * Runs `use` with the servers connected (`--server`, else all); they are
+ * closed when it ends. What it prints and its failure have the secrets masked
+ * (see {@link Secrets}).
+ */
 export const withGroup = <A>(
   use: (connected: Connected) => Effect.Effect<A, Failures.CliFailure>
 ): Effect.Effect<A, Failures.CliFailure, Command.CommandContext<"effect-mcp"> | FileSystem.FileSystem> =>
-  Effect.scoped(Effect.flatMap(connectTo(undefined), use))
+  Effect.scoped(Effect.flatMap(connectTo(undefined), (connected) =>
+    use(connected).pipe(
+      Effect.mapError((error) => Failures.masked(error, connected.secrets.diagnostics)),
+      Effect.updateService(Console.Console, (console) => maskingConsole(console, connected.secrets.printed))
+    )))
 
 /**
  * The HTTP server `server` (optional with `--url`: the one server) and its

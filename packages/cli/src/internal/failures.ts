@@ -9,6 +9,7 @@ import type * as McpError from "@effect-mcp/core/McpError"
 import type * as McpGroup from "@effect-mcp/core/McpGroup"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import * as Format from "./format.ts"
 
 // -----------------------------------------------------------------------------
 // Exit codes and the error
@@ -47,8 +48,16 @@ export class CliFailure extends Schema.TaggedError<CliFailure>()("CliFailure", {
   }
 }
 
+/** A failure whose description, which may quote a server, is made safe for a terminal. */
+const failure = (kind: FailureKind, description: string): CliFailure =>
+  new CliFailure({ kind, description: Format.terminal(description) })
+
+/** The failure with the secrets in its description replaced by `***` (see `Format.mask`). */
+export const masked = (error: CliFailure, secrets: ReadonlyArray<string>): CliFailure =>
+  secrets.length === 0 ? error : new CliFailure({ kind: error.kind, description: Format.mask(error.description, secrets) })
+
 /** A usage error (exit 2). */
-export const usage = (description: string): CliFailure => new CliFailure({ kind: "Usage", description })
+export const usage = (description: string): CliFailure => failure("Usage", description)
 
 /** A name no server has, with the names there are (the first 20). */
 export const unknownName = (what: string, name: string, known: ReadonlyArray<string>): CliFailure => {
@@ -81,12 +90,12 @@ const describe = (error: McpError.McpError): string => {
 const authFailure = (error: McpError.AuthError, server?: string): CliFailure => {
   const where = server === undefined || error.description.includes(server) ? "" : `server "${server}": `
   const hint = error.kind === "Storage" ? "" : " (effect-mcp logout <server> forgets its tokens)"
-  return new CliFailure({
-    kind: "Auth",
-    description: `${where}authorization failed (${error.kind}): ${error.description}${
+  return failure(
+    "Auth",
+    `${where}authorization failed (${error.kind}): ${error.description}${
       error.kind === "Unauthorized" || error.kind === "InsufficientScope" ? hint : ""
     }`
-  })
+  )
 }
 
 /** The era a server was connected with: its config's `"era"`, or `--era` (`fromFlag`). */
@@ -118,7 +127,7 @@ export const connectionFailure = (error: McpError.McpError, server?: string, pin
     ? " (--qualify names them <server>_<name>)"
     : eraHint(reason, pinned)
   const where = server === undefined || error.message.includes(`"${server}"`) ? "" : `server "${server}": `
-  return new CliFailure({ kind: "Connection", description: `${where}${describe(error)}${hint}` })
+  return failure("Connection", `${where}${describe(error)}${hint}`)
 }
 
 /**
@@ -137,16 +146,13 @@ export const requestFailure = (error: McpError.McpError): CliFailure => {
     case "ConfigError":
       return connectionFailure(error)
     case "NotFoundError":
-      return new CliFailure({ kind: "Usage", description: describe(error) })
+      return failure("Usage", describe(error))
     case "ProtocolError":
       // the server knows no such resource, like a name no server offers:
       // -32002 (2025-11-25), -32602 with the URI as data (2026-07-28)
-      return new CliFailure({
-        kind: isResourceNotFound(reason.code, reason.data) ? "Usage" : "Request",
-        description: describe(error)
-      })
+      return failure(isResourceNotFound(reason.code, reason.data) ? "Usage" : "Request", describe(error))
     default:
-      return new CliFailure({ kind: "Request", description: describe(error) })
+      return failure("Request", describe(error))
   }
 }
 

@@ -21,8 +21,57 @@ export interface ServerRow {
   readonly prompts: number
 }
 
-/** Machine output: indented JSON. @internal */
-export const json = (value: unknown): string => JSON.stringify(value, null, 2)
+// -----------------------------------------------------------------------------
+// Terminal safety
+// -----------------------------------------------------------------------------
+
+/** C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides and isolates. */
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+
+const visible = (char: string): string => {
+  const code = char.charCodeAt(0)
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`
+}
+
+/**
+ * Text from a server made safe for a terminal: control characters (ESC and
+ * with it every CSI/OSC sequence, C1 controls, a lone CR, DEL) and the
+ * bidirectional overrides are written out visibly (`\x1b`, `\u202e`).
+ * Newlines and tabs are kept (`\r\n` becomes `\n`), unless `line`: then a
+ * tab is a space and a newline `\n` written out.
+ *
+ * @internal
+ */
+export const terminal = (text: string, options?: { readonly line?: boolean }): string => {
+  const kept = text.replace(/\r\n/g, "\n").replace(UNSAFE, visible)
+  return options?.line === true ? kept.replace(/\t/g, " ").replace(/\n/g, "\\n") : kept
+}
+
+/**
+ * `text` with every occurrence of a secret replaced by `***`, the longest
+ * secrets first.
+ *
+ * @internal
+ */
+export const mask = (text: string, secrets: ReadonlyArray<string>): string => {
+  let masked = text
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+    if (secret !== "") masked = masked.split(secret).join("***")
+  }
+  return masked
+}
+
+/**
+ * Machine output: indented JSON. `JSON.stringify` escapes C0 controls; the
+ * C1 controls and bidirectional overrides it leaves are escaped too.
+ *
+ * @internal
+ */
+export const json = (value: unknown): string =>
+  (JSON.stringify(value, null, 2) ?? "null").replace(
+    /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`
+  )
 
 const firstLine = (text: string | undefined): string => (text ?? "").trim().split(/\r?\n/)[0] ?? ""
 
@@ -32,7 +81,7 @@ const firstLine = (text: string | undefined): string => (text ?? "").trim().spli
  * @internal
  */
 export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  const all = [header, ...rows]
+  const all = [header, ...rows.map((row) => row.map((cell) => terminal(cell, { line: true })))]
   const widths = header.map((_, column) => Math.max(...all.map((row) => (row[column] ?? "").length)))
   return all
     .map((row) => row.map((cell, column) => column === row.length - 1 ? cell : cell.padEnd(widths[column]!)).join("  "))
@@ -154,12 +203,12 @@ export const contentBlock = (block: McpSchema.ContentBlock): string => {
 export const callToolResult = (result: McpSchema.CallToolResult): string =>
   result.content.length === 0 && result.structuredContent !== undefined
     ? json(result.structuredContent)
-    : result.content.map(contentBlock).join("\n")
+    : terminal(result.content.map(contentBlock).join("\n"))
 
 /** @internal */
 export const readResourceResult = (result: McpSchema.ReadResourceResult): string =>
-  result.contents.map(resourceContents).join("\n")
+  terminal(result.contents.map(resourceContents).join("\n"))
 
 /** @internal */
 export const getPromptResult = (result: McpSchema.GetPromptResult): string =>
-  result.messages.map((message) => `${message.role}: ${contentBlock(message.content)}`).join("\n")
+  terminal(result.messages.map((message) => `${message.role}: ${contentBlock(message.content)}`).join("\n"))

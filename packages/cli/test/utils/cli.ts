@@ -45,7 +45,8 @@ export const runCli = (
         timeout: options?.timeout ?? 60_000,
         // SIGKILL: a SIGTERM would be handled (exit 130) and look like an answer
         killSignal: "SIGKILL",
-        env: { ...process.env, NO_COLOR: "1", ...options?.env, EFFECT_MCP_CLI_TEST_RUN: id }
+        // an LC_* variable: the servers inherit it with the default environment
+        env: { ...process.env, NO_COLOR: "1", ...options?.env, LC_EFFECT_MCP_CLI_TEST_RUN: id }
       },
       (error, stdout, stderr) => {
         if (process.env.CLI_TEST_TIMING) process.stderr.write(`[${Math.round(performance.now() - started)} ms] ${args.join(" ")}\n`)

@@ -24,6 +24,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as NodeChildProcess from "node:child_process"
 import type * as NodeMcpStdio from "../NodeMcpStdio.ts"
+import * as Environment from "./environment.ts"
 import * as ProcessTree from "./processTree.ts"
 
 const POLL_MILLIS = 25
@@ -135,7 +136,7 @@ export const makeClient = Effect.fnUntraced(function*(
       try: () =>
         listen(NodeChildProcess.spawn(options.command, options.args ?? [], {
           cwd: options.cwd,
-          env: mergeEnv(options.env),
+          env: mergeEnv(options),
           stdio: ["pipe", "pipe", piped ? "pipe" : stderrMode],
           // POSIX: a session and process group of its own, to signal as a whole
           detached: process.platform !== "win32",
@@ -285,10 +286,15 @@ export const makeClient = Effect.fnUntraced(function*(
   }
 })
 
-/** This process's environment with `env` laid over it; `undefined` removes a variable. */
-const mergeEnv = (env: NodeMcpStdio.ClientOptions["env"]): NodeJS.ProcessEnv => {
-  const merged: NodeJS.ProcessEnv = { ...process.env }
-  for (const [key, value] of Object.entries(env ?? {})) {
+/**
+ * The child's environment: this process's (all of it with `inheritEnv`, else
+ * the default set) with `env` laid over it; `undefined` removes a variable.
+ */
+const mergeEnv = (options: NodeMcpStdio.ClientOptions): NodeJS.ProcessEnv => {
+  const merged: NodeJS.ProcessEnv = options.inheritEnv === true
+    ? { ...process.env }
+    : Environment.defaultEnvironment(process.env, process.platform)
+  for (const [key, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete merged[key]
     else merged[key] = value
   }

@@ -28,6 +28,9 @@ export interface Refusal {
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
+/** The `500` of a verifier that could not check a token: no detail for the client. @internal */
+export const SERVER_ERROR: Refusal = { status: 500, challenge: undefined, message: "Internal Server Error" }
+
 /** What the DPoP check needs of a request (RFC 9449 §4.3). @internal */
 export interface RequestInfo {
   readonly method: string
@@ -187,25 +190,36 @@ export const make = (
     if (audience.length === 0 ? options.requireAudience !== false : !audience.some((aud) => audiences.has(comparable(aud)))) {
       return unauthorized("invalid_token", "the token was not issued for this resource", scheme)
     }
+    // a token naming nobody would share one principal (sessions, requestState)
+    // with every other such token: refused rather than bound to no one
+    if (auth.subject === undefined && auth.clientId === undefined) {
+      return unauthorized("invalid_token", "the token names neither a subject (sub) nor a client (client_id)", scheme)
+    }
     const missing = required.filter((scope) => !auth.scopes.includes(scope))
     if (missing.length > 0) return insufficient(required, `the token lacks the scope ${missing.join(" ")}`, scheme)
     return auth
   }
 
-  const verifyToken = (token: string, scheme: string): Effect.Effect<McpAuth.AuthInfo | Refusal> =>
-    Effect.map(Effect.exit(Effect.suspend(() => options.verify(token))), (exit) => {
-      if (Exit.isSuccess(exit)) return check(exit.value, scheme)
+  // A verifier that could not check the token (its endpoint down, a defect):
+  // the detail goes to the server log only, the client gets a bare 500.
+  const verifyToken = (
+    token: string,
+    scheme: string,
+    request: RequestInfo | undefined
+  ): Effect.Effect<McpAuth.AuthInfo | Refusal> =>
+    Effect.flatMap(Effect.exit(Effect.suspend(() => options.verify(token))), (exit) => {
+      if (Exit.isSuccess(exit)) return Effect.succeed(check(exit.value, scheme))
+      if (Cause.hasInterruptsOnly(exit.cause)) return Effect.interrupt
       const error = Cause.findErrorOption(exit.cause)
       if (Option.isSome(error) && error.value.reason._tag === "AuthError") {
-        return unauthorized("invalid_token", error.value.reason.description, scheme)
+        return Effect.succeed(unauthorized("invalid_token", error.value.reason.description, scheme))
       }
-      return {
-        status: 500,
-        challenge: undefined,
-        message: `Internal Server Error: the token could not be verified (${
-          Option.isSome(error) ? error.value.message : "the verifier failed"
-        })`
-      } satisfies Refusal
+      return Effect.as(
+        Effect.logError("McpResourceServer: the token could not be verified", exit.cause).pipe(
+          Effect.annotateLogs(request === undefined ? { resource } : { resource, method: request.method, url: request.url })
+        ),
+        SERVER_ERROR
+      )
     })
 
   /** Remembers a proof; `false` when it was seen before (a replay). */
@@ -237,7 +251,7 @@ export const make = (
       })
       if (Dpop.isInvalid(proof)) return dpopRefusal(proof.error, proof.description)
       if (!remember(proof, now)) return dpopRefusal("invalid_dpop_proof", "the DPoP proof was used before")
-      const auth = yield* verifyToken(token, "DPoP")
+      const auth = yield* verifyToken(token, "DPoP", request)
       if (isRefusal(auth)) return auth
       if (boundKey(auth) !== proof.jkt) {
         return dpopRefusal("invalid_token", "the token is not bound to the DPoP proof's key (cnf.jkt)")
@@ -261,7 +275,7 @@ export const make = (
     const token = match[2]!
     if (match[1]!.toLowerCase() === "dpop") return authenticateDpop(token, request)
     if (dpopRequired) return Effect.succeed(dpopRefusal("invalid_token", "a DPoP-bound token is required"))
-    return Effect.map(verifyToken(token, "Bearer"), (auth) =>
+    return Effect.map(verifyToken(token, "Bearer", request), (auth) =>
       // RFC 9449 §7.2: a DPoP-bound token is no bearer token
       !isRefusal(auth) && boundKey(auth) !== undefined
         ? dpopRefusal("invalid_token", "the token is DPoP-bound: present it as Authorization: DPoP with a proof")

@@ -19,6 +19,7 @@ import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpError from "../../McpError.ts"
 import * as McpMethod from "../../McpMethod.ts"
 import type * as McpSchema from "../../McpSchema.ts"
+import * as Capabilities from "./capabilities.ts"
 import * as RequestState from "./requestState.ts"
 import { missingCapability } from "./stateless.ts"
 
@@ -117,7 +118,7 @@ export const run = <A>(
             : Effect.fail(invalid(`inputResponses["${key}"] is not a ${inputMethod.name} result: ${describe(result)}`))
         }
         const capability = inputMethod.capability(inputParams)
-        if (capability !== undefined && !McpMethod.hasCapability(options.capabilities, capability)) {
+        if (capability !== undefined && !Capabilities.declares(options.capabilities, capability)) {
           return Effect.fail(missingCapability(capability, inputMethod.name))
         }
         pending.set(key, {

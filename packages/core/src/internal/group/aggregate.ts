@@ -1,12 +1,12 @@
 /**
- * The group's aggregation, as pure functions: a server's lists named by the
- * hook (its parts), collision checks against the other servers' parts, the
- * views in order of connection, and the indexes that route calls by group
- * name.
+ * The group's aggregation, as pure functions: a server's lists named for
+ * the group (its parts: tools and prompts by the hook, resources and
+ * templates under their URIs), collision checks of tools and prompts
+ * against the other servers' parts, the views in order of connection, and
+ * the indexes that route calls by group name or URI.
  *
  * @internal
  */
-import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as McpError from "../../McpError.ts"
 import type {
@@ -52,55 +52,33 @@ export const kindOf: Record<ListKey, ComponentKind> = {
 /** @internal */
 export const listKeys: ReadonlyArray<ListKey> = ["tools", "prompts", "resources", "resourceTemplates"]
 
-const describeKind: Record<ComponentKind, string> = {
-  tool: "tool",
-  prompt: "prompt",
-  resource: "resource",
-  resourceTemplate: "resource template"
-}
-
 type Entry = { readonly server: string; readonly name: string }
 
-/** The part of one kind of one server; fails when the hook gives two components one name. */
-const nameList = <K extends ListKey>(
+/** A tool or prompt list named by the hook; fails when the hook gives two of them one name. */
+const nameList = <K extends "tools" | "prompts">(
   key: K,
   list: Lists[K],
   server: string,
   serverInfo: McpSchema.Implementation,
   hook: NameHook | undefined
 ): Result.Result<Parts[K], McpError.McpError> => {
-  const kind = kindOf[key]
+  const kind = key === "tools" ? "tool" : "prompt"
   const seen = new Set<string>()
   const entries: Array<Entry> = []
-  for (const item of list as ReadonlyArray<Record<string, unknown>>) {
-    const own = idOf(key, item)
-    const name = hook === undefined ? own : hook(own, serverInfo, server, kind)
-    if (seen.has(name)) return Result.fail(McpError.nameCollision(describeKind[kind], name, [server, server]))
+  for (const item of list) {
+    const name = hook === undefined ? item.name : hook(item.name, serverInfo, server, kind)
+    if (seen.has(name)) return Result.fail(McpError.nameCollision(kind, name, [server, server]))
     seen.add(name)
-    entries.push(entryOf(key, server, name, item))
+    entries.push(key === "tools" ? { server, name, tool: item } as ToolEntry : { server, name, prompt: item } as PromptEntry)
   }
   return Result.succeed(entries as unknown as Parts[K])
 }
 
-const idOf = (key: ListKey, item: Record<string, unknown>): string =>
-  String(key === "resources" ? item.uri : key === "resourceTemplates" ? item.uriTemplate : item.name)
-
-const entryOf = (key: ListKey, server: string, name: string, item: unknown): Entry => {
-  switch (key) {
-    case "tools":
-      return { server, name, tool: item } as ToolEntry
-    case "prompts":
-      return { server, name, prompt: item } as PromptEntry
-    case "resources":
-      return { server, name, resource: item } as ResourceEntry
-    case "resourceTemplates":
-      return { server, name, template: item } as ResourceTemplateEntry
-  }
-}
-
 /**
- * Names one kind of a server's components for the group and checks them
- * against the other servers' parts. Fails with the first collision.
+ * Names one kind of a server's components for the group: tools and prompts
+ * by the hook, checked against the other servers' parts (fails with the
+ * first collision); resources and templates under their URIs, which never
+ * collide.
  *
  * @internal
  */
@@ -112,8 +90,22 @@ export const namePart = <K extends ListKey>(
   hook: NameHook | undefined,
   others: ReadonlyArray<readonly [string, Parts]>
 ): Result.Result<Parts[K], McpError.McpError> => {
-  const named = nameList(key, list, server, serverInfo, hook)
-  if (Result.isFailure(named)) return named
+  if (key === "resources") {
+    const resources = list as Lists["resources"]
+    const part: Parts["resources"] = resources.map((resource) => ({ server, name: resource.uri, resource }))
+    return Result.succeed(part as unknown as Parts[K])
+  }
+  if (key === "resourceTemplates") {
+    const templates = list as Lists["resourceTemplates"]
+    const part: Parts["resourceTemplates"] = templates.map((template) => ({
+      server,
+      name: template.uriTemplate,
+      template
+    }))
+    return Result.succeed(part as unknown as Parts[K])
+  }
+  const named = nameList(key as "tools" | "prompts", list as Lists["tools" | "prompts"], server, serverInfo, hook)
+  if (Result.isFailure(named)) return Result.fail(named.failure)
   const taken = new Map<string, string>()
   for (const [other, parts] of others) {
     if (other === server) continue
@@ -121,11 +113,9 @@ export const namePart = <K extends ListKey>(
   }
   for (const entry of named.success as ReadonlyArray<Entry>) {
     const owner = taken.get(entry.name)
-    if (owner !== undefined) {
-      return Result.fail(McpError.nameCollision(describeKind[kindOf[key]], entry.name, [owner, server]))
-    }
+    if (owner !== undefined) return Result.fail(McpError.nameCollision(kindOf[key], entry.name, [owner, server]))
   }
-  return named
+  return named as Result.Result<Parts[K], McpError.McpError>
 }
 
 /**
@@ -167,19 +157,19 @@ export const makeViews = (parts: ReadonlyArray<Parts>): Views => ({
 
 interface TemplateRoute {
   readonly entry: ResourceTemplateEntry
-  /** The group template, when it parses. */
-  readonly group: UriTemplate.UriTemplate | undefined
-  /** The server's template, when it parses. */
-  readonly own: UriTemplate.UriTemplate | undefined
+  /** The template, when it parses. */
+  readonly parsed: UriTemplate.UriTemplate | undefined
 }
 
-/** The views indexed by group name. @internal */
+/** The views indexed by group name (tools, prompts) and URI (resources, templates). @internal */
 export interface Index {
   readonly tools: ReadonlyMap<string, ToolEntry>
   readonly prompts: ReadonlyMap<string, PromptEntry>
-  readonly resources: ReadonlyMap<string, ResourceEntry>
+  /** Every listing of a URI, in order of connection. */
+  readonly resources: ReadonlyMap<string, ReadonlyArray<ResourceEntry>>
   readonly templates: ReadonlyArray<TemplateRoute>
-  readonly templatesByName: ReadonlyMap<string, ResourceTemplateEntry>
+  /** Every server's template of a URI template, in order of connection. */
+  readonly templatesByUri: ReadonlyMap<string, ReadonlyArray<ResourceTemplateEntry>>
 }
 
 const parseTemplate = (source: string): UriTemplate.UriTemplate | undefined => {
@@ -187,47 +177,59 @@ const parseTemplate = (source: string): UriTemplate.UriTemplate | undefined => {
   return Result.isSuccess(parsed) ? parsed.success : undefined
 }
 
+const groupBy = <A extends Entry>(entries: ReadonlyArray<A>): ReadonlyMap<string, ReadonlyArray<A>> => {
+  const out = new Map<string, Array<A>>()
+  for (const entry of entries) {
+    const same = out.get(entry.name)
+    if (same === undefined) out.set(entry.name, [entry])
+    else same.push(entry)
+  }
+  return out
+}
+
 /** @internal */
 export const makeIndex = (views: Views): Index => ({
   tools: new Map(views.tools.map((entry) => [entry.name, entry])),
   prompts: new Map(views.prompts.map((entry) => [entry.name, entry])),
-  resources: new Map(views.resources.map((entry) => [entry.name, entry])),
-  templates: views.resourceTemplates.map((entry) => {
-    const own = parseTemplate(entry.template.uriTemplate)
-    return { entry, own, group: entry.name === entry.template.uriTemplate ? own : parseTemplate(entry.name) }
-  }),
-  templatesByName: new Map(views.resourceTemplates.map((entry) => [entry.name, entry]))
+  resources: groupBy(views.resources),
+  templates: views.resourceTemplates.map((entry) => ({ entry, parsed: parseTemplate(entry.template.uriTemplate) })),
+  templatesByUri: groupBy(views.resourceTemplates)
 })
 
-/** Where a URI is read: the server and the URI it knows. @internal */
-export interface ResourceRoute {
-  readonly server: string
-  readonly uri: string
-}
-
 /**
- * The server of a group URI: a listed resource, else the first template that
- * matches it (the server's URI is the server's template expanded with what
- * the group template matched).
+ * Where a call on a URI goes: the one server that offers it, or the servers
+ * among which the caller must choose.
  *
  * @internal
  */
-export const routeResource = (index: Index, uri: string): ResourceRoute | undefined => {
-  const listed = index.resources.get(uri)
-  if (listed !== undefined) return { server: listed.server, uri: listed.resource.uri }
-  for (const route of index.templates) {
-    if (route.group === undefined) continue
-    const matched = UriTemplate.match(route.group, uri)
-    if (Option.isNone(matched)) continue
-    if (route.entry.name === route.entry.template.uriTemplate) return { server: route.entry.server, uri }
-    if (route.own === undefined) continue
-    return { server: route.entry.server, uri: UriTemplate.expand(route.own, matched.value as never) }
-  }
-  return undefined
+export type Route =
+  | { readonly _tag: "Server"; readonly server: string }
+  | { readonly _tag: "Ambiguous"; readonly servers: ReadonlyArray<string> }
+
+const routeOf = (entries: ReadonlyArray<Entry>): Route | undefined => {
+  const servers = Array.from(new Set(entries.map((entry) => entry.server)))
+  if (servers.length === 0) return undefined
+  return servers.length === 1 ? { _tag: "Server", server: servers[0]! } : { _tag: "Ambiguous", servers }
 }
 
 /**
- * The server of a completion reference, and the reference it knows.
+ * The server of a URI: the servers that list it, else those with a template
+ * that matches it; `undefined` when no server offers it.
+ *
+ * @internal
+ */
+export const routeResource = (index: Index, uri: string): Route | undefined =>
+  routeOf(index.resources.get(uri) ?? []) ??
+    routeOf(
+      index.templates.flatMap((route) =>
+        route.parsed !== undefined && UriTemplate.test(route.parsed, uri) ? [route.entry] : []
+      )
+    )
+
+/**
+ * The server of a completion reference, and the reference it knows: a
+ * prompt by its group name, a resource template by its URI template (else a
+ * resource by its URI).
  *
  * @internal
  */
@@ -235,24 +237,23 @@ export const routeReference = (
   index: Index,
   ref: McpSchema.PromptReference | McpSchema.ResourceTemplateReference
 ):
-  | { readonly server: string; readonly ref: McpSchema.PromptReference | McpSchema.ResourceTemplateReference }
+  | { readonly _tag: "Server"; readonly server: string; readonly ref: McpSchema.PromptReference | McpSchema.ResourceTemplateReference }
+  | { readonly _tag: "Ambiguous"; readonly servers: ReadonlyArray<string> }
   | undefined =>
 {
   if (ref.type === "ref/prompt") {
     const entry = index.prompts.get(ref.name)
-    return entry === undefined ? undefined : { server: entry.server, ref: { ...ref, name: entry.prompt.name } }
+    return entry === undefined
+      ? undefined
+      : { _tag: "Server", server: entry.server, ref: { ...ref, name: entry.prompt.name } }
   }
-  const template = index.templatesByName.get(ref.uri)
-  if (template !== undefined) {
-    return { server: template.server, ref: { ...ref, uri: template.template.uriTemplate } }
-  }
-  const resource = index.resources.get(ref.uri)
-  return resource === undefined ? undefined : { server: resource.server, ref: { ...ref, uri: resource.resource.uri } }
+  const route = routeOf(index.templatesByUri.get(ref.uri) ?? []) ?? routeOf(index.resources.get(ref.uri) ?? [])
+  return route === undefined || route._tag === "Ambiguous" ? route : { ...route, ref }
 }
 
 /**
- * The server whose withdrawn parts (it is down) had a component of that
- * group name.
+ * The first server whose withdrawn parts (it is down) had a component of
+ * that group name (or, for a URI, a template that matches it).
  *
  * @internal
  */

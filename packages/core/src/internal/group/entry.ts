@@ -6,7 +6,10 @@
  *
  * @internal
  */
-import type * as Deferred from "effect/Deferred"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type * as McpClient from "../../McpClient.ts"
 import type * as McpClientSession from "../../McpClientSession.ts"
@@ -19,14 +22,30 @@ import * as Aggregate from "./aggregate.ts"
 export interface Connection {
   readonly client: McpClient.Client
   readonly scope: Scope.Closeable
-  /** Why the transport ended, once it has. */
+  /** Why the connection ended, once it has: its transport ended, or the group gave up on it. */
   readonly ended: Deferred.Deferred<McpError.McpError>
+  /** Completed (after `ended`) when the group gives up on the connection while its session is still open. */
+  readonly dropped: Deferred.Deferred<void>
+  /** Asks for a liveness check now (a call failed for want of a connection, the HTTP GET stream ended). */
+  readonly check: Effect.Effect<void>
+  /** How many messages came from the server so far (to tell a silent server). */
+  readonly heard: { messages: number }
+}
+
+/** A server's liveness settings, resolved. @internal */
+export interface Liveness {
+  /** `undefined`: no periodic pings (checks only when asked). */
+  readonly interval: Duration.Duration | undefined
+  readonly timeout: Duration.Duration
+  readonly maxMissed: number
 }
 
 /** A connection that is open and listed, not yet committed to the group. @internal */
 export interface Opened {
   readonly connection: Connection
   readonly lists: Aggregate.Lists
+  /** Where `connection.check` asks the liveness watcher for a check. */
+  readonly asked: Queue.Dequeue<void>
 }
 
 /** A server of the group: fixed identity and scope, and its mutable state. @internal */
@@ -34,7 +53,10 @@ export interface Entry {
   readonly name: string
   readonly params: ServerParams
   readonly clientOptions: McpClient.Options
+  readonly liveness: Liveness
   readonly scope: Scope.Closeable
+  /** Completed when it leaves the group (disconnected, or the group closed). */
+  readonly removed: Deferred.Deferred<void>
   status: "connecting" | "up" | "down"
   connection: Connection | undefined
   serverInfo: McpSchema.Implementation | undefined
@@ -53,6 +75,14 @@ export interface Entry {
   refused: Partial<Aggregate.Lists>
   /** Being disconnected (or the group is closing): its connection's end is not a failure. */
   closing: boolean
+  /** The client of its last connection (kept while it is down). */
+  last: McpClient.Client | undefined
+  /** The stable client handed out by `group.client`, made once. */
+  handle: McpClient.Client | undefined
+  /** Session state set through the group, carried to new connections. */
+  roots: ReadonlyArray<McpSchema.Root> | undefined
+  logLevel: McpSchema.LoggingLevel | undefined
+  readonly subscriptions: Set<string>
 }
 
 /** A new server, connecting, contributing nothing. @internal */
@@ -60,12 +90,15 @@ export const make = (
   name: string,
   params: ServerParams,
   clientOptions: McpClient.Options,
+  liveness: Liveness,
   scope: Scope.Closeable
 ): Entry => ({
   name,
   params,
   clientOptions,
+  liveness,
   scope,
+  removed: Deferred.makeUnsafe<void>(),
   status: "connecting",
   connection: undefined,
   serverInfo: undefined,
@@ -77,12 +110,22 @@ export const make = (
   parts: Aggregate.emptyParts,
   withdrawn: Aggregate.emptyParts,
   refused: {},
-  closing: false
+  closing: false,
+  last: undefined,
+  handle: undefined,
+  roots: undefined,
+  logLevel: undefined,
+  subscriptions: new Set()
 })
+
+/** The client options of its next connection: the roots set through the group replace the initial ones. @internal */
+export const clientOptionsOf = (entry: Entry): McpClient.Options =>
+  entry.roots === undefined ? entry.clientOptions : { ...entry.clientOptions, roots: entry.roots }
 
 /** Connected (or reconnected): the opened connection's lists, named as `parts`, are the server's contribution. @internal */
 export const up = (entry: Entry, opened: Opened, parts: Aggregate.Parts): void => {
   entry.connection = opened.connection
+  entry.last = opened.connection.client
   entry.status = "up"
   entry.serverInfo = opened.connection.client.serverInfo
   entry.era = opened.connection.client.era
@@ -166,7 +209,9 @@ export const statusOf = (entry: Entry): ServerStatus => ({
 export const unavailable = (entry: Entry): McpError.McpError =>
   McpError.serverUnavailable(
     entry.name,
-    entry.status === "connecting"
+    entry.closing
+      ? "it was disconnected"
+      : entry.status === "connecting"
       ? "it is still connecting"
       : `it is down${entry.error === undefined ? "" : ` (${entry.error.message})`}${
         entry.reconnecting ? "; reconnecting" : ""

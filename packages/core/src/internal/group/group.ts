@@ -1,7 +1,8 @@
 /**
  * The group's runtime, assembled: its state (`state.ts`), the servers'
  * entries and their transitions (`entry.ts`), their supervision
- * (`supervision.ts`) and the routed calls (`routing.ts`).
+ * (`supervision.ts`), the routed calls (`routing.ts`) and the stable clients
+ * (`handle.ts`).
  *
  * - Every server is an entry with a scope of its own, forked from one scope
  *   of the group's ("servers").
@@ -11,10 +12,17 @@
  * - The group's finalizer (added right after the servers' scope is forked, so
  *   it runs before that scope closes) closes the servers one at a time, in
  *   reverse order of connection.
+ * - Tools and prompts are named by the hook and must not collide; resources
+ *   and templates keep their URIs, and calls on a URI several servers offer
+ *   need their server (`aggregate.ts`, `routing.ts`).
+ * - Each up server is watched for liveness (`supervision.ts`), and
+ *   `group.client(server)` is a stable client that follows its connections
+ *   (`handle.ts`, `live.ts`).
  *
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -24,7 +32,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as McpError from "../../McpError.ts"
-import type { ClientOptions, Connector, Group, Options, ServerConfig, ServerParams } from "../../McpGroup.ts"
+import type { Connector, ConnectOptions, Group, Options, ServerConfig, ServerParams } from "../../McpGroup.ts"
 import * as Aggregate from "./aggregate.ts"
 import * as Entry from "./entry.ts"
 import * as Routing from "./routing.ts"
@@ -37,7 +45,8 @@ export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Reconnect.d
 
 const paramsOf = (config: ServerConfig): ServerParams => "params" in config ? config.params : config
 
-const ownOptionsOf = (config: ServerConfig): ClientOptions | undefined => "params" in config ? config.client : undefined
+const ownOptionsOf = (config: ServerConfig): ConnectOptions | undefined =>
+  "params" in config ? { client: config.client, liveness: config.liveness } : undefined
 
 /** @internal */
 export const make = Effect.fnUntraced(function*(
@@ -54,7 +63,7 @@ export const make = Effect.fnUntraced(function*(
   const reserve = (
     name: string,
     params: ServerParams,
-    own: ClientOptions | undefined
+    own: ConnectOptions | undefined
   ): Effect.Effect<Entry.Entry, McpError.McpError> =>
     Effect.suspend(() => {
       if (state.closing) return Effect.fail(McpError.closed("the group is closing"))
@@ -62,7 +71,8 @@ export const make = Effect.fnUntraced(function*(
       const entry = Entry.make(
         name,
         params,
-        State.clientOptionsFor(state, name, params, own),
+        State.clientOptionsFor(state, name, params, own?.client),
+        State.livenessFor(state, own?.liveness),
         Scope.forkUnsafe(state.serversScope, "sequential")
       )
       state.entries.set(name, entry)
@@ -73,6 +83,7 @@ export const make = Effect.fnUntraced(function*(
   const remove = (entry: Entry.Entry): Effect.Effect<void> =>
     state.withLock(Effect.suspend(() => {
       Entry.markClosing(entry)
+      Deferred.doneUnsafe(entry.removed, Exit.void)
       if (!State.isCurrent(state, entry)) return Effect.void
       state.entries.delete(entry.name)
       const at = state.order.indexOf(entry.name)
@@ -85,11 +96,11 @@ export const make = Effect.fnUntraced(function*(
   const connect = Effect.fn("McpGroup.connect")(function*(
     name: string,
     params: ServerParams,
-    connectOptions?: { readonly client?: ClientOptions | undefined }
+    connectOptions?: ConnectOptions
   ) {
     yield* Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
-        const entry = yield* state.withLock(reserve(name, params, connectOptions?.client))
+        const entry = yield* state.withLock(reserve(name, params, connectOptions))
         yield* restore(Supervision.openAndCommit(state, entry)).pipe(Effect.onError(() => remove(entry)))
         yield* Supervision.supervise(state, entry)
       })
@@ -106,7 +117,10 @@ export const make = Effect.fnUntraced(function*(
   const closeAll: Effect.Effect<void> = Effect.suspend(() => {
     state.closing = true
     const closing = State.ordered(state).reverse()
-    for (const entry of closing) Entry.markClosing(entry)
+    for (const entry of closing) {
+      Entry.markClosing(entry)
+      Deferred.doneUnsafe(entry.removed, Exit.void)
+    }
     return Effect.forEach(closing, (entry) => Scope.close(entry.scope, Exit.void), { discard: true })
   })
 

@@ -35,9 +35,11 @@ export interface StdioParams extends CommonParams {
   readonly _tag: "Stdio"
   readonly command: string
   readonly args?: ReadonlyArray<string> | undefined
-  /** Laid over this process's environment. */
+  /** Laid over a small default set of this process's variables (all of them with `inheritEnv`). */
   readonly env?: Readonly<Record<string, string>> | undefined
   readonly cwd?: string | undefined
+  /** Pass this process's whole environment to the child, not the default set. Default `false`. */
+  readonly inheritEnv?: boolean | undefined
 }
 
 /**
@@ -139,6 +141,7 @@ export const stdio = (
   options?: CommonParams & {
     readonly env?: Readonly<Record<string, string>> | undefined
     readonly cwd?: string | undefined
+    readonly inheritEnv?: boolean | undefined
   }
 ): StdioParams => ({
   _tag: "Stdio",
@@ -146,6 +149,7 @@ export const stdio = (
   ...(args === undefined ? {} : { args }),
   ...(options?.env === undefined ? {} : { env: options.env }),
   ...(options?.cwd === undefined ? {} : { cwd: options.cwd }),
+  ...(options?.inheritEnv === undefined ? {} : { inheritEnv: options.inheritEnv }),
   ...eraOf(options)
 })
 

@@ -1,7 +1,7 @@
 /**
- * The group's default reconnection schedule, apart from the group itself
- * (`group.ts`, loaded when a group is made) so that importing `McpGroup`
- * loads neither the group nor the client.
+ * The group's defaults (the reconnection schedule, the liveness settings),
+ * apart from the group itself (`group.ts`, loaded when a group is made) so
+ * that importing `McpGroup` loads neither the group nor the client.
  *
  * @internal
  */
@@ -14,3 +14,10 @@ export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Schedule.ex
   Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(30)))),
   Schedule.upTo({ times: 10 })
 )
+
+/** @internal */
+export const defaultLiveness: {
+  readonly interval: Duration.Duration
+  readonly timeout: Duration.Duration
+  readonly maxMissed: number
+} = { interval: Duration.seconds(30), timeout: Duration.seconds(10), maxMissed: 2 }

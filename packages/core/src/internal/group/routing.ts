@@ -1,40 +1,25 @@
 /**
- * The group's calls: a group name (or URI) found in the published routing
- * index leads to a server, which is called with its own name. A name that is
- * not in the views is a down server's (the call fails naming it) or
- * nobody's; a call that fails for want of a connection names its server.
+ * The group's calls: a group name found in the published routing index
+ * leads to a server, which is called with its own name; a URI leads to the
+ * one server that offers it, or to an `AmbiguousError` naming those that do
+ * (unless the call names its server). A name that is not in the views is a
+ * down server's (the call fails naming it) or nobody's; a call that fails
+ * for want of a connection names its server (`live.ts`).
  *
  * @internal
  */
-import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as McpClient from "../../McpClient.ts"
 import * as McpError from "../../McpError.ts"
-import type { Group, ReadResourceOptions } from "../../McpGroup.ts"
+import type { Group, ResourceOptions } from "../../McpGroup.ts"
 import type * as McpSchema from "../../McpSchema.ts"
 import * as Aggregate from "./aggregate.ts"
 import * as Entry from "./entry.ts"
+import * as Handle from "./handle.ts"
+import * as Live from "./live.ts"
 import type * as State from "./state.ts"
-
-/** How long the ping that checks a server after a failed call may take. */
-const PROBE_TIMEOUT = Duration.seconds(10)
-
-/** A failure that means the connection itself is gone. */
-const isConnectionFailure = (error: McpError.McpError): boolean =>
-  error.reason._tag === "TransportError" || error.reason._tag === "ClosedError"
-
-/** The client of an up server. */
-const clientOf = (state: State.State, server: string): Effect.Effect<McpClient.Client, McpError.McpError> =>
-  Effect.suspend(() => {
-    const entry = state.entries.get(server)
-    if (entry === undefined) return Effect.fail(McpError.notFound("server", server))
-    if (entry.status !== "up" || entry.connection === undefined) return Effect.fail(Entry.unavailable(entry))
-    return Effect.succeed(entry.connection.client)
-  })
 
 /** A name that is not in the views: a down server's, or nobody's. */
 const missing = (
@@ -52,49 +37,58 @@ const missing = (
   return entry === undefined ? McpError.notFound(kind, name) : Entry.unavailable(entry)
 }
 
-/**
- * After a call failed for want of a connection while the session is still
- * open (an HTTP server that went away leaves the session open): one ping,
- * and if that fails the same way, the connection is ended with its error,
- * which the supervisor takes as the server going down.
- */
-const probe = (entry: Entry.Entry, connection: Entry.Connection): Effect.Effect<void> =>
-  connection.client.ping({ timeout: PROBE_TIMEOUT }).pipe(
-    Effect.catchIf(isConnectionFailure, (error) =>
-      Effect.andThen(Deferred.succeed(connection.ended, error), Scope.close(connection.scope, Exit.void))),
-    Effect.ignore,
-    // in the server's scope: closing the connection's from a fiber of its own would wait for itself
-    Effect.forkIn(entry.scope, { startImmediately: true }),
-    Effect.asVoid
-  )
-
-/** Calls a server; a failure that means it went away names it. */
+/** Calls a server by name. */
 const call = <A>(
   state: State.State,
   server: string,
   f: (client: McpClient.Client) => Effect.Effect<A, McpError.McpError>
 ): Effect.Effect<A, McpError.McpError> =>
-  Effect.flatMap(clientOf(state, server), (client) =>
-    f(client).pipe(
-      Effect.catchIf(isConnectionFailure, (error) =>
-        Effect.flatMap(client.session.isOpen, (isOpen) => {
-          if (!isOpen) return Effect.fail(McpError.serverUnavailable(server, error.message, error))
-          const entry = state.entries.get(server)
-          const connection = entry?.connection
-          return Effect.andThen(
-            entry !== undefined && connection !== undefined && connection.client === client
-              ? probe(entry, connection)
-              : Effect.void,
-            Effect.fail(error)
-          )
-        }))
-    ))
+  Effect.flatMap(Live.entryOf(state, server), (entry) => Live.call(state, entry, f))
+
+const requestOptionsOf = (options: ResourceOptions | undefined): McpClient.RequestOptions | undefined => {
+  if (options === undefined) return undefined
+  const { server: _server, ...requestOptions } = options
+  return requestOptions
+}
 
 /** The group's routed calls. @internal */
 export const make = (
   state: State.State
-): Pick<Group, "callTool" | "getPrompt" | "readResource" | "complete" | "client"> => {
+): Pick<
+  Group,
+  | "callTool"
+  | "getPrompt"
+  | "readResource"
+  | "subscribeResource"
+  | "unsubscribeResource"
+  | "watchResource"
+  | "complete"
+  | "client"
+> => {
   const index = Effect.map(SubscriptionRef.get(state.snapshot), (current) => current.index)
+
+  /**
+   * The server of a call on a URI: the one named, else the one that offers
+   * it, else the only server that declares resources.
+   */
+  const serverOf = (uri: string, server: string | undefined): Effect.Effect<string, McpError.McpError> => {
+    if (server !== undefined) return Effect.as(Live.entryOf(state, server), server)
+    return Effect.flatMap(index, (current) => {
+      const route = Aggregate.routeResource(current, uri)
+      if (route !== undefined) {
+        return route._tag === "Server"
+          ? Effect.succeed(route.server)
+          : Effect.fail(McpError.ambiguous("resource", uri, route.servers))
+      }
+      const error = missing(state, "resources", "resource", uri, true)
+      if (error.reason._tag !== "NotFoundError") return Effect.fail(error)
+      // a URI nobody offers: the only server with resources, if there is one
+      const candidates = Array.from(state.entries.values()).filter((entry) =>
+        entry.status === "up" && entry.connection?.client.serverCapabilities.resources !== undefined
+      )
+      return candidates.length === 1 ? Effect.succeed(candidates[0]!.name) : Effect.fail(error)
+    })
+  }
 
   const callTool = Effect.fn("McpGroup.callTool")(function*(
     name: string,
@@ -116,39 +110,62 @@ export const make = (
     return yield* call(state, entry.server, (client) => client.getPrompt(entry.prompt.name, args, requestOptions))
   })
 
-  const readResource = Effect.fn("McpGroup.readResource")(function*(
-    uri: string,
-    readOptions?: ReadResourceOptions
-  ) {
-    const { server, ...requestOptions } = readOptions ?? {}
-    if (server !== undefined) return yield* call(state, server, (client) => client.readResource(uri, requestOptions))
-    const route = Aggregate.routeResource(yield* index, uri)
-    if (route !== undefined) {
-      return yield* call(state, route.server, (client) => client.readResource(route.uri, requestOptions))
-    }
-    const error = missing(state, "resources", "resource", uri, true)
-    if (error.reason._tag !== "NotFoundError") return yield* error
-    // a URI nobody listed: the only server with resources, if there is one
-    const candidates = Array.from(state.entries.values()).filter((entry) =>
-      entry.status === "up" && entry.connection?.client.serverCapabilities.resources !== undefined
-    )
-    if (candidates.length !== 1) return yield* error
-    return yield* call(state, candidates[0]!.name, (client) => client.readResource(uri, requestOptions))
+  const readResource = Effect.fn("McpGroup.readResource")(function*(uri: string, options?: ResourceOptions) {
+    const server = yield* serverOf(uri, options?.server)
+    return yield* call(state, server, (client) => client.readResource(uri, requestOptionsOf(options)))
   })
+
+  const subscribeResource = Effect.fn("McpGroup.subscribeResource")(function*(uri: string, options?: ResourceOptions) {
+    const entry = yield* Effect.flatMap(serverOf(uri, options?.server), (server) => Live.entryOf(state, server))
+    yield* Handle.subscribe(state, entry, uri, requestOptionsOf(options))
+  })
+
+  const unsubscribeResource = Effect.fn("McpGroup.unsubscribeResource")(function*(
+    uri: string,
+    options?: ResourceOptions
+  ) {
+    // the server it was subscribed on, even if it no longer lists it (or is down)
+    const subscribed = options?.server === undefined
+      ? Array.from(state.entries.values()).filter((entry) => entry.subscriptions.has(uri))
+      : []
+    const entry = subscribed.length === 1
+      ? subscribed[0]!
+      : yield* Effect.flatMap(serverOf(uri, options?.server), (server) => Live.entryOf(state, server))
+    yield* Handle.unsubscribe(state, entry, uri, requestOptionsOf(options))
+  })
+
+  const watchResource = (
+    uri: string,
+    options?: ResourceOptions
+  ): Stream.Stream<McpSchema.ResourceUpdatedNotificationParams, McpError.McpError> =>
+    Stream.unwrap(Effect.map(
+      Effect.flatMap(serverOf(uri, options?.server), (server) => Live.entryOf(state, server)),
+      (entry) => Handle.watch(state, entry, uri, requestOptionsOf(options))
+    ))
 
   const complete = Effect.fn("McpGroup.complete")(function*(
     ref: McpSchema.PromptReference | McpSchema.ResourceTemplateReference,
     argument: { readonly name: string; readonly value: string },
     context?: { readonly arguments?: Readonly<Record<string, string>> | undefined },
-    requestOptions?: McpClient.RequestOptions
+    options?: ResourceOptions
   ) {
-    const route = Aggregate.routeReference(yield* index, ref)
+    const server = options?.server
+    const found = Aggregate.routeReference(yield* index, ref)
+    const route = server === undefined
+      ? found
+      : ref.type === "ref/prompt"
+      ? found?._tag === "Server" && found.server === server ? found : undefined
+      : { _tag: "Server" as const, server, ref }
     if (route === undefined) {
       return yield* ref.type === "ref/prompt"
         ? missing(state, "prompts", "prompt", ref.name)
         : missing(state, "resourceTemplates", "resource template", ref.uri)
     }
+    if (route._tag === "Ambiguous") {
+      return yield* McpError.ambiguous("resource template", (ref as McpSchema.ResourceTemplateReference).uri, route.servers)
+    }
     const completionContext = context?.arguments === undefined ? undefined : { arguments: context.arguments }
+    const requestOptions = requestOptionsOf(options)
     return yield* call(state, route.server, (client) =>
       client.complete(
         completionContext === undefined
@@ -159,8 +176,11 @@ export const make = (
   })
 
   const client = Effect.fn("McpGroup.client")(function*(server: string) {
-    return yield* clientOf(state, server)
+    const entry = yield* Live.entryOf(state, server)
+    yield* Live.current(state, entry)
+    if (entry.handle === undefined) entry.handle = Handle.make(state, entry)
+    return entry.handle
   })
 
-  return { callTool, getPrompt, readResource, complete, client }
+  return { callTool, getPrompt, readResource, subscribeResource, unsubscribeResource, watchResource, complete, client }
 }

@@ -7,6 +7,7 @@
  *
  * @internal
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
@@ -20,6 +21,7 @@ import type * as McpError from "../../McpError.ts"
 import type {
   ClientOptions,
   Connector,
+  Liveness,
   NameHook,
   Options,
   ServerNotification,
@@ -30,6 +32,7 @@ import type {
 import type * as McpSchema from "../../McpSchema.ts"
 import * as Aggregate from "./aggregate.ts"
 import * as Entry from "./entry.ts"
+import { defaultLiveness } from "./reconnect.ts"
 
 /** What every read sees: published by the lock holder after each change. @internal */
 export interface Snapshot {
@@ -132,6 +135,25 @@ export const publish = (state: State, viewsChanged: boolean): Effect.Effect<void
 /** The parts of every other server, for the collision checks. @internal */
 export const othersOf = (state: State, entry: Entry.Entry): ReadonlyArray<readonly [string, Aggregate.Parts]> =>
   Array.from(state.entries.values()).flatMap((other) => other === entry ? [] : [[other.name, other.parts] as const])
+
+/**
+ * A server's liveness settings: its own laid over the group's, laid over the
+ * defaults; `false` (its own, or the group's when it has none) leaves only
+ * the checks asked for (no periodic pings).
+ *
+ * @internal
+ */
+export const livenessFor = (state: State, own: Liveness | false | undefined): Entry.Liveness => {
+  const group = state.options.liveness
+  const off = own === false || (own === undefined && group === false)
+  const merged: Liveness = { ...(group === false ? {} : group), ...(own === false ? {} : own) }
+  const interval = merged.interval === undefined ? defaultLiveness.interval : Duration.fromInputUnsafe(merged.interval)
+  return {
+    interval: off || !Duration.isFinite(interval) ? undefined : interval,
+    timeout: merged.timeout === undefined ? defaultLiveness.timeout : Duration.fromInputUnsafe(merged.timeout),
+    maxMissed: Math.max(1, Math.floor(merged.maxMissed ?? defaultLiveness.maxMissed))
+  }
+}
 
 /**
  * A server's client options: the group's, then the era of its parameters,

@@ -7,21 +7,31 @@
  *   connection it was given and leaves every entry as it was.
  * - Each connection to a server is a scope forked from the server's. The
  *   server's supervisor fiber lives in the server's scope: it waits for the
- *   connection's session to end, marks the server down, closes the
- *   connection's scope and reconnects on the schedule.
+ *   connection to end (its session ends, or the liveness watcher drops it),
+ *   marks the server down, closes the connection's scope
+ *   (a stdio server's process tree goes with it) and reconnects on the
+ *   schedule.
  * - While a server is up, its lists follow `list_changed`; a refreshed list
  *   that would collide is refused until its names are free.
+ * - While a server is up, a liveness watcher (in the connection's scope)
+ *   pings it when it has been silent for an interval, or at once when asked
+ *   (a call failed for want of a connection, the HTTP GET stream ended);
+ *   too many pings unanswered in a row, or one that fails for want of a
+ *   connection, end the connection. `client.ping` is `server/discover` on a
+ *   2026-07-28 connection (that revision has no `ping`).
  *
  * @internal
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Pull from "effect/Pull"
+import * as Queue from "effect/Queue"
 import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
@@ -30,9 +40,11 @@ import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpClient from "../../McpClient.ts"
 import * as McpError from "../../McpError.ts"
 import { McpTransport } from "../../McpTransport.ts"
+import * as ClientHooks from "../http/clientHooks.ts"
 import * as Aggregate from "./aggregate.ts"
 import * as Entry from "./entry.ts"
 import * as InMemory from "./inMemory.ts"
+import { isConnectionFailure } from "./live.ts"
 import * as State from "./state.ts"
 
 const isMethodNotFound = (error: McpError.McpError): boolean =>
@@ -42,8 +54,18 @@ const isMethodNotFound = (error: McpError.McpError): boolean =>
 // opening
 // -----------------------------------------------------------------------------
 
-/** The transport of a connection, with the reason it ends recorded. */
-const watchedTransport = (state: State.State, entry: Entry.Entry, ended: Deferred.Deferred<McpError.McpError>) =>
+/**
+ * The transport of a connection: the messages from the server counted, the
+ * reason it ends recorded, and the end of an HTTP GET stream reported as a
+ * reason to check the server.
+ */
+const watchedTransport = (
+  state: State.State,
+  entry: Entry.Entry,
+  ended: Deferred.Deferred<McpError.McpError>,
+  heard: Entry.Connection["heard"],
+  check: Effect.Effect<void>
+) =>
   Layer.effect(
     McpTransport,
     Effect.gen(function*() {
@@ -51,6 +73,10 @@ const watchedTransport = (state: State.State, entry: Entry.Entry, ended: Deferre
       return McpTransport.of({
         ...transport,
         incoming: transport.incoming.pipe(
+          Stream.map((message) => {
+            heard.messages++
+            return message
+          }),
           Stream.onExit((exit) => {
             if (Exit.isSuccess(exit)) return Deferred.succeed(ended, McpError.closed("the server closed the connection"))
             const error = Cause.findErrorOption(exit.cause)
@@ -64,9 +90,11 @@ const watchedTransport = (state: State.State, entry: Entry.Entry, ended: Deferre
     })
   ).pipe(
     Layer.provide(
-      entry.params._tag === "InMemory"
+      (entry.params._tag === "InMemory"
         ? InMemory.transport(entry.params.server)
-        : state.connector.transport(entry.params, entry.name)
+        : state.connector.transport(entry.params, entry.name)).pipe(
+          Layer.provide(Layer.succeed(ClientHooks.OnListenEnd, check))
+        )
     )
   )
 
@@ -91,15 +119,19 @@ export const open = (state: State.State, entry: Entry.Entry): Effect.Effect<Entr
     const scope = Scope.forkUnsafe(entry.scope, "sequential")
     return Effect.gen(function*() {
       const ended = yield* Deferred.make<McpError.McpError>()
+      const dropped = yield* Deferred.make<void>()
+      const asked = yield* Queue.sliding<void>(1)
+      const check = Effect.asVoid(Queue.offer(asked, undefined))
+      const heard = { messages: 0 }
       const client = yield* Layer.buildWithMemoMap(
-        McpClient.layer(entry.clientOptions).pipe(
-          Layer.provide([watchedTransport(state, entry, ended), state.validator])
+        McpClient.layer(Entry.clientOptionsOf(entry)).pipe(
+          Layer.provide([watchedTransport(state, entry, ended, heard, check), state.validator])
         ),
         Layer.makeMemoMapUnsafe(),
         scope
       ).pipe(Effect.map(Context.get(McpClient.McpClient)))
       const lists = yield* fetchLists(client)
-      return { connection: { client, scope, ended }, lists }
+      return { connection: { client, scope, ended, dropped, check, heard }, lists, asked }
     }).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
   })
 
@@ -179,7 +211,66 @@ const watchLists = (state: State.State, entry: Entry.Entry, connection: Entry.Co
   ], { discard: true })
 }
 
-/** Commits an opened connection (closing it if refused) and follows its lists. @internal */
+// -----------------------------------------------------------------------------
+// liveness, and what carries over to a new connection
+// -----------------------------------------------------------------------------
+
+/**
+ * Pings the server when it was silent for a whole interval, or at once when
+ * asked; ends the connection (through `ended`) when `maxMissed` pings in a
+ * row go unanswered, or when one fails for want of a connection. An answer,
+ * even an error, means the server is alive.
+ */
+const watchLiveness = (entry: Entry.Entry, connection: Entry.Connection, asked: Queue.Dequeue<void>) => {
+  const { interval, maxMissed, timeout } = entry.liveness
+  const whenAsked = Effect.as(Queue.take(asked), true)
+  const wait = interval === undefined ? whenAsked : Effect.raceFirst(Effect.as(Effect.sleep(interval), false), whenAsked)
+  const heard = connection.heard
+  const end = (error: McpError.McpError) =>
+    Effect.andThen(Deferred.succeed(connection.ended, error), Deferred.succeed(connection.dropped, undefined))
+  let seen = heard.messages
+  const loop = (missed: number): Effect.Effect<void> =>
+    Effect.flatMap(wait, (checkNow) => {
+      if (!checkNow && heard.messages !== seen) {
+        // it spoke during the interval: alive
+        seen = heard.messages
+        return loop(0)
+      }
+      return Effect.flatMap(Effect.exit(connection.client.ping({ timeout })), (exit) => {
+        seen = heard.messages
+        const error = Exit.isFailure(exit) ? Cause.findErrorOption(exit.cause) : Option.none()
+        if (Option.isNone(error)) return loop(0)
+        if (isConnectionFailure(error.value)) return end(error.value)
+        if (error.value.reason._tag !== "TimeoutError") return loop(0)
+        if (missed + 1 < maxMissed) return loop(missed + 1)
+        return end(McpError.transport(
+          `the server stopped answering: ${maxMissed} ping${maxMissed === 1 ? "" : "s"} in a row got no answer ` +
+            `within ${Duration.format(timeout)}`
+        ))
+      })
+    })
+  return Effect.asVoid(loop(0))
+}
+
+/** The logging level and the subscriptions set through the group, renewed on a new connection. */
+const restore = (entry: Entry.Entry, connection: Entry.Connection): Effect.Effect<void> => {
+  const client = connection.client
+  const level = entry.logLevel
+  const uris = Array.from(entry.subscriptions)
+  if (level === undefined && uris.length === 0) return Effect.void
+  return Effect.all([
+    level === undefined ? Effect.void : client.setLoggingLevel(level),
+    Effect.forEach(uris, (uri) => client.subscribeResource(uri), { discard: true })
+  ], { discard: true }).pipe(
+    Effect.catchCause((cause) =>
+      Effect.logWarning(`MCP server "${entry.name}": its logging level or subscriptions could not be renewed`, cause)
+    ),
+    Effect.forkIn(connection.scope, { startImmediately: true }),
+    Effect.asVoid
+  )
+}
+
+/** Commits an opened connection (closing it if refused), follows its lists and watches its liveness. @internal */
 export const commitOpened = (
   state: State.State,
   entry: Entry.Entry,
@@ -187,7 +278,13 @@ export const commitOpened = (
 ): Effect.Effect<void, McpError.McpError> =>
   state.withLock(commit(state, entry, opened)).pipe(
     Effect.onError(() => Scope.close(opened.connection.scope, Exit.void)),
-    Effect.andThen(watchLists(state, entry, opened.connection))
+    Effect.andThen(watchLists(state, entry, opened.connection)),
+    Effect.andThen(
+      watchLiveness(entry, opened.connection, opened.asked).pipe(
+        Effect.forkIn(opened.connection.scope, { startImmediately: true })
+      )
+    ),
+    Effect.andThen(restore(entry, opened.connection))
   )
 
 /** Opens and commits. @internal */
@@ -261,7 +358,7 @@ const superviseOnce = (state: State.State, entry: Entry.Entry): Effect.Effect<bo
   Effect.gen(function*() {
     const connection = entry.connection
     if (connection !== undefined) {
-      yield* connection.client.session.awaitClose
+      yield* Effect.raceFirst(connection.client.session.awaitClose, Deferred.await(connection.dropped))
       if (entry.closing) return false
       const reason = yield* Deferred.poll(connection.ended).pipe(
         Effect.flatMap(Option.match({

@@ -38,6 +38,7 @@ import * as McpSchema from "../../McpSchema.ts"
 import type { McpTransport } from "../../McpTransport.ts"
 import * as Stateless from "../era/stateless.ts"
 import * as ClientCommon from "./clientCommon.ts"
+import * as ClientHooks from "./clientHooks.ts"
 import * as ClientModels from "./clientModels.ts"
 import * as ModernClient from "./modernClient.ts"
 import * as SseClient from "../sse/client.ts"
@@ -80,6 +81,7 @@ export const make = Effect.fnUntraced(function*(
   const url = yield* ClientCommon.parseUrl(options.url)
   const reconnect = options.reconnect ?? defaultReconnect
   const maxReinitializations = options.maxReinitializations ?? 1
+  const onListenEnd = yield* ClientHooks.OnListenEnd
 
   const incoming = yield* Queue.unbounded<unknown, McpError.McpError | Cause.Done>()
   const fibers = yield* FiberSet.make<void>()
@@ -219,6 +221,7 @@ export const make = Effect.fnUntraced(function*(
         if (response !== undefined) {
           const outcome = yield* readStream(response, cursor, route, expected)
           response = undefined
+          if (kind === "get" && !closed) yield* onListenEnd
           if (outcome.answered || closed) return
           if (outcome.events > 0) step = yield* Schedule.toStep(reconnect)
           if (kind === "post" && cursor.lastEventId === undefined) {
@@ -298,8 +301,7 @@ export const make = Effect.fnUntraced(function*(
     const type = ClientCommon.mediaType(response)
     if (type === "text/event-stream") return Effect.asVoid(background(follow("post", response, route, expected)))
     if (type === "application/json") {
-      return response.text.pipe(
-        Effect.mapError(ClientCommon.requestError),
+      return ClientCommon.readText(response, options.maxResponseBytes).pipe(
         Effect.flatMap((text) => Effect.forEach(ClientCommon.parseJson(text), route, { discard: true }))
       )
     }
@@ -334,7 +336,8 @@ export const make = Effect.fnUntraced(function*(
           response,
           init.id,
           (route) => readStream(response, { lastEventId: undefined, retry: undefined }, route, 1),
-          offer
+          offer,
+          options.maxResponseBytes
         )
         if (!JsonRpc.isSuccess(answer)) {
           return yield* McpError.transport(`the server refused the replayed initialize: ${answer.error.message}`)

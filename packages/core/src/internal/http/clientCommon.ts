@@ -184,6 +184,41 @@ export const mediaType = (response: HttpClientResponse.HttpClientResponse): stri
 export const discard = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
   Effect.ignore(response.text)
 
+/** The default bound of a JSON answer's body, in bytes (64 MiB). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+
+/**
+ * The body of a JSON answer as text, read up to `maxBytes`: a larger one
+ * (by its `Content-Length`, or as it arrives) fails the request with a
+ * `TransportError` saying so, without reading the rest.
+ */
+export const readText = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number = DEFAULT_MAX_RESPONSE_BYTES
+): Effect.Effect<string, McpError.McpError> => {
+  const tooLarge = () =>
+    McpError.transport(
+      `the ${response.request.method} ${response.request.url} answer is larger than ${maxBytes} bytes (maxResponseBytes)`
+    )
+  const declared = Number(response.headers["content-length"])
+  if (Number.isFinite(declared) && declared > maxBytes) return Effect.fail(tooLarge())
+  return Effect.suspend(() => {
+    const decoder = new TextDecoder()
+    let size = 0
+    let text = ""
+    return response.stream.pipe(
+      Stream.mapError(requestError),
+      Stream.runForEach((chunk) => {
+        size += chunk.length
+        if (size > maxBytes) return Effect.fail(tooLarge())
+        text += decoder.decode(chunk, { stream: true })
+        return Effect.void
+      }),
+      Effect.map(() => text + decoder.decode())
+    )
+  })
+}
+
 /** The JSON-RPC values of one JSON text (an array is split into its elements), or `Malformed`. */
 export const parseJson = (text: string): ReadonlyArray<unknown> => {
   const parsed = Result.try({ try: () => JSON.parse(text) as unknown, catch: (error) => McpError.messageOf(error) })
@@ -286,7 +321,8 @@ export const awaitAnswer = (
   response: HttpClientResponse.HttpClientResponse,
   id: JsonRpc.RequestId,
   readSse: (route: (value: unknown) => Effect.Effect<void>) => Effect.Effect<unknown>,
-  offer: (value: unknown) => Effect.Effect<void>
+  offer: (value: unknown) => Effect.Effect<void>,
+  maxBytes?: number
 ): Effect.Effect<JsonRpc.SuccessResponse | JsonRpc.ErrorResponse, McpError.McpError> =>
   Effect.gen(function*() {
     let answer: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse | undefined
@@ -301,7 +337,7 @@ export const awaitAnswer = (
     if (type === "text/event-stream") {
       yield* readSse(route)
     } else if (type === "application/json") {
-      const text = yield* Effect.mapError(response.text, requestError)
+      const text = yield* readText(response, maxBytes)
       yield* Effect.forEach(parseJson(text), route, { discard: true })
     } else {
       yield* discard(response)

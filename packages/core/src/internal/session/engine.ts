@@ -28,6 +28,7 @@ import * as McpMethod from "../../McpMethod.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import type * as McpSession from "../../McpSession.ts"
 import { type McpTransport, RequestOrigin } from "../../McpTransport.ts"
+import * as Capabilities from "../era/capabilities.ts"
 import * as Pending from "./pending.ts"
 
 const DEFAULT_TIMEOUT = Duration.seconds(60)
@@ -35,6 +36,11 @@ const DEFAULT_TIMEOUT = Duration.seconds(60)
 const toMillis = (input: Duration.Input | undefined, fallback: Duration.Duration): number => {
   const duration = input === undefined ? fallback : Duration.fromInputUnsafe(input)
   return Duration.isFinite(duration) ? Duration.toMillis(duration) : Infinity
+}
+
+interface Batch {
+  pending: number
+  readonly responses: Array<JsonRpc.SuccessResponse | JsonRpc.ErrorResponse>
 }
 
 interface QueuedNotification {
@@ -106,7 +112,7 @@ export const make = Effect.fnUntraced(function*(
     const capability = method.capability(params)
     if (capability === undefined) return undefined
     const declared = capability.side === role ? ownCapabilities() : peerCapabilities()
-    return McpMethod.hasCapability(declared, capability)
+    return Capabilities.declares(declared, capability)
       ? undefined
       : McpError.unsupported(method.name, McpMethod.capabilityName(capability))
   }
@@ -227,15 +233,39 @@ export const make = Effect.fnUntraced(function*(
   // incoming
   // ---------------------------------------------------------------------------
 
+  // the requests of a batch still unanswered, by id: their answers go back
+  // together, as one array, once the last is known (JSON-RPC 2.0 batches)
+  const batches = new Map<JsonRpc.RequestId, Batch>()
+
+  const flush = (batch: Batch) =>
+    batch.pending === 0 && batch.responses.length > 0 ? send(batch.responses).pipe(Effect.ignore) : Effect.void
+
+  // every answer to a request goes through here
+  const answer = (response: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse): Effect.Effect<void> => {
+    const batch = response.id === null ? undefined : batches.get(response.id)
+    if (batch === undefined) return send(response).pipe(Effect.ignore)
+    batches.delete(response.id!)
+    batch.pending--
+    batch.responses.push(response)
+    return flush(batch)
+  }
+
+  // a batched request that will get no answer (it was cancelled)
+  const unanswered = (id: JsonRpc.RequestId): Effect.Effect<void> => {
+    const batch = batches.get(id)
+    if (batch === undefined) return Effect.void
+    batches.delete(id)
+    batch.pending--
+    return flush(batch)
+  }
+
   const reply = (id: JsonRpc.RequestId | null, code: number, message: string) =>
-    send(JsonRpc.failure(id, { code, message })).pipe(Effect.ignore)
+    answer(JsonRpc.failure(id, { code, message }))
 
   const respond = (request: JsonRpc.Request, exit: Exit.Exit<unknown, McpError.McpError>) => {
-    if (Exit.isSuccess(exit)) return send(JsonRpc.success(request.id, exit.value)).pipe(Effect.ignore)
+    if (Exit.isSuccess(exit)) return answer(JsonRpc.success(request.id, exit.value))
     const failure = Cause.findErrorOption(exit.cause)
-    if (Option.isSome(failure)) {
-      return send(JsonRpc.failure(request.id, McpError.toErrorObject(failure.value))).pipe(Effect.ignore)
-    }
+    if (Option.isSome(failure)) return answer(JsonRpc.failure(request.id, McpError.toErrorObject(failure.value)))
     if (Cause.hasDies(exit.cause)) {
       return Effect.logError(`handler of ${request.method} died`, exit.cause).pipe(
         Effect.andThen(reply(request.id, JsonRpc.ErrorCode.InternalError, "Internal error"))
@@ -252,7 +282,7 @@ export const make = Effect.fnUntraced(function*(
       return reply(message.id, JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${message.method}`)
     }
     const admission = admit?.(message, "request")
-    if (admission !== undefined) return send(JsonRpc.failure(message.id, admission)).pipe(Effect.ignore)
+    if (admission !== undefined) return answer(JsonRpc.failure(message.id, admission))
     const params = handler.method.validateParams(message.params ?? {})
     if (Exit.isFailure(params)) {
       const description = Cause.findErrorOption(params.cause)
@@ -324,7 +354,7 @@ export const make = Effect.fnUntraced(function*(
       const fiber = running.get(params.value.requestId)
       if (fiber === undefined) return Effect.logDebug(`cancel for unknown request ${params.value.requestId} ignored`)
       running.delete(params.value.requestId)
-      return Effect.sync(() => fiber.interruptUnsafe())
+      return Effect.andThen(Effect.sync(() => fiber.interruptUnsafe()), unanswered(params.value.requestId))
     }
     if (method === McpSchema.Progress.name) {
       const params = McpSchema.Progress.validateParams(message.params ?? {})
@@ -359,11 +389,54 @@ export const make = Effect.fnUntraced(function*(
 
   const onMessage = (value: unknown): Effect.Effect<void> => {
     if (value instanceof JsonRpc.Malformed) return reply(null, JsonRpc.ErrorCode.ParseError, `Parse error: ${value.reason}`)
-    if (Array.isArray(value)) {
-      if (value.length > 0 && options.acceptBatches?.() === true) return Effect.forEach(value, onMessage, { discard: true })
+    if (Array.isArray(value)) return onBatch(value)
+    const classified = JsonRpc.classify(value)
+    // its answer would be taken for the batched request's
+    if (classified._tag === "Request" && batches.has(classified.message.id)) {
+      const id = classified.message.id
+      return send(JsonRpc.failure(id, { code: JsonRpc.ErrorCode.InvalidRequest, message: `Duplicate request id ${id}` })).pipe(
+        Effect.ignore
+      )
+    }
+    return dispatch(classified)
+  }
+
+  // A batch (JSON-RPC 2.0 §6, 2025-03-26 only) is answered with one array:
+  // an answer per request, and a `-32600` per invalid member or request id
+  // already in use; sent once the last request is answered. An empty batch,
+  // or one in another revision, gets one `-32600` with a null id.
+  const onBatch = (values: ReadonlyArray<unknown>): Effect.Effect<void> => {
+    if (values.length === 0) return reply(null, JsonRpc.ErrorCode.InvalidRequest, "Invalid Request: empty batch")
+    if (options.acceptBatches?.() !== true) {
       return reply(null, JsonRpc.ErrorCode.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported")
     }
-    const classified = JsonRpc.classify(value)
+    const batch: Batch = { pending: 0, responses: [] }
+    const members: Array<JsonRpc.Classified> = []
+    const refuse = (id: JsonRpc.RequestId | null, reason: string) =>
+      batch.responses.push(JsonRpc.failure(id, { code: JsonRpc.ErrorCode.InvalidRequest, message: `Invalid Request: ${reason}` }))
+    for (const value of values) {
+      const classified = JsonRpc.classify(value)
+      if (classified._tag === "Invalid") {
+        refuse(classified.id, classified.reason)
+        continue
+      }
+      if (classified._tag === "Request") {
+        const id = classified.message.id
+        if (running.has(id) || batches.has(id)) {
+          refuse(id, `Duplicate request id ${id}`)
+          continue
+        }
+        batches.set(id, batch)
+        batch.pending++
+      }
+      members.push(classified)
+    }
+    const dispatched = Effect.forEach(members, dispatch, { discard: true })
+    // with requests, the last answer sends the array
+    return batch.pending === 0 ? Effect.andThen(dispatched, flush(batch)) : dispatched
+  }
+
+  const dispatch = (classified: JsonRpc.Classified): Effect.Effect<void> => {
     switch (classified._tag) {
       case "Request":
         return onRequest(classified.message)

@@ -39,6 +39,8 @@ import * as Guard from "../http/guard.ts"
 export interface Options extends Guard.GuardOptions {
   readonly messagesPath: string
   readonly maxMessageBytes: number
+  /** The most open streams (sessions); a GET beyond it gets `503`. */
+  readonly maxSessions?: number | undefined
   /** The server is bound to a loopback address: guard Host and Origin by default. */
   readonly loopback: boolean
   /** The bearer check of a protected server. */
@@ -228,6 +230,7 @@ export const make = Effect.fnUntraced(function*(
     const reason = refused(request)
     if (reason !== undefined) return plain(403, reason)
     if (!open) return plain(503, "The server is shutting down")
+    if (streams.size >= (options.maxSessions ?? 10_000)) return plain(503, "Service Unavailable: too many sessions")
     let auth: McpAuth.AuthInfo | undefined
     if (options.bearer !== undefined) {
       const checked = yield* options.bearer.authenticate(request.headers["authorization"], {
@@ -334,6 +337,7 @@ export const layerRoute = (
       cors: options?.cors === undefined ? undefined : Guard.makeCors(options.cors, "GET, POST, OPTIONS"),
       messagesPath: options?.messagesPath ?? "/messages",
       maxMessageBytes: options?.maxMessageBytes ?? 4 * 1024 * 1024,
+      maxSessions: Math.max(1, options?.maxSessions ?? 10_000),
       allowedOrigins: options?.allowedOrigins,
       allowedHosts: options?.allowedHosts,
       loopback

@@ -3,9 +3,10 @@
  * the HTTP client transports use: the `Authorization` header of a request
  * (refreshing tokens about to expire), and the answer to a challenge (`401`,
  * or `403 insufficient_scope`: step-up), one flow at a time. The stages are
- * modules of their own: `http.ts` (requests), `discovery.ts`, `identity.ts`
- * (client identity and authentication), `grants.ts` (tokens), with the pure
- * decisions in `policy.ts`.
+ * modules of their own: `http.ts` (requests), `egress.ts` (where a server may
+ * send the client), `discovery.ts`, `identity.ts` (client identity and
+ * authentication), `grants.ts` (tokens), with the pure decisions in
+ * `policy.ts`.
  *
  * Protocol mechanics come from `oauth4webapi` (PKCE, the authorization
  * response check with `state` and RFC 9207 `iss`, the token, refresh,
@@ -25,17 +26,24 @@ import * as Semaphore from "effect/Semaphore"
 import type * as NodeMcpOAuth from "../../NodeMcpOAuth.ts"
 import * as Discovery from "./discovery.ts"
 import * as Dpop from "./dpop.ts"
+import * as Egress from "./egress.ts"
 import * as Grants from "./grants.ts"
 import * as Http from "./http.ts"
 import * as Identity from "./identity.ts"
 import * as Policy from "./policy.ts"
 import * as Tokens from "./tokens.ts"
 
-/** @internal */
+/**
+ * The client. `network` replaces name resolution and declares hosts'
+ * classes (tests: a "remote" server that is on 127.0.0.1).
+ *
+ * @internal
+ */
 export const make = (
   options: NodeMcpOAuth.Options,
   store: McpAuth.McpAuthStore["Service"],
-  authorizer: McpAuth.McpAuthorizer["Service"] | undefined
+  authorizer: McpAuth.McpAuthorizer["Service"] | undefined,
+  network?: Egress.Network
 ): Effect.Effect<McpAuth.ClientAuth, McpError.McpError, Scope.Scope> =>
   Effect.gen(function*() {
     const parsedServer = Result.try(() => new URL(options.serverUrl))
@@ -73,8 +81,14 @@ export const make = (
     const origin = serverUrl.origin
     const sameOrigin = (url: string) => url === origin || url.startsWith(`${origin}/`)
 
-    const http = yield* Http.make(options)
-    const discovery = Discovery.make(http, serverUrl, options.authorizationServer)
+    const egress = Egress.make({
+      serverUrl,
+      trusted: userHosts(options),
+      allowInsecure: options.allowInsecureRequests === true,
+      network
+    })
+    const http = yield* Http.make(options, egress)
+    const discovery = Discovery.make(http, egress, serverUrl, options.authorizationServer)
     const identities = Identity.make(http, options, store, authorizer)
     const dpop = yield* Dpop.make
     const grants = Grants.make({ http, discovery, identities, grant, store, authorizer, dpop })
@@ -204,6 +218,29 @@ export const make = (
     }
     return clientAuth
   })
+
+/**
+ * The hosts the user named besides the MCP server: a pre-configured
+ * authorization server (its issuer, or its metadata's endpoints), the IdP of
+ * cross-app access. A server may not send the client further inside the
+ * network than these (see `egress.ts`).
+ */
+const userHosts = (options: NodeMcpOAuth.Options): ReadonlyArray<string | URL | undefined> => {
+  const preset = options.authorizationServer
+  const presetHosts = preset === undefined
+    ? []
+    : typeof preset === "object" && "metadata" in preset
+    ? [
+      preset.metadata.issuer,
+      preset.metadata.authorization_endpoint,
+      preset.metadata.token_endpoint,
+      preset.metadata.registration_endpoint
+    ]
+    : [preset]
+  const grant = options.grant
+  const idpHosts = grant?.type === "cross_app_access" ? [grant.idp.tokenEndpoint, grant.idp.issuer] : []
+  return [...presetHosts, ...idpHosts].map((url) => typeof url === "string" || url instanceof URL ? url : undefined)
+}
 
 /** A pre-configured authorization server must name a URL issuer. */
 const checkAuthorizationServer = (

@@ -5,8 +5,16 @@
  * for the protected resource metadata with fallbacks), as are the protected
  * resource metadata `resource` check (MCP allows a parent of the server URL,
  * RFC 9728 processing in oauth4webapi wants an exact match), the 2025-03-26
- * fallback (metadata at the server's origin whose `issuer` need not match)
- * and a pre-configured authorization server (`Options.authorizationServer`).
+ * fallback (metadata at the server's origin, whose `issuer` must be on that
+ * origin: RFC 8414 §3.3) and a pre-configured authorization server
+ * (`Options.authorizationServer`).
+ *
+ * Every URL a server names is checked before it is fetched (`Egress.check`:
+ * a challenge's `resource_metadata`, the chosen `authorization_servers`
+ * entry, the endpoints of the metadata), and an endpoint of another scheme
+ * than `https` / `http` is refused (the authorization endpoint goes to a
+ * browser, which `grants.ts` and the authorizers check again:
+ * `Policy.isBrowsable`). A failure says what was expected, not what answered.
  *
  * @internal
  */
@@ -15,6 +23,7 @@ import * as McpError from "@effect-mcp/core/McpError"
 import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
 import type * as NodeMcpOAuth from "../../NodeMcpOAuth.ts"
+import type * as Egress from "./egress.ts"
 import type { Http } from "./http.ts"
 import * as Policy from "./policy.ts"
 
@@ -51,7 +60,11 @@ export interface Discovery {
     fromChallenge: string | undefined,
     preferredIssuer: string | undefined
   ) => Effect.Effect<Discovered, McpError.McpError>
-  /** The metadata of the authorization server `issuer` (RFC 8414 or OpenID Connect, in the MCP order). */
+  /**
+   * The metadata of an authorization server the user named (`issuer`: RFC
+   * 8414 or OpenID Connect, in the MCP order, its `issuer` checked), its
+   * endpoints trusted from then on.
+   */
   readonly serverMetadata: (issuer: URL) => Effect.Effect<oauth.AuthorizationServer, McpError.McpError>
 }
 
@@ -62,6 +75,7 @@ export const sameIssuer = (a: string, b: string): boolean =>
 /** @internal */
 export const make = (
   http: Http,
+  egress: Egress.Egress,
   serverUrl: URL,
   preset: NodeMcpOAuth.Options["authorizationServer"]
 ): Discovery => {
@@ -71,6 +85,7 @@ export const make = (
   const resourceMetadata = (urls: ReadonlyArray<URL>) =>
     Effect.gen(function*() {
       for (const url of urls) {
+        yield* egress.check(url, "the protected resource metadata")
         const response = yield* http.getMetadata(url, "protected resource metadata")
         if (response === undefined) continue
         const json = yield* http.readJson(response, `protected resource metadata ${url.href}`)
@@ -81,7 +96,7 @@ export const make = (
         if (!Policy.resourceMatches(serverUrl, metadata.resource)) {
           return yield* Effect.fail(McpError.auth(
             "Refused",
-            `the protected resource metadata names resource ${metadata.resource}, not the MCP server ${resource}`
+            `the protected resource metadata ${url.href} names a resource that is not the MCP server ${resource} (nor a parent of it)`
           ))
         }
         return metadata
@@ -89,35 +104,93 @@ export const make = (
       return undefined
     })
 
-  const serverMetadata: Discovery["serverMetadata"] = (issuer) =>
+  /** One metadata document of the authorization server `issuer`, its `issuer` checked (RFC 8414 §3.3). */
+  const metadataDocument = (issuer: URL, url: URL, response: Response) =>
+    http.call(
+      "Discovery",
+      `authorization server metadata ${url.href}`,
+      () => oauth.processDiscoveryResponse(issuer, response)
+    ).pipe(
+      Effect.mapError((error) =>
+        error.reason._tag === "AuthError" && isIssuerMismatch(error.reason.cause)
+          ? McpError.auth(
+            "Discovery",
+            `the authorization server metadata ${url.href} does not name ${issuer.href} as its issuer (RFC 8414 §3.3): not used`,
+            { cause: error }
+          )
+          : error
+      )
+    )
+
+  /** The metadata of the authorization server `issuer`, from the first of its well-known URLs that has it. */
+  const fetchServerMetadata = (issuer: URL) =>
     Effect.gen(function*() {
       for (const url of Policy.authorizationServerMetadataUrls(issuer)) {
         const response = yield* http.getMetadata(url, "authorization server metadata")
         if (response === undefined) continue
-        return yield* http.call(
-          "Discovery",
-          `authorization server metadata ${url.href}`,
-          () => oauth.processDiscoveryResponse(issuer, response)
-        )
+        return yield* metadataDocument(issuer, url, response)
       }
       return yield* Effect.fail(
         McpError.auth("Discovery", `no authorization server metadata for ${issuer.href} (RFC 8414 or OpenID Connect)`)
       )
     })
 
-  /** MCP 2025-03-26: the authorization server is the MCP server's origin. */
+  /**
+   * The endpoints the client uses must be `https` (or `http`) URLs it may be
+   * sent to: where a server named the authorization server, no further
+   * inside the network than the user's hosts (`Egress.check`). Any other
+   * scheme (`file:`, `javascript:`, a custom protocol handler) is refused
+   * here, whoever named it: the authorization endpoint goes to a browser.
+   */
+  const checkEndpoints = (server: oauth.AuthorizationServer, trusted: boolean) =>
+    Effect.forEach(ENDPOINTS, ([field, what]) => {
+      const value: unknown = server[field]
+      if (value === undefined) return Effect.void
+      if (typeof value !== "string" || !URL.canParse(value)) {
+        return Effect.fail(McpError.auth("Discovery", `the ${field} of the authorization server ${server.issuer} is not a URL`))
+      }
+      const url = new URL(value)
+      if (url.protocol !== "https:" && url.protocol !== "http:") {
+        return Effect.fail(McpError.auth(
+          "Refused",
+          `${what} of ${server.issuer} is a ${url.protocol} URL: only an https URL (or http on a loopback host) is used${
+            field === "authorization_endpoint" ? " or opened in a browser" : ""
+          }`
+        ))
+      }
+      return trusted ? http.checkUrl(url, "Refused", what) : egress.check(url, what)
+    }, { discard: true })
+
+  const serverMetadata: Discovery["serverMetadata"] = (issuer) =>
+    Effect.tap(fetchServerMetadata(issuer), (server) =>
+      Effect.andThen(
+        egress.trust(ENDPOINTS.map(([field]) => server[field])),
+        checkEndpoints(server, true)
+      ))
+
+  /**
+   * MCP 2025-03-26: the authorization server is the MCP server's origin. Its
+   * metadata's `issuer` must be on that origin (RFC 8414 §3.3 wants the
+   * origin itself; a path is allowed, as the official conformance suite's
+   * 2025-03-26 server names `<origin>/oauth`): an issuer of another origin,
+   * another authorization server's, is refused, so neither that server's
+   * stored registration nor its secret is used for this one.
+   */
   const legacy = Effect.gen(function*() {
     for (const url of Policy.legacyMetadataUrls(serverUrl)) {
       const response = yield* http.getMetadata(url, "authorization server metadata")
       if (response === undefined) continue
       const json = yield* http.readJson(response, `authorization server metadata ${url.href}`)
-      const issuer = typeof json.issuer === "string" ? json.issuer : serverUrl.origin
-      const discovered: Discovered = {
-        resource,
-        resourceMetadata: undefined,
-        server: { ...json, issuer } as oauth.AuthorizationServer,
-        hasMetadata: true
+      const issuer = json.issuer === undefined ? serverUrl.origin : json.issuer
+      if (typeof issuer !== "string" || !Policy.legacyIssuerMatches(serverUrl, issuer)) {
+        return yield* Effect.fail(McpError.auth(
+          "Discovery",
+          `the authorization server metadata ${url.href} does not name an issuer of the MCP server's origin ${serverUrl.origin} (RFC 8414 §3.3): not used`
+        ))
       }
+      const server = { ...json, issuer } as oauth.AuthorizationServer
+      yield* checkEndpoints(server, false)
+      const discovered: Discovered = { resource, resourceMetadata: undefined, server, hasMetadata: true }
       return discovered
     }
     const fallback: Discovered = {
@@ -147,10 +220,12 @@ export const make = (
     Effect.gen(function*() {
       const named = Policy.challengeResourceMetadataUrl(serverUrl, fromChallenge)
       const metadata = named === undefined ? undefined : yield* resourceMetadata([named])
-      const server = typeof configuredServer === "object" && "metadata" in configuredServer
-        ? configuredServer.metadata as oauth.AuthorizationServer
-        : yield* serverMetadata(new URL(configuredServer))
-      return discovered(metadata, server)
+      if (typeof configuredServer === "object" && "metadata" in configuredServer) {
+        const server = configuredServer.metadata as oauth.AuthorizationServer
+        yield* checkEndpoints(server, true)
+        return discovered(metadata, server)
+      }
+      return discovered(metadata, yield* serverMetadata(new URL(configuredServer)))
     })
 
   const discover: Discovery["discover"] = preset !== undefined ?
@@ -167,8 +242,24 @@ export const make = (
             McpError.auth("Discovery", `the protected resource metadata of ${resource} names no authorization server`)
           )
         }
-        return discovered(metadata, yield* serverMetadata(new URL(chosen)))
+        const issuer = new URL(chosen)
+        yield* egress.check(issuer, "the authorization server")
+        const server = yield* fetchServerMetadata(issuer)
+        yield* checkEndpoints(server, false)
+        return discovered(metadata, server)
       })
 
   return { discover, serverMetadata }
 }
+
+/** The endpoints of an authorization server the client requests or opens. */
+const ENDPOINTS = [
+  ["authorization_endpoint", "the authorization endpoint"],
+  ["token_endpoint", "the token endpoint"],
+  ["registration_endpoint", "the registration endpoint"]
+] as const
+
+/** `true` for oauth4webapi's "the issuer is not the one expected" (RFC 8414 §3.3). */
+const isIssuerMismatch = (cause: unknown): boolean =>
+  cause instanceof oauth.OperationProcessingError && cause.code === oauth.JSON_ATTRIBUTE_COMPARISON &&
+  (cause.cause as { readonly attribute?: unknown } | undefined)?.attribute === "issuer"

@@ -19,6 +19,7 @@ import { authError, isInvalidClient } from "./errors.ts"
 import * as Dpop from "./dpop.ts"
 import type { Http } from "./http.ts"
 import * as JwtBearer from "./jwtBearer.ts"
+import * as Policy from "./policy.ts"
 import { clientSecretBasic, type Identities, type Identity, isRegistration } from "./identity.ts"
 import * as Tokens from "./tokens.ts"
 
@@ -101,6 +102,13 @@ export const make = (deps: {
       url.searchParams.set("state", state)
       if (scope !== undefined) url.searchParams.set("scope", scope)
       url.searchParams.set("resource", discovered.resource)
+      // checked with the metadata too: never hand an authorizer (a browser) another scheme
+      if (!Policy.isBrowsable(url)) {
+        return yield* Effect.fail(McpError.auth(
+          "Refused",
+          `the authorization endpoint of ${server.issuer} is not an https URL (or http on a loopback host)`
+        ))
+      }
       const redirected = yield* authorizer.authorize(url)
       const validated = Result.try({
         try: () => oauth.validateAuthResponse(server, client, redirected, state),

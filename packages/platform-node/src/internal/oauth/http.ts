@@ -2,9 +2,12 @@
  * The HTTP side of the OAuth client: undici's `fetch` with a dispatcher of
  * the client's own (destroyed with its scope: a closed client leaves no
  * keep-alive connection to the authorization server or the MCP server, as
- * the global fetch's pool would), the URL rule (https, or http to a
- * loopback host), and `call`, which runs one promise-returning OAuth step
- * interruptibly, bounded by the request timeout, its failure an `AuthError`.
+ * the global fetch's pool would) whose connections resolve names through
+ * `Egress.lookup` (a name a server gave may not lead inside the network),
+ * the URL rule (https, or http to a loopback host), and `call`, which runs
+ * one promise-returning OAuth step interruptibly, bounded by the request
+ * timeout, its failure an `AuthError`. Discovery failures say what was
+ * expected, never what answered (a body, a parse error quoting it).
  *
  * @internal
  */
@@ -15,6 +18,7 @@ import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Predicate from "effect/Predicate"
 import * as oauth from "oauth4webapi"
+import * as Egress from "./egress.ts"
 import { authError, withErrorBody } from "./errors.ts"
 import * as Policy from "./policy.ts"
 
@@ -49,11 +53,11 @@ export interface Http {
 export const make = (options: {
   readonly allowInsecureRequests?: boolean | undefined
   readonly requestTimeoutSeconds?: number | undefined
-}): Effect.Effect<Http, never, Scope.Scope> =>
+}, egress: Egress.Egress): Effect.Effect<Http, never, Scope.Scope> =>
   Effect.gen(function*() {
     const allowInsecure = options.allowInsecureRequests === true
     const timeout = (options.requestTimeoutSeconds ?? 30) * 1000
-    const dispatcher = yield* NodeHttpClient.makeDispatcher
+    const dispatcher = yield* NodeHttpClient.makeDispatcherOptions({ connect: { lookup: egress.lookup } })
     const undici = yield* Effect.promise(() => import("@effect/platform-node/Undici"))
     const httpFetch: Fetch = (url, init) =>
       undici.fetch(url, { ...init, dispatcher } as never) as unknown as Promise<Response>
@@ -72,7 +76,12 @@ export const make = (options: {
 
     const call: Http["call"] = (kind, what, run) =>
       Effect.tryPromise({ try: run, catch: (cause): unknown => cause }).pipe(
-        Effect.catch((cause) => Effect.flatMap(withErrorBody(cause), (full) => Effect.fail(authError(kind, what)(full)))),
+        Effect.catch((cause) =>
+          Effect.flatMap(
+            withErrorBody(cause),
+            (full) => Effect.fail(Egress.refusalOf(full, what) ?? authError(kind, what)(full))
+          )
+        ),
         Effect.timeoutOrElse({
           duration: timeout,
           orElse: () => Effect.fail(McpError.auth(kind, `${what}: no answer within ${timeout / 1000} s`))
@@ -99,13 +108,15 @@ export const make = (options: {
           }))
       )
 
+    // a parse error quotes the body: it is not passed on (what answered may be a service the server pointed at)
+    const notJson = (what: string) => McpError.auth("Discovery", `${what} is not a JSON object`)
     const readJson: Http["readJson"] = (response, what) =>
-      call("Discovery", what, () => response.json() as Promise<unknown>).pipe(
-        Effect.flatMap((json) =>
-          Predicate.isObject(json)
-            ? Effect.succeed(json)
-            : Effect.fail(McpError.auth("Discovery", `${what} is not a JSON object`))
-        )
+      Effect.tryPromise({ try: () => response.json() as Promise<unknown>, catch: () => notJson(what) }).pipe(
+        Effect.timeoutOrElse({
+          duration: timeout,
+          orElse: () => Effect.fail(McpError.auth("Discovery", `${what}: no answer within ${timeout / 1000} s`))
+        }),
+        Effect.flatMap((json) => Predicate.isObject(json) ? Effect.succeed(json) : Effect.fail(notJson(what)))
       )
 
     const tokenEndpoint: Http["tokenEndpoint"] = (server) =>

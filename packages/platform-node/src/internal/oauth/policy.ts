@@ -6,6 +6,9 @@
  *
  * @internal
  */
+import * as NetAddress from "effect/net/NetAddress"
+import * as Result from "effect/Result"
+import * as Net from "node:net"
 
 // -----------------------------------------------------------------------------
 // Discovery URLs
@@ -80,6 +83,16 @@ export const legacyMetadataUrls = (serverUrl: URL): ReadonlyArray<URL> => [
   new URL("/.well-known/openid-configuration", serverUrl.origin)
 ]
 
+/**
+ * `true` when the `issuer` of the metadata a 2025-03-26 client found at the
+ * MCP server's origin is one of that origin (RFC 8414 §3.3 wants the origin
+ * itself; a path is tolerated): a URL without query or fragment.
+ */
+export const legacyIssuerMatches = (serverUrl: URL, issuer: string): boolean => {
+  const parsed = parse(issuer)
+  return parsed !== undefined && parsed.origin === serverUrl.origin && parsed.search === "" && parsed.hash === ""
+}
+
 /** @internal */
 export const legacyEndpoints = (serverUrl: URL) => ({
   issuer: serverUrl.origin,
@@ -110,12 +123,8 @@ export const resourceMatches = (serverUrl: URL, resource: string): boolean => {
   return want === "" || have === want || have.startsWith(`${want}/`)
 }
 
-/** `true` for URLs whose host is a loopback address or `localhost`. */
-export const isLoopback = (url: URL): boolean => {
-  const host = url.hostname.toLowerCase()
-  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || host === "::1" ||
-    /^127(\.\d{1,3}){3}$/.test(host)
-}
+/** `true` for URLs whose host is a loopback address (however written) or `localhost`. */
+export const isLoopback = (url: URL): boolean => literalHostClass(url.hostname) === "loopback"
 
 /**
  * `true` when a registered redirect URI covers `redirectUri`: equal, or both
@@ -134,6 +143,101 @@ export const redirectCovers = (registered: string, redirectUri: string): boolean
 /** `true` when a request to `url` may go out: https, or http to a loopback host (or `allowInsecure`). */
 export const allowedUrl = (url: URL, allowInsecure: boolean): boolean =>
   url.protocol === "https:" || (url.protocol === "http:" && (allowInsecure || isLoopback(url)))
+
+/**
+ * `true` for a URL that may be handed to a browser (or followed in its
+ * place): `https:`, or `http:` on a loopback host. Any other scheme
+ * (`file:`, `javascript:`, `data:`, a custom protocol handler) would reach
+ * the OS or the browser's privileged handlers, not an authorization server.
+ */
+export const isBrowsable = (url: URL): boolean =>
+  url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url))
+
+// -----------------------------------------------------------------------------
+// Where a server may send the client (SSRF)
+// -----------------------------------------------------------------------------
+
+/**
+ * How far inside the network an address is: `loopback` (this machine:
+ * `127.0.0.0/8`, `0.0.0.0/8`, `::1`, `::`, `localhost`), `link-local`
+ * (`169.254.0.0/16` with the cloud metadata services, `fe80::/10`),
+ * `private` (RFC 1918, CGNAT, unique local IPv6 and the other ranges not
+ * routed on the Internet), else `public`.
+ */
+export type HostClass = "loopback" | "link-local" | "private" | "public"
+
+const blockList = (ranges: ReadonlyArray<readonly [string, number, "ipv4" | "ipv6"]>): Net.BlockList => {
+  const list = new Net.BlockList()
+  for (const [address, prefix, family] of ranges) list.addSubnet(address, prefix, family)
+  return list
+}
+
+// node's BlockList also matches IPv4-mapped IPv6 addresses (`::ffff:127.0.0.1`) against IPv4 ranges
+const LOOPBACK = blockList([["127.0.0.0", 8, "ipv4"], ["0.0.0.0", 8, "ipv4"], ["::1", 128, "ipv6"], ["::", 128, "ipv6"]])
+const LINK_LOCAL = blockList([["169.254.0.0", 16, "ipv4"], ["fe80::", 10, "ipv6"]])
+const PRIVATE = blockList([
+  ["10.0.0.0", 8, "ipv4"],
+  ["172.16.0.0", 12, "ipv4"],
+  ["192.168.0.0", 16, "ipv4"],
+  ["100.64.0.0", 10, "ipv4"],
+  ["192.0.0.0", 24, "ipv4"],
+  ["198.18.0.0", 15, "ipv4"],
+  ["224.0.0.0", 4, "ipv4"],
+  ["240.0.0.0", 4, "ipv4"],
+  ["fc00::", 7, "ipv6"],
+  ["fec0::", 10, "ipv6"],
+  ["ff00::", 8, "ipv6"],
+  ["64:ff9b:1::", 48, "ipv6"]
+])
+/** IPv6 prefixes that carry an IPv4 address: NAT64 (last 32 bits) and 6to4 (bits 16 to 48). */
+const NAT64 = blockList([["64:ff9b::", 96, "ipv6"]])
+const SIX_TO_FOUR = blockList([["2002::", 16, "ipv6"]])
+
+/** The IPv4 address an IPv6 address carries (NAT64, 6to4, IPv4-compatible), if any. */
+const embeddedIpv4 = (address: string): string | undefined => {
+  const parsed = NetAddress.ipv6FromString(address)
+  if (Result.isFailure(parsed)) return undefined
+  const groups = NetAddress.ipv6ToSegments(parsed.success)
+  const v4 = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
+  if (NAT64.check(address, "ipv6")) return v4(groups[6], groups[7])
+  if (SIX_TO_FOUR.check(address, "ipv6")) return v4(groups[1], groups[2])
+  if (groups.slice(0, 6).every((group) => group === 0)) return v4(groups[6], groups[7])
+  return undefined
+}
+
+/** The class of an IP address (as written, or resolved: a zone index is ignored); `public` for anything else. */
+export const addressClass = (address: string): HostClass => {
+  const bare = address.replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, "")
+  const family = Net.isIPv4(bare) ? "ipv4" : Net.isIPv6(bare) ? "ipv6" : undefined
+  if (family === undefined) return "public"
+  const embedded = family === "ipv6" ? embeddedIpv4(bare) : undefined
+  if (embedded !== undefined) return addressClass(embedded)
+  if (LOOPBACK.check(bare, family)) return "loopback"
+  if (LINK_LOCAL.check(bare, family)) return "link-local"
+  if (PRIVATE.check(bare, family)) return "private"
+  return "public"
+}
+
+/**
+ * The class of a URL's host as written: an IP literal's class, `loopback`
+ * for `localhost` and `*.localhost`; `undefined` for any other name (what it
+ * resolves to decides, at connection time).
+ */
+export const literalHostClass = (hostname: string): HostClass | undefined => {
+  const host = hostname.toLowerCase().replace(/\.$/, "")
+  if (host === "localhost" || host.endsWith(".localhost")) return "loopback"
+  const bare = host.replace(/^\[(.*)\]$/, "$1")
+  return Net.isIP(bare.replace(/%.*$/, "")) === 0 ? undefined : addressClass(bare)
+}
+
+/**
+ * `true` when a server the client was pointed at from hosts of the
+ * classes `from` may send it to a host of class `to`: a public host always;
+ * an inner one only when the user's own hosts are there too (the same class,
+ * or anything from a loopback server: a developer's machine).
+ */
+export const mayReach = (from: ReadonlySet<HostClass>, to: HostClass): boolean =>
+  to === "public" || from.has("loopback") || from.has(to)
 
 // -----------------------------------------------------------------------------
 // Scopes

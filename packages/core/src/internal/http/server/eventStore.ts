@@ -1,12 +1,14 @@
 /**
  * The in-memory event store: per stream, the messages in order; an event id
- * is `<stream id>:<sequence>`. Bounded per stream (oldest dropped) and in
- * number of streams (oldest stream dropped first).
+ * is `<stream id>:<sequence>`. Bounded per stream in events and in bytes
+ * (oldest dropped), in number of streams (oldest stream dropped first), and
+ * in bytes in all (the oldest events of the oldest streams dropped first).
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import type * as JsonRpc from "../../../JsonRpc.ts"
 import type * as McpHttpServer from "../../../McpHttpServer.ts"
 
@@ -14,6 +16,16 @@ interface Log {
   /** The sequence number of `events[0]`. */
   base: number
   readonly events: Array<JsonRpc.Message | undefined>
+  /** The size of each of `events`. */
+  readonly sizes: Array<number>
+  bytes: number
+}
+
+// the size of an event: the length of its JSON text (a priming event counts 1)
+const sizeOf = (message: JsonRpc.Message | undefined): number => {
+  if (message === undefined) return 1
+  const text = Result.try(() => JSON.stringify(message))
+  return Result.isSuccess(text) && typeof text.success === "string" ? text.success.length : 1
 }
 
 const SEPARATOR = ":"
@@ -22,25 +34,63 @@ const SEPARATOR = ":"
 export const makeMemory = (options?: McpHttpServer.EventStoreMemoryOptions): McpHttpServer.EventStoreShape => {
   const maxEvents = Math.max(1, options?.maxEventsPerStream ?? 1000)
   const maxStreams = Math.max(1, options?.maxStreams ?? 10_000)
+  const maxStreamBytes = Math.max(1, options?.maxBytesPerStream ?? 16 * 1024 * 1024)
+  const maxBytes = Math.max(1, options?.maxBytes ?? 128 * 1024 * 1024)
   // insertion-ordered: the first key is the oldest stream
   const streams = new Map<string, Log>()
+  let total = 0
+
+  const dropOldest = (log: Log): void => {
+    log.events.shift()
+    const size = log.sizes.shift() ?? 0
+    log.bytes -= size
+    total -= size
+    log.base++
+  }
+
+  const removeStream = (streamId: string): void => {
+    const log = streams.get(streamId)
+    if (log === undefined) return
+    total -= log.bytes
+    streams.delete(streamId)
+  }
+
+  // the oldest events of the oldest streams go first; a stream left empty
+  // keeps its place in the sequence (its old ids stay unknown) and moves last
+  const evict = (): void => {
+    for (let moves = streams.size; total > maxBytes && moves >= 0;) {
+      const first = streams.entries().next().value
+      if (first === undefined) return
+      const [streamId, log] = first
+      if (log.events.length > 0) {
+        dropOldest(log)
+        continue
+      }
+      streams.delete(streamId)
+      streams.set(streamId, log)
+      moves--
+    }
+  }
 
   const append = (streamId: string, message: JsonRpc.Message | undefined): string => {
     let log = streams.get(streamId)
     if (log === undefined) {
-      log = { base: 0, events: [] }
+      log = { base: 0, events: [], sizes: [], bytes: 0 }
       streams.set(streamId, log)
       if (streams.size > maxStreams) {
         const oldest = streams.keys().next().value
-        if (oldest !== undefined) streams.delete(oldest)
+        if (oldest !== undefined) removeStream(oldest)
       }
     }
     const sequence = log.base + log.events.length
+    const size = sizeOf(message)
     log.events.push(message)
-    if (log.events.length > maxEvents) {
-      log.events.shift()
-      log.base++
-    }
+    log.sizes.push(size)
+    log.bytes += size
+    total += size
+    // an event bigger than the stream's bound goes too: it was delivered, but cannot be replayed
+    while (log.events.length > 0 && (log.events.length > maxEvents || log.bytes > maxStreamBytes)) dropOldest(log)
+    if (total > maxBytes) evict()
     return streamId + SEPARATOR + sequence
   }
 
@@ -66,6 +116,6 @@ export const makeMemory = (options?: McpHttpServer.EventStoreMemoryOptions): Mcp
   return {
     append: (streamId, message) => Effect.sync(() => append(streamId, message)),
     replayAfter: (lastEventId) => Effect.sync(() => replayAfter(lastEventId)),
-    remove: (streamId) => Effect.sync(() => void streams.delete(streamId))
+    remove: (streamId) => Effect.sync(() => removeStream(streamId))
   }
 }

@@ -210,6 +210,28 @@ export const offer = (session: State.Session, message: JsonRpc.Message): void =>
   Queue.offerUnsafe(session.inbox, message)
 }
 
+// a session's POST streams (its GET stream left out)
+const postStreams = (session: State.Session): number =>
+  session.streams.size - (session.get !== undefined && session.streams.has(session.get.id) ? 1 : 0)
+
+// `429` for a POST whose requests would pass the session's caps
+const overCap = (
+  state: State.State,
+  session: State.Session,
+  messages: ReadonlyArray<JsonRpc.Message>,
+  requests: number
+): HttpServerResponse.HttpServerResponse | undefined => {
+  if (session.id === undefined) return undefined
+  const reason = session.inflight.size + requests > state.maxRequestsPerSession
+    ? "too many requests in flight in this session"
+    : postStreams(session) >= state.maxStreamsPerSession
+    ? "too many open streams in this session"
+    : undefined
+  if (reason === undefined) return undefined
+  const first = messages.length === 1 && "id" in messages[0]! ? messages[0].id : null
+  return Responses.error(429, JsonRpc.ErrorCode.ServerError, `Too Many Requests: ${reason}`, { id: first })
+}
+
 /**
  * Opens the exchange of a POST carrying `requests` requests, hands its
  * messages to the engine, and answers: at once with the SSE stream in SSE
@@ -226,6 +248,8 @@ export const open = (
   auth: McpAuth.AuthInfo | undefined,
   modern = false
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const refused = overCap(state, session, messages, requests)
+  if (refused !== undefined) return Effect.succeed(refused)
   // a modern answer starts as JSON (its error status depends on the code) and
   // becomes a stream only when the handler streams
   const sseMode = state.sseMode && !modern

@@ -37,11 +37,19 @@ const batchesUnsupported = () =>
 const tooManySessions = (id: JsonRpc.RequestId | null = null) =>
   Responses.error(503, JsonRpc.ErrorCode.ServerError, "Service Unavailable: too many sessions", { id })
 
+// JSON text is UTF-8 (RFC 8259 §8.1): a body that is not is a parse error, never
+// a text with replacement characters that happens to parse
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
 const readBody = (state: State.State, request: HttpServerRequest.HttpServerRequest) =>
-  request.text.pipe(
+  request.arrayBuffer.pipe(
     Effect.provideService(HttpIncomingMessage.MaxBodySize, state.maxBody),
-    Effect.map((text) => {
-      const parsed = Result.try(() => JSON.parse(text) as unknown)
+    Effect.map((bytes) => {
+      const text = Result.try(() => utf8.decode(bytes))
+      if (Result.isFailure(text)) {
+        return Result.fail(Responses.error(400, JsonRpc.ErrorCode.ParseError, "Parse error: the body is not valid UTF-8"))
+      }
+      const parsed = Result.try(() => JSON.parse(text.success) as unknown)
       return Result.isSuccess(parsed)
         ? Result.succeed<unknown>(parsed.success)
         : Result.fail(Responses.error(400, JsonRpc.ErrorCode.ParseError, "Parse error: the body is not JSON"))
@@ -82,8 +90,9 @@ export const handle: State.Handler = (state, request, auth) =>
     for (const value of values) {
       const classified = JsonRpc.classify(value)
       if (classified._tag === "Invalid") {
+        // a batch is refused whole, and no one member's id names it
         return Responses.error(400, JsonRpc.ErrorCode.InvalidRequest, `Invalid Request: ${classified.reason}`, {
-          id: classified.id
+          id: batch ? null : classified.id
         })
       }
       messages.push(classified.message)
@@ -120,7 +129,7 @@ export const handle: State.Handler = (state, request, auth) =>
       if (!("method" in message && "id" in message)) continue
       if (session.inflight.has(message.id) || ids.has(message.id)) {
         return Responses.error(400, JsonRpc.ErrorCode.InvalidRequest, `Invalid Request: request id ${message.id} is in use`, {
-          id: message.id
+          id: batch ? null : message.id
         })
       }
       ids.add(message.id)

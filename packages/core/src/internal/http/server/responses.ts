@@ -38,6 +38,14 @@ export const sse = (body: Stream.Stream<Uint8Array>, headers?: Record<string, st
     headers: headers === undefined ? SSE_HEADERS : { ...SSE_HEADERS, ...headers }
   })
 
+/**
+ * The `500` of a request whose handling failed unexpectedly (a defect): a
+ * JSON-RPC internal error without detail (the cause goes to the log).
+ *
+ * @internal
+ */
+export const internalError = () => error(500, JsonRpc.ErrorCode.InternalError, "Internal Server Error")
+
 /** The answer to a POST without requests. @internal */
 export const accepted = HttpServerResponse.empty({ status: 202 })
 
@@ -46,9 +54,14 @@ export const emptyStream = () => sse(Stream.empty)
 
 /** The answer to a request the bearer check refused. @internal */
 export const refused = (refusal: Bearer.Refusal) =>
-  error(refusal.status, JsonRpc.ErrorCode.ServerError, refusal.message, {
-    headers: { ...refusal.headers, ...(refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge }) }
-  })
+  error(
+    refusal.status,
+    refusal.status === 500 ? JsonRpc.ErrorCode.InternalError : JsonRpc.ErrorCode.ServerError,
+    refusal.message,
+    {
+      headers: { ...refusal.headers, ...(refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge }) }
+    }
+  )
 
 /** The JSON answer to a POST: its one response, or the array of a batch. @internal */
 export const json = (batch: boolean, responses: ReadonlyArray<JsonRpc.Message> | undefined, status = 200) => {

@@ -9,6 +9,7 @@
  *
  * @internal
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -97,6 +98,16 @@ export const addRoute = Effect.fnUntraced(function*(
     )
   }
 
+  // a defect answers a bare 500 (with the CORS headers below); the cause goes to the log
+  const answered = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+    Effect.catchCause(authenticated(request), (cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.as(
+        Effect.logError("McpHttpServer: the request failed", cause).pipe(
+          Effect.annotateLogs({ method: request.method, url: request.url })
+        ),
+        Responses.internalError()
+      ))
+
   // the guard, then CORS (preflights need no token), then the bearer check
   const handle = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
     const forbidden = Guard.check((name) => request.headers[name], options, loopback, cors?.extraOrigins)
@@ -104,7 +115,7 @@ export const addRoute = Effect.fnUntraced(function*(
       const response = Responses.error(403, JsonRpc.ErrorCode.ServerError, forbidden)
       return Effect.succeed(cors === undefined ? response : HttpServerResponse.setHeader(response, "vary", "Origin"))
     }
-    if (cors === undefined) return authenticated(request)
+    if (cors === undefined) return answered(request)
     const origin = request.headers["origin"]
     if (request.method === "OPTIONS") {
       return Effect.succeed(HttpServerResponse.empty({
@@ -113,7 +124,7 @@ export const addRoute = Effect.fnUntraced(function*(
       }))
     }
     const headers = cors.headers(origin)
-    return Effect.map(authenticated(request), (response) => HttpServerResponse.setHeaders(response, headers))
+    return Effect.map(answered(request), (response) => HttpServerResponse.setHeaders(response, headers))
   }
 
   // one long-lived session serves every 2026-07-28 request

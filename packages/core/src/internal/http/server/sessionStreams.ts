@@ -3,14 +3,18 @@
  * carry them: a new stream gets its id from the session and is kept for
  * resumption when there is an event store; a connection's body ends when
  * the stream does, or when the token it was opened with expires; a POST
- * stream written to its end is kept a while for a late resumption.
+ * stream written to its end is kept a while for a late resumption, one
+ * whose connection dropped only for `abandonedStreamTimeout`.
  *
  * @internal
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
+import * as JsonRpc from "../../../JsonRpc.ts"
 import type * as McpAuth from "../../../McpAuth.ts"
+import * as McpSchema from "../../../McpSchema.ts"
 import * as Sessions from "./sessions.ts"
 import * as SseStream from "./sseStream.ts"
 import type * as State from "./state.ts"
@@ -33,9 +37,39 @@ export const make = (session: State.Session, kind: "post" | "get"): SseStream.Ss
   return stream
 }
 
+// A POST stream whose connection dropped, still not taken over by a new one
+// (`attached` unchanged) once `abandonedStream` has passed, is dropped: its
+// buffer and stored events go, and its requests still in flight are
+// cancelled (their answers, should they come, find no exchange).
+const dropAbandoned = (state: State.State, session: State.Session, stream: SseStream.SseStream, attached: number) =>
+  Effect.suspend(() => {
+    if (session.closed || stream.closed || stream.owner !== undefined || stream.attached !== attached) return Effect.void
+    SseStream.close(stream)
+    session.streams.delete(stream.id)
+    for (const [id, exchange] of Array.from(session.inflight)) {
+      if (exchange.stream !== stream) continue
+      session.inflight.delete(id)
+      exchange.abandoned = true
+      Queue.offerUnsafe(
+        session.inbox,
+        JsonRpc.notification(McpSchema.Cancelled.name, { requestId: id, reason: "the client did not come back for the answer" })
+      )
+    }
+    return session.store === undefined ? Effect.void : session.store.remove(stream.id)
+  })
+
+const scheduleDrop = (state: State.State, session: State.Session, stream: SseStream.SseStream) => {
+  const attached = stream.attached
+  return Effect.asVoid(Effect.forkIn(
+    Effect.andThen(state.clock.sleep(state.abandonedStream), dropAbandoned(state, session, stream, attached)),
+    session.scope
+  ))
+}
+
 // a POST stream written to its end is kept a while for a late resumption;
 // one that ends early cancels what it was answering (`abandoned`, for the
-// shared session of modern requests), or closes its session of one request
+// shared session of modern requests), or closes its session of one request,
+// or is kept for a resumption until `abandonedStream` has passed
 const ended = (
   state: State.State,
   session: State.Session,
@@ -47,7 +81,8 @@ const ended = (
     Sessions.touch(state, session)
     if (abandoned !== undefined) return completed ? Effect.void : abandoned
     if (session.id === undefined) return Sessions.close(state, session)
-    if (!completed || stream.kind !== "post" || session.store === undefined || session.closed) return Effect.void
+    if (stream.kind !== "post" || session.store === undefined || session.closed) return Effect.void
+    if (!completed) return stream.closed || stream.owner !== undefined ? Effect.void : scheduleDrop(state, session, stream)
     session.streams.delete(stream.id)
     session.finished.push(stream.id)
     if (session.finished.length <= FINISHED_KEPT) return Effect.void

@@ -34,6 +34,8 @@ export interface SseStream {
   buffer: Array<JsonRpc.Message>
   /** The connection that may write, if any. */
   owner: Connection | undefined
+  /** How many connections have owned the stream. */
+  attached: number
   /** Completed when a frame arrives or the owner changes; set by a waiting writer. */
   wake: Deferred.Deferred<void> | undefined
   /** A write is storing events. */
@@ -68,6 +70,7 @@ export const make = (
   priming,
   buffer: [],
   owner: undefined,
+  attached: 0,
   wake: undefined,
   busy: false,
   idle: undefined,
@@ -121,6 +124,7 @@ export const attach = (stream: SseStream): Connection => {
   const connection: Connection = { _connection: true }
   const previous = stream.owner
   stream.owner = connection
+  stream.attached++
   stream.kick = false
   if (previous !== undefined) signal(stream)
   return connection

@@ -112,6 +112,12 @@ export interface State {
   readonly idleMillis: number
   readonly maxSessions: number
   readonly maxBody: ByteSize.ByteSize
+  /** How long a POST stream whose connection dropped is kept for a resumption. */
+  readonly abandonedStream: Duration.Duration
+  /** The most POST streams a session keeps open (resumable or still written). */
+  readonly maxStreamsPerSession: number
+  /** The most requests a session has in flight. */
+  readonly maxRequestsPerSession: number
   /** The interval of keep-alive comments on modern answer streams. */
   readonly keepAlive: Duration.Duration
   /** The `retry` directive, as SSE text. */
@@ -161,6 +167,9 @@ export const make = Effect.fnUntraced(function*(
     idleMillis: Duration.toMillis(Duration.fromInputUnsafe(options.idleTimeout ?? Duration.minutes(30))),
     maxSessions: options.maxSessions ?? 10_000,
     maxBody: ByteSize.bytes(options.maxBodyBytes ?? 4 * 1024 * 1024),
+    abandonedStream: Duration.fromInputUnsafe(options.abandonedStreamTimeout ?? Duration.minutes(1)),
+    maxStreamsPerSession: Math.max(1, options.maxStreamsPerSession ?? 100),
+    maxRequestsPerSession: Math.max(1, options.maxRequestsPerSession ?? 1000),
     keepAlive: Duration.fromInputUnsafe(options.sseKeepAlive ?? Duration.seconds(15)),
     retry: options.retry === undefined ? undefined : SseStream.encodeRetry(Duration.fromInputUnsafe(options.retry)),
     store: stateless || options.eventStore === false
