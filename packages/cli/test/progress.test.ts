@@ -20,6 +20,8 @@ describe("progress bar", () => {
     assert.strictEqual(Progress.render({ progress: 1.5, total: 3 }, 80), "[##########----------] 1.50/3 50%")
     // out-of-range values are clamped, control characters dropped
     assert.strictEqual(Progress.render({ progress: 9, total: 3, message: "a\nb\x1b[31m" }, 80), "[####################] 9/3 100% a b[31m")
+    // C1 controls (0x9b is CSI on some terminals) and bidi overrides from a server never reach the terminal
+    assert.strictEqual(Progress.render({ progress: 1, message: "a\x9b2Jb\u202ec\x85" }, 80), "[progress] 1 a2Jbc")
     const long = Progress.render({ progress: 1, total: 2, message: "x".repeat(500) }, 40)
     assert.strictEqual(long.length, 40)
     assert.isTrue(long.endsWith("…"))

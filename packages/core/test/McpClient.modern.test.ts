@@ -255,3 +255,27 @@ describe("McpClient: listen-driven lists", () => {
       assert.strictEqual(update!.uri, "file:///x")
     }))
 })
+
+describe("McpClient: keep-alive against a 2026-07-28 server", () => {
+  it.effect("a server without `ping` answers it with -32601, which still shows it is alive", () =>
+    Effect.gen(function*() {
+      const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair
+      const server = yield* rawPeer(serverEnd)
+      const connecting = yield* Effect.forkChild(
+        connectOver(Layer.succeed(McpTransport.McpTransport, clientEnd), { era: "modern", keepAlive: { interval: "10 seconds" } }),
+        { startImmediately: true }
+      )
+      const discover = (yield* server.next) as JsonRpc.Request
+      yield* server.send(JsonRpc.success(discover.id, { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: {} }))
+      const client = yield* Fiber.join(connecting)
+      for (let round = 0; round < 5; round++) {
+        yield* TestClock.adjust("10 seconds")
+        const ping = (yield* server.next) as JsonRpc.Request
+        assert.strictEqual(ping.method, "ping")
+        yield* server.send(JsonRpc.failure(ping.id, { code: JsonRpc.ErrorCode.MethodNotFound, message: "Method not found" }))
+        yield* settle
+      }
+      // three failures in a row would have ended it
+      assert.isTrue(yield* client.session.isOpen)
+    }))
+})

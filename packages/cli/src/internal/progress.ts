@@ -35,7 +35,9 @@ const BAR_WIDTH = 20
 const MAX_LINE = 200
 const PLAIN_STEP = 10
 
-const singleLine = (text: string) => text.replace(/[\r\n\t]+/g, " ").replace(/[\x00-\x1f\x7f]/g, "")
+// a server's message on one line, without C0/C1 controls (CSI is also 0x9b) or bidi overrides
+const singleLine = (text: string) =>
+  text.replace(/[\r\n\t]+/g, " ").replace(/[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, "")
 
 const formatNumber = (n: number) => Number.isInteger(n) ? String(n) : n.toFixed(2)
 

@@ -523,7 +523,14 @@ const keepAlive = (
   shutdown: (error: McpError.McpError) => Effect.Effect<void>
 ): Effect.Effect<void> => {
   const maxFailures = options.maxFailures ?? 3
-  const ping = Effect.exit(session.ping({ timeout: options.timeout ?? options.interval }))
+  // any answer shows the peer is alive, a JSON-RPC error too (a 2026-07-28 server has no `ping`)
+  const ping = Effect.exit(session.ping({ timeout: options.timeout ?? options.interval })).pipe(
+    Effect.map((exit) => {
+      if (Exit.isSuccess(exit)) return exit
+      const error = Cause.findErrorOption(exit.cause)
+      return Option.isSome(error) && error.value.reason._tag === "ProtocolError" ? Exit.void : exit
+    })
+  )
   const round = (failures: number): Effect.Effect<void> =>
     Effect.sleep(options.interval).pipe(
       // asked when the interval is over, not when the round is built
