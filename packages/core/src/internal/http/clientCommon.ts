@@ -219,6 +219,12 @@ export const readText = (
   })
 }
 
+/** The JSON value of one SSE event, an array kept whole (the session decides whether batches are allowed), or `Malformed`. */
+export const parseFrame = (text: string): unknown => {
+  const parsed = Result.try({ try: () => JSON.parse(text) as unknown, catch: (error) => McpError.messageOf(error) })
+  return Result.isFailure(parsed) ? new JsonRpc.Malformed(parsed.failure) : parsed.success
+}
+
 /** The JSON-RPC values of one JSON text (an array is split into its elements), or `Malformed`. */
 export const parseJson = (text: string): ReadonlyArray<unknown> => {
   const parsed = Result.try({ try: () => JSON.parse(text) as unknown, catch: (error) => McpError.messageOf(error) })
