@@ -9,6 +9,9 @@
  */
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import { authFields, configFields } from "./internal/errorFields.ts"
+import { errorObjectOf } from "./internal/errorObject.ts"
+import { ambiguousMessage, configMessage, nameCollisionMessage, notFoundMessage } from "./internal/errorText.ts"
 import { describeFailure } from "./internal/failureText.ts"
 import * as JsonRpc from "./JsonRpc.ts"
 
@@ -183,12 +186,7 @@ export class NameCollisionError extends Schema.TaggedError<NameCollisionError>()
   servers: Schema.Array(Schema.String)
 }) {
   override get message(): string {
-    if (this.kind === "server") return `a server named "${this.name}" is already in the group`
-    const [first, second] = this.servers
-    return first === second
-      ? `server "${first}" offers two ${this.kind}s named "${this.name}" once named by the group's nameHook`
-      : `${this.kind} "${this.name}" of server "${second}" collides with the one of server "${first}"; ` +
-        `give the group a nameHook to namespace names`
+    return nameCollisionMessage(this)
   }
 }
 
@@ -204,9 +202,7 @@ export class NotFoundError extends Schema.TaggedError<NotFoundError>()("NotFound
   name: Schema.String
 }) {
   override get message(): string {
-    return this.kind === "server"
-      ? `no server named "${this.name}" in the group`
-      : `no server of the group offers the ${this.kind} "${this.name}"`
+    return notFoundMessage(this)
   }
 }
 
@@ -225,9 +221,7 @@ export class AmbiguousError extends Schema.TaggedError<AmbiguousError>()("Ambigu
   servers: Schema.Array(Schema.String)
 }) {
   override get message(): string {
-    return `the ${this.kind} "${this.name}" is offered by several servers (${
-      this.servers.map((server) => `"${server}"`).join(", ")
-    }): name the server to ask`
+    return ambiguousMessage(this)
   }
 }
 
@@ -246,9 +240,7 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
   description: Schema.String
 }) {
   override get message(): string {
-    const server = this.server === undefined ? "" : `: server "${this.server}"`
-    const field = this.field === undefined ? "" : `: ${this.field}`
-    return `${this.source}${server}${field}: ${this.description}`
+    return configMessage(this)
   }
 }
 
@@ -427,15 +419,7 @@ export const ambiguous = (kind: string, name: string, servers: ReadonlyArray<str
 export const config = (source: string, description: string, where?: {
   readonly server?: string | undefined
   readonly field?: string | undefined
-}): McpError =>
-  new McpError({
-    reason: new ConfigError({
-      source,
-      description,
-      ...(where?.server === undefined ? {} : { server: where.server }),
-      ...(where?.field === undefined ? {} : { field: where.field })
-    })
-  })
+}): McpError => new McpError({ reason: new ConfigError(configFields(source, description, where)) })
 
 /**
  * @category constructors
@@ -444,15 +428,7 @@ export const config = (source: string, description: string, where?: {
 export const auth = (kind: AuthError["kind"], description: string, extra?: {
   readonly status?: number | undefined
   readonly cause?: unknown
-}): McpError =>
-  new McpError({
-    reason: new AuthError({
-      kind,
-      description,
-      ...(extra?.status === undefined ? {} : { status: extra.status }),
-      ...(extra?.cause === undefined ? {} : { cause: extra.cause })
-    })
-  })
+}): McpError => new McpError({ reason: new AuthError(authFields(kind, description, extra)) })
 
 /**
  * `-32601 Method not found`.
@@ -501,21 +477,7 @@ export const fromFailure = (error: unknown): McpError =>
  * @category conversions
  * @since 0.1.0
  */
-export const toErrorObject = (error: McpError): JsonRpc.ErrorObject => {
-  const reason = error.reason
-  switch (reason._tag) {
-    case "ProtocolError":
-      return reason.data === undefined
-        ? { code: reason.code, message: reason.description }
-        : { code: reason.code, message: reason.description, data: reason.data }
-    case "InvalidParamsError":
-      return { code: JsonRpc.ErrorCode.InvalidParams, message: reason.message }
-    case "UnsupportedError":
-      return { code: JsonRpc.ErrorCode.MethodNotFound, message: reason.message }
-    default:
-      return { code: JsonRpc.ErrorCode.InternalError, message: reason.message }
-  }
-}
+export const toErrorObject = (error: McpError): JsonRpc.ErrorObject => errorObjectOf(error)
 
 /**
  * The error that a JSON-RPC error response from the peer becomes.

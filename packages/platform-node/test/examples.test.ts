@@ -3,17 +3,35 @@
  * typecheck`), word for word; and they run.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { execFile, spawn } from "node:child_process"
+import { type ChildProcessByStdio, execFile, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
+import type { Readable } from "node:stream"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 
-const node = (args: ReadonlyArray<string>) =>
+const run = (args: ReadonlyArray<string>) =>
   new Promise<{ code: number; stdout: string }>((resolve) =>
-    execFile(process.execPath, ["--conditions=development", ...args], { cwd: root, timeout: 30_000 }, (error, stdout) =>
+    execFile(process.execPath, args, { cwd: root, timeout: 30_000 }, (error, stdout) =>
       resolve({ code: error === null ? 0 : 1, stdout }))
   )
+
+const node = (args: ReadonlyArray<string>) => run(["--conditions=development", ...args])
+
+/** The `effect-mcp` command, as `npx effect-mcp` runs it. */
+const cli = (args: ReadonlyArray<string>) => run(["packages/cli/bin/effect-mcp.js", ...args])
+
+/** The URL a server example prints (`listening on <url>`), once it does. */
+const listeningUrl = (server: ChildProcessByStdio<null, Readable, null>) =>
+  new Promise<string>((resolve, reject) => {
+    let out = ""
+    server.stdout.on("data", (chunk) => {
+      out += chunk
+      const match = /listening on (\S+)/.exec(out)
+      if (match) resolve(match[1]!)
+    })
+    server.on("exit", (code) => reject(new Error(`server exited with ${code}`)))
+  })
 
 describe("README examples", () => {
   it("each example block is the file it names", () => {
@@ -91,15 +109,7 @@ describe("README examples", () => {
       stdio: ["ignore", "pipe", "inherit"]
     })
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = ""
-        server.stdout.on("data", (chunk) => {
-          out += chunk
-          const match = /listening on (\S+)/.exec(out)
-          if (match) resolve(match[1]!)
-        })
-        server.on("exit", (code) => reject(new Error(`server exited with ${code}`)))
-      })
+      const url = await listeningUrl(server)
       assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
       const { code, stdout } = await node(["scratchpad/http-client.ts", url])
       assert.strictEqual(code, 0)
@@ -138,20 +148,15 @@ describe("README examples", () => {
   })
 
   it("the effect/ai toolkit is served as MCP tools, with its Schemas and hints", async () => {
-    const cli = (args: ReadonlyArray<string>) =>
-      new Promise<{ code: number; stdout: string }>((resolve) =>
-        execFile(process.execPath, ["packages/cli/bin/effect-mcp.js", "--json", ...args], { cwd: root, timeout: 30_000 }, (error, stdout) =>
-          resolve({ code: error === null ? 0 : 1, stdout }))
-      )
     const server = `"${process.execPath}" --conditions=development scratchpad/toolkit-server.ts`
-    const listed = await cli(["--stdio", server, "list", "tools"])
+    const listed = await cli(["--json", "--stdio", server, "list", "tools"])
     assert.strictEqual(listed.code, 0)
     const [{ name, tool: search }] = JSON.parse(listed.stdout)
     assert.strictEqual(name, "search")
     assert.strictEqual(search.annotations.readOnlyHint, true)
     assert.deepStrictEqual(search.inputSchema.required, ["query"])
     assert.strictEqual(search.outputSchema.type, "object")
-    const called = await cli(["--stdio", server, "call", "search", "--args", JSON.stringify({ query: "mcp" })])
+    const called = await cli(["--json", "--stdio", server, "call", "search", "--args", JSON.stringify({ query: "mcp" })])
     assert.strictEqual(called.code, 0)
     assert.include(called.stdout, "notes about mcp")
   })
@@ -163,23 +168,8 @@ describe("README examples", () => {
       stdio: ["ignore", "pipe", "inherit"]
     })
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = ""
-        server.stdout.on("data", (chunk) => {
-          out += chunk
-          const match = /listening on (\S+)/.exec(out)
-          if (match) resolve(match[1]!)
-        })
-        server.on("exit", (code) => reject(new Error(`server exited with ${code}`)))
-      })
-      const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) =>
-        execFile(
-          process.execPath,
-          ["packages/cli/bin/effect-mcp.js", "--url", url, "call", "add_note", "--args", "{\"title\":\"a\",\"body\":\"b\"}"],
-          { cwd: root, timeout: 30_000 },
-          (error, stdout) => resolve({ code: error === null ? 0 : 1, stdout })
-        )
-      )
+      const url = await listeningUrl(server)
+      const { code, stdout } = await cli(["--url", url, "call", "add_note", "--args", "{\"title\":\"a\",\"body\":\"b\"}"])
       assert.strictEqual(code, 0)
       assert.strictEqual(stdout, "saved a\n")
     } finally {

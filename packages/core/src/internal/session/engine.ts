@@ -29,6 +29,7 @@ import * as McpSchema from "../../McpSchema.ts"
 import type * as McpSession from "../../McpSession.ts"
 import { type McpTransport, RequestOrigin } from "../../McpTransport.ts"
 import * as Capabilities from "../era/capabilities.ts"
+import * as Batch from "./batch.ts"
 import * as Pending from "./pending.ts"
 
 const DEFAULT_TIMEOUT = Duration.seconds(60)
@@ -36,11 +37,6 @@ const DEFAULT_TIMEOUT = Duration.seconds(60)
 const toMillis = (input: Duration.Input | undefined, fallback: Duration.Duration): number => {
   const duration = input === undefined ? fallback : Duration.fromInputUnsafe(input)
   return Duration.isFinite(duration) ? Duration.toMillis(duration) : Infinity
-}
-
-interface Batch {
-  pending: number
-  readonly responses: Array<JsonRpc.SuccessResponse | JsonRpc.ErrorResponse>
 }
 
 interface QueuedNotification {
@@ -233,31 +229,14 @@ export const make = Effect.fnUntraced(function*(
   // incoming
   // ---------------------------------------------------------------------------
 
-  // the requests of a batch still unanswered, by id: their answers go back
-  // together, as one array, once the last is known (JSON-RPC 2.0 batches)
-  const batches = new Map<JsonRpc.RequestId, Batch>()
-
-  const flush = (batch: Batch) =>
-    batch.pending === 0 && batch.responses.length > 0 ? send(batch.responses).pipe(Effect.ignore) : Effect.void
-
-  // every answer to a request goes through here
-  const answer = (response: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse): Effect.Effect<void> => {
-    const batch = response.id === null ? undefined : batches.get(response.id)
-    if (batch === undefined) return send(response).pipe(Effect.ignore)
-    batches.delete(response.id!)
-    batch.pending--
-    batch.responses.push(response)
-    return flush(batch)
-  }
-
-  // a batched request that will get no answer (it was cancelled)
-  const unanswered = (id: JsonRpc.RequestId): Effect.Effect<void> => {
-    const batch = batches.get(id)
-    if (batch === undefined) return Effect.void
-    batches.delete(id)
-    batch.pending--
-    return flush(batch)
-  }
+  // batched requests are answered together (see `batch.ts`)
+  const batches = Batch.make({
+    send,
+    acceptBatches: () => options.acceptBatches?.() === true,
+    isRunning: (id) => running.has(id),
+    dispatch: (classified) => dispatch(classified)
+  })
+  const { answer, onBatch, unanswered } = batches
 
   const reply = (id: JsonRpc.RequestId | null, code: number, message: string) =>
     answer(JsonRpc.failure(id, { code, message }))
@@ -399,41 +378,6 @@ export const make = Effect.fnUntraced(function*(
       )
     }
     return dispatch(classified)
-  }
-
-  // A batch (JSON-RPC 2.0 §6, 2025-03-26 only) is answered with one array:
-  // an answer per request, and a `-32600` per invalid member or request id
-  // already in use; sent once the last request is answered. An empty batch,
-  // or one in another revision, gets one `-32600` with a null id.
-  const onBatch = (values: ReadonlyArray<unknown>): Effect.Effect<void> => {
-    if (values.length === 0) return reply(null, JsonRpc.ErrorCode.InvalidRequest, "Invalid Request: empty batch")
-    if (options.acceptBatches?.() !== true) {
-      return reply(null, JsonRpc.ErrorCode.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported")
-    }
-    const batch: Batch = { pending: 0, responses: [] }
-    const members: Array<JsonRpc.Classified> = []
-    const refuse = (id: JsonRpc.RequestId | null, reason: string) =>
-      batch.responses.push(JsonRpc.failure(id, { code: JsonRpc.ErrorCode.InvalidRequest, message: `Invalid Request: ${reason}` }))
-    for (const value of values) {
-      const classified = JsonRpc.classify(value)
-      if (classified._tag === "Invalid") {
-        refuse(classified.id, classified.reason)
-        continue
-      }
-      if (classified._tag === "Request") {
-        const id = classified.message.id
-        if (running.has(id) || batches.has(id)) {
-          refuse(id, `Duplicate request id ${id}`)
-          continue
-        }
-        batches.set(id, batch)
-        batch.pending++
-      }
-      members.push(classified)
-    }
-    const dispatched = Effect.forEach(members, dispatch, { discard: true })
-    // with requests, the last answer sends the array
-    return batch.pending === 0 ? Effect.andThen(dispatched, flush(batch)) : dispatched
   }
 
   const dispatch = (classified: JsonRpc.Classified): Effect.Effect<void> => {
