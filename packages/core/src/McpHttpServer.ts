@@ -231,6 +231,11 @@ export interface Options {
   /** The most requests one session has in flight; a POST carrying more gets `429`. Default 1000. */
   readonly maxRequestsPerSession?: number | undefined
   /**
+   * The most 2026-07-28 requests in flight at once (they share no session,
+   * so this caps them all together); one beyond it gets `429`. Default 10,000.
+   */
+  readonly maxModernRequests?: number | undefined
+  /**
    * Protects the endpoint with OAuth bearer tokens (see `McpResourceServer`):
    * every request needs a valid token, handlers read it with
    * `McpAuth.CurrentAuth`, sessions stay with the user who opened them, and

@@ -181,6 +181,47 @@ describe("McpHttpServer limits", () => {
         assert.strictEqual((yield* Fiber.join(fourth)).status, 200)
       }))
 
+    it.effect("2026-07-28 requests in flight beyond maxModernRequests get 429, all clients together", () =>
+      Effect.gen(function*() {
+        const { gate, request } = yield* harness({ maxModernRequests: 2 })
+        const modern = (id: number) =>
+          request("POST", {
+            accept: ACCEPT,
+            "content-type": "application/json",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "wait"
+          }, {
+            ...call(id, "wait"),
+            params: {
+              name: "wait",
+              arguments: {},
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": { name: `client-${id}`, version: "1" },
+                "io.modelcontextprotocol/clientCapabilities": {}
+              }
+            }
+          })
+        const first = yield* Effect.forkChild(modern(1))
+        const second = yield* Effect.forkChild(modern(2))
+        yield* settle
+        const third = yield* modern(3)
+        assert.strictEqual(third.status, 429)
+        const error = JSON.parse(yield* text(third))
+        assert.strictEqual(error.id, 3)
+        assert.strictEqual(error.error.code, JsonRpc.ErrorCode.ServerError)
+        assert.include(error.error.message, "too many requests in flight")
+        yield* Queue.offerAll(gate, [undefined, undefined])
+        assert.strictEqual((yield* Fiber.join(first)).status, 200)
+        assert.strictEqual((yield* Fiber.join(second)).status, 200)
+        // once answered, there is room again
+        const fourth = yield* Effect.forkChild(modern(4))
+        yield* settle
+        yield* Queue.offer(gate, undefined)
+        assert.strictEqual((yield* Fiber.join(fourth)).status, 200)
+      }))
+
     it.effect("open POST streams beyond maxStreamsPerSession get 429", () =>
       Effect.gen(function*() {
         const { open, post } = yield* harness({ responseMode: "sse", maxStreamsPerSession: 1 })

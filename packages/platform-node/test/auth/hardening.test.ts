@@ -211,6 +211,39 @@ describe("a verifier that cannot check the token", () => {
       assert.strictEqual(refused.status, 401)
       assert.strictEqual(refused.headers["access-control-allow-origin"], APP)
     }))
+  it.live("legacy HTTP+SSE server: a defect (a verifier answering a malformed AuthInfo) is a bare 500 with the CORS headers, the cause in the log", () =>
+    Effect.gen(function*() {
+      const lines: Array<Line> = []
+      const mcp = yield* McpServer.make({ name: "hardened-sse", version: "1.0.0" })
+      const context = yield* Layer.build(
+        NodeMcpSseServer.layer({
+          cors: { origins: [APP] },
+          auth: {
+            authorizationServers: [ISSUER],
+            requireAudience: false,
+            requiredScopes: ["mcp"],
+            // a hand-written verifier's bug: no `scopes` array, so the scope check throws
+            verify: () => Effect.succeed({ token: "t", subject: "u" } as unknown as McpAuth.AuthInfo)
+          }
+        }).pipe(Layer.provide(Layer.succeed(McpServer.McpServer, mcp)), Layer.provide(Logger.layer([capture(lines)])))
+      )
+      const origin = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
+      for (const [name, reply] of [
+        ["GET", yield* head(`${origin}/sse`, { accept: "text/event-stream", origin: APP, authorization: "Bearer t" })],
+        ["POST", yield* send(`${origin}/messages?sessionId=x`, {
+          headers: { origin: APP, authorization: "Bearer t", "content-type": "application/json" },
+          body: initialize
+        })]
+      ] as const) {
+        assert.strictEqual(reply.status, 500, name)
+        assert.strictEqual(reply.headers["access-control-allow-origin"], APP, name)
+        if (name === "POST") assert.strictEqual(reply.body, "Internal Server Error")
+      }
+      assert.isTrue(
+        lines.some((line) => line.level === "Error" && line.text.includes("McpSseServer: the request failed")),
+        JSON.stringify(lines)
+      )
+    }))
 })
 
 // -----------------------------------------------------------------------------

@@ -33,6 +33,7 @@ import { McpServer, type Server } from "../../McpServer.ts"
 import type * as McpSseServer from "../../McpSseServer.ts"
 import { McpTransport } from "../../McpTransport.ts"
 import * as Bearer from "../auth/bearer.ts"
+import * as Defects from "../http/defects.ts"
 import * as Guard from "../http/guard.ts"
 
 /** @internal */
@@ -201,17 +202,22 @@ export const make = Effect.fnUntraced(function*(
       return Stream.concat(Stream.succeed(event("endpoint", endpoint)), Stream.fromQueue(outbox))
     })
 
-  // CORS headers on every answer of a request that passed the guard
-  const withCors = <R>(
+  // CORS headers on every answer of a request that passed the guard, a defect's bare 500 included
+  const answering = <R>(
     handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
-  ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> => {
-    const cors = options.cors
-    if (cors === undefined) return handler
-    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const answered = Defects.answerDefects(
+        handler,
+        request,
+        "McpSseServer: the request failed",
+        () => plain(500, "Internal Server Error")
+      )
+      const cors = options.cors
+      if (cors === undefined) return answered
       const headers = refused(request) === undefined ? cors.headers(request.headers["origin"]) : { vary: "Origin" }
-      return Effect.map(handler, (response) => HttpServerResponse.setHeaders(response, headers))
+      return Effect.map(answered, (response) => HttpServerResponse.setHeaders(response, headers))
     })
-  }
 
   const preflight = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -297,7 +303,7 @@ export const make = Effect.fnUntraced(function*(
     return accepted ? plain(202, "Accepted") : plain(404, "Session not found")
   })
 
-  return { get: withCors(get), post: withCors(post), options: preflight }
+  return { get: answering(get), post: answering(post), options: preflight }
 })
 
 // -----------------------------------------------------------------------------

@@ -195,6 +195,13 @@ export const openModern = (
   message: JsonRpc.Request,
   auth: McpAuth.AuthInfo | undefined
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  if (session.inflight.size >= state.maxModernRequests) {
+    return Effect.succeed(
+      Responses.error(429, JsonRpc.ErrorCode.ServerError, "Too Many Requests: too many requests in flight", {
+        id: message.id
+      })
+    )
+  }
   const exchange = make(session, false, 1, Deferred.makeUnsafe(), auth, true, message.id)
   const id = ++state.modernIds
   session.inflight.set(id, exchange)

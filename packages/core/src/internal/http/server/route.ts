@@ -9,7 +9,6 @@
  *
  * @internal
  */
-import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -24,6 +23,7 @@ import { canonicalResource } from "../../../McpAuth.ts"
 import type * as McpHttpServer from "../../../McpHttpServer.ts"
 import { addMetadataRoutes } from "../../../McpResourceServer.ts"
 import * as Bearer from "../../auth/bearer.ts"
+import * as Defects from "../defects.ts"
 import * as Delete from "./delete.ts"
 import * as Exchange from "./exchange.ts"
 import * as Get from "./get.ts"
@@ -100,13 +100,7 @@ export const addRoute = Effect.fnUntraced(function*(
 
   // a defect answers a bare 500 (with the CORS headers below); the cause goes to the log
   const answered = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-    Effect.catchCause(authenticated(request), (cause) =>
-      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.as(
-        Effect.logError("McpHttpServer: the request failed", cause).pipe(
-          Effect.annotateLogs({ method: request.method, url: request.url })
-        ),
-        Responses.internalError()
-      ))
+    Defects.answerDefects(authenticated(request), request, "McpHttpServer: the request failed", Responses.internalError)
 
   // the guard, then CORS (preflights need no token), then the bearer check
   const handle = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {

@@ -118,6 +118,8 @@ export interface State {
   readonly maxStreamsPerSession: number
   /** The most requests a session has in flight. */
   readonly maxRequestsPerSession: number
+  /** The most 2026-07-28 requests in flight, all together. */
+  readonly maxModernRequests: number
   /** The interval of keep-alive comments on modern answer streams. */
   readonly keepAlive: Duration.Duration
   /** The `retry` directive, as SSE text. */
@@ -170,6 +172,7 @@ export const make = Effect.fnUntraced(function*(
     abandonedStream: Duration.fromInputUnsafe(options.abandonedStreamTimeout ?? Duration.minutes(1)),
     maxStreamsPerSession: Math.max(1, options.maxStreamsPerSession ?? 100),
     maxRequestsPerSession: Math.max(1, options.maxRequestsPerSession ?? 1000),
+    maxModernRequests: Math.max(1, options.maxModernRequests ?? 10_000),
     keepAlive: Duration.fromInputUnsafe(options.sseKeepAlive ?? Duration.seconds(15)),
     retry: options.retry === undefined ? undefined : SseStream.encodeRetry(Duration.fromInputUnsafe(options.retry)),
     store: stateless || options.eventStore === false
