@@ -116,6 +116,25 @@ describe("effect-mcp --stdio", () => {
       )
     }))
 
+  it.live("--inherit-env passes this process's whole environment to the server (--env still wins)", () =>
+    Effect.gen(function*() {
+      const parent = { ADHOC_PARENT_ONLY: "from-parent" }
+      const name = `{"name":"ADHOC_PARENT_ONLY"}`
+      const [without, inherited, overridden] = yield* all(
+        runCli([...stdio(), "call", "env", "--args", name], { env: parent }),
+        runCli([...stdio(), "--inherit-env", "call", "env", "--args", name], { env: parent }),
+        runCli([...stdio(), "--inherit-env", "-e", "ADHOC_PARENT_ONLY=from-flag", "call", "env", "--args", name], {
+          env: parent
+        })
+      )
+      assertExit(without, 0)
+      assert.strictEqual(without.stdout, "(unset)\n")
+      assertExit(inherited, 0)
+      assert.strictEqual(inherited.stdout, "from-parent\n")
+      assertExit(overridden, 0)
+      assert.strictEqual(overridden.stdout, "from-flag\n")
+    }))
+
   it.live("--env sets the server's variables over what it inherits; --cwd its working directory", () =>
     Effect.gen(function*() {
       const dir = files.path("work dir")
@@ -223,6 +242,7 @@ describe("effect-mcp server flags: usage errors (exit 2, nothing started)", () =
         [["--stdio", "node server.js", "--header", "X-Api-Key: 1", "list", "tools"], "--header goes with --url"],
         [["--url", "http://127.0.0.1:1/mcp", "--env", "A=1", "list", "tools"], "--env goes with --stdio"],
         [["--cwd", "/tmp", "list", "tools"], "--cwd goes with --stdio"],
+        [["--inherit-env", "-c", config, "list", "tools"], "--inherit-env goes with --stdio"],
         [["--name", "x", "list", "tools"], "--name goes with --stdio or --url"],
         [["--stdio", "node server.js", "--env", "NOEQUALS", "list", "tools"], "--env \"NOEQUALS\": expected KEY=VALUE"],
         [["--stdio", "node server.js", "--env", "=1", "list", "tools"], "--env \"=1\": expected KEY=VALUE"],
@@ -245,7 +265,7 @@ describe("effect-mcp server flags: usage errors (exit 2, nothing started)", () =
     Effect.gen(function*() {
       const [help, loginHelp] = yield* all(runCli(["--help"]), runCli(["login", "--help"]))
       assertExit(help, 0)
-      for (const part of ["--stdio COMMAND", "--url URL", "--header, -H", "--env, -e KEY=VALUE", "--cwd DIR", "--name NAME"]) {
+      for (const part of ["--stdio COMMAND", "--url URL", "--header, -H", "--env, -e KEY=VALUE", "--inherit-env", "--cwd DIR", "--name NAME"]) {
         assert.include(help.stdout, part)
       }
       assert.include(help.stdout, "no shell is run")

@@ -18,21 +18,25 @@
  * environment given to {@link decode} (`NodeMcpGroup.loadConfig` gives this
  * process's): `${VAR}` (or `${env:VAR}`) and
  * `${VAR:-default}` (the default when `VAR` is unset or empty). A variable
- * that is unset, without a default, fails with a `ConfigError` naming it, the
- * server and the field. The values that come from variables are secrets (see
- * {@link secretsOf}): errors never quote them.
+ * that is unset, without a default, makes its server unresolved
+ * (`McpGroup.UnresolvedParams`): connecting it fails with a `ConfigError`
+ * naming the variable, the server and the field, while the file's other
+ * servers connect as usual. The values that come from variables are secrets
+ * (see {@link secretsOf}): errors never quote them, and a group masks them
+ * (`***`) in the errors and logs about their server.
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
+import type * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as Predicate from "effect/Predicate"
 import * as McpError from "./McpError.ts"
 import type * as McpGroup from "./McpGroup.ts"
-import { type Expansion, expandEntry, formatPath, maskError } from "./internal/config/variables.ts"
+import * as Secrets from "./internal/config/secrets.ts"
+import { type Expansion, expandEntry, formatPath } from "./internal/config/variables.ts"
 
 // -----------------------------------------------------------------------------
 // Schemas
@@ -283,19 +287,26 @@ export interface DecodeOptions {
   readonly env?: Environment | undefined
 }
 
-/** The servers' values that came from variables, by the params decoded from their entries. */
-const secretsByParams = new WeakMap<McpGroup.ServerParams, ReadonlyArray<Redacted.Redacted<string>>>()
-
 /**
  * The values that came from variables of the environment when `params` was
  * decoded by {@link decode} (none for params made otherwise, or copied).
- * Whoever prints text about the server (its errors, its stderr) masks them.
+ * Whoever prints text about the server (its errors, its stderr) masks them
+ * (see {@link mask}); a group masks them in its errors and logs about the
+ * server (values shorter than 4 characters excepted).
  *
  * @category decoding
  * @since 0.2.0
  */
-export const secretsOf = (params: McpGroup.ServerParams): ReadonlyArray<Redacted.Redacted<string>> =>
-  secretsByParams.get(params) ?? []
+export const secretsOf: (params: McpGroup.ServerParams) => ReadonlyArray<Redacted.Redacted<string>> = Secrets.secretsOf
+
+/**
+ * `text` with every occurrence of the secrets replaced by `***`, the
+ * longest first (so that a secret containing another is masked whole).
+ *
+ * @category decoding
+ * @since 0.2.0
+ */
+export const mask: (text: string, secrets: ReadonlyArray<string>) => string = Secrets.mask
 
 const serverParams = (
   name: string,
@@ -310,12 +321,11 @@ const serverParams = (
   if (env === undefined) return entryParams(name, value, source)
   const expansion: Expansion = { env, secrets: [] }
   const expanded = expandEntry(value, expansion, source, name)
-  if (Result.isFailure(expanded)) return Result.fail(expanded.failure)
+  // an unset variable concerns its server only: it fails when connected
+  if (Result.isFailure(expanded)) return Result.succeed({ _tag: "Unresolved", error: expanded.failure })
   const params = entryParams(name, expanded.success, source)
-  if (Result.isFailure(params)) return Result.fail(maskError(params.failure, expansion.secrets))
-  if (params.success !== undefined && expansion.secrets.length > 0) {
-    secretsByParams.set(params.success, [...new Set(expansion.secrets)].map((secret) => Redacted.make(secret)))
-  }
+  if (Result.isFailure(params)) return Result.fail(Secrets.maskError(params.failure, expansion.secrets))
+  if (params.success !== undefined) Secrets.remember(params.success, expansion.secrets)
   return params
 }
 
@@ -357,8 +367,11 @@ const entryParams = (
  * a `ConfigError` naming the source, the server and the field
  * (`mcp.json: server "files": args[1]: Expected string, got 3`). With
  * `options.env`, `${VAR}` and `${VAR:-default}` are expanded first (see the
- * module's description); an unset variable fails with a `ConfigError` naming
- * it (`mcp.json: server "search": headers.Authorization: the variable TOKEN is not set ...`).
+ * module's description); an entry naming an unset variable becomes
+ * `{ _tag: "Unresolved", error }` (`McpGroup.UnresolvedParams`), whose
+ * connection fails with that `ConfigError`
+ * (`mcp.json: server "search": headers.Authorization: the variable TOKEN is not set ...`),
+ * and its other fields are checked once the variable is set.
  *
  * @category decoding
  * @since 0.1.0

@@ -1,13 +1,16 @@
 /**
  * McpConfig: `${VAR}` and `${VAR:-default}` in `command`, `args`, `env`,
  * `url`, `headers` (and OAuth client credentials), read from the environment
- * given to `decode`; an unset variable is a `ConfigError` naming it, its
- * server and its field; the values that came from variables are secrets.
+ * given to `decode`; an unset variable makes its server unresolved (its
+ * connection fails with a `ConfigError` naming the variable, its server and
+ * its field) and leaves the others alone; the values that came from
+ * variables are secrets.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as McpConfig from "../src/McpConfig.ts"
 import * as McpError from "../src/McpError.ts"
+import * as McpGroup from "../src/McpGroup.ts"
 
 const configError = (error: McpError.McpError) => {
   assert.strictEqual(error.reason._tag, "ConfigError")
@@ -65,7 +68,7 @@ describe("McpConfig.decode with env", () => {
       assert.strictEqual(String(McpConfig.secretsOf(servers.remote!)[0]), "<redacted>")
     }))
 
-  it.effect("an unset variable without a default fails, naming the variable, the server and the field", () =>
+  it.effect("an unset variable without a default makes its server unresolved: its error names the variable, the server and the field", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [unknown, string]> = [
         [{ command: "${NO_SUCH_BIN}" }, "command"],
@@ -75,12 +78,49 @@ describe("McpConfig.decode with env", () => {
         [{ url: "https://example.com/mcp", headers: { "X-Api-Key": "${NO_SUCH_KEY}" } }, "headers.X-Api-Key"]
       ]
       for (const [entry, field] of cases) {
-        const error = yield* Effect.flip(McpConfig.decode({ mcpServers: { svc: entry } }, "mcp.json", { env }))
+        const servers = yield* McpConfig.decode({ mcpServers: { svc: entry } }, "mcp.json", { env })
+        const params = servers.svc!
+        assert.strictEqual(params._tag, "Unresolved")
+        const error = (params as McpGroup.UnresolvedParams).error
         const reason = configError(error)
         assert.strictEqual(reason.server, "svc")
         assert.strictEqual(reason.field, field)
         assert.match(reason.description, /the variable NO_SUCH_\w+ is not set/)
         assert.include(error.message, `mcp.json: server "svc": ${field}: the variable NO_SUCH_`)
+      }
+    }))
+
+  it.effect("an unset variable concerns its server only: the others decode, it fails at connect", () =>
+    Effect.gen(function*() {
+      const servers = yield* McpConfig.decode({
+        mcpServers: {
+          good: { command: "srv", env: { API_TOKEN: "${TOKEN}" } },
+          bad: { url: "https://example.com/mcp", headers: { Authorization: "Bearer ${UNSET_VAR}" } }
+        }
+      }, "mcp.json", { env })
+      assert.deepStrictEqual(Object.keys(servers), ["good", "bad"])
+      assert.deepStrictEqual(servers.good, { _tag: "Stdio", command: "srv", env: { API_TOKEN: "tok-123456" } })
+      assert.strictEqual(servers.bad!._tag, "Unresolved")
+      // the group fails it at connect, like a server that fails to start (before any connector is asked)
+      const group = yield* McpGroup.make({}).pipe(Effect.provide(McpGroup.layerConnectorInMemory))
+      const error = yield* Effect.flip(group.connect("bad", servers.bad!))
+      const reason = configError(error)
+      assert.strictEqual(reason.server, "bad")
+      assert.strictEqual(reason.field, "headers.Authorization")
+      assert.include(error.message, "the variable UNSET_VAR is not set")
+      assert.deepStrictEqual(yield* group.servers, [])
+    }))
+
+  it.effect("structural errors still fail the whole file", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<unknown> = [
+        { good: { command: "srv" }, unset: { command: "${UNSET_VAR}" }, bad: { command: "srv", args: "x" } },
+        { good: { command: "srv" }, both: { command: "${BIN}", url: "https://example.com/mcp" } },
+        { good: { command: "srv" }, odd: 3 }
+      ]
+      for (const mcpServers of cases) {
+        const error = yield* Effect.flip(McpConfig.decode({ mcpServers }, "mcp.json", { env }))
+        assert.strictEqual(configError(error).source, "mcp.json")
       }
     }))
 

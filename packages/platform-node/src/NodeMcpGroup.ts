@@ -19,6 +19,7 @@ import * as McpConfig from "@effect-mcp/core/McpConfig"
 import * as McpError from "@effect-mcp/core/McpError"
 import * as McpGroup from "@effect-mcp/core/McpGroup"
 import type * as McpTransport from "@effect-mcp/core/McpTransport"
+import { McpTransport as McpTransportService } from "@effect-mcp/core/McpTransport"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -199,6 +200,8 @@ export const transport = (
       return NodeMcpWebSocket.layerClient({ url: params.url, headers: params.headers })
     case "InMemory":
       return McpGroup.transportInMemory(params.server)
+    case "Unresolved":
+      return Layer.effect(McpTransportService, Effect.fail(params.error))
   }
 }
 
@@ -213,6 +216,7 @@ export const transport = (
  * | `Sse` | `NodeMcpHttpClient.layerSse` |
  * | `WebSocket` | `NodeMcpWebSocket.layerClient` |
  * | `InMemory` | `McpGroup.transportInMemory` |
+ * | `Unresolved` | fails with its `error` (a config entry naming an unset variable) |
  *
  * With `auth`, HTTP servers sign in with OAuth when they ask for it (see
  * {@link AuthOptions}).
@@ -248,7 +252,9 @@ export const layer = (
  * Reads and decodes an `mcp.json` file (see `McpConfig`). A file that cannot
  * be read, is not JSON or is not a valid configuration fails with a
  * `ConfigError` naming the file (and the server and field). `${VAR}` and
- * `${VAR:-default}` are read from this process's environment.
+ * `${VAR:-default}` are read from this process's environment; a server
+ * naming an unset variable is unresolved (`McpGroup.UnresolvedParams`): it
+ * fails when connected, and the others connect as usual.
  *
  * @category config
  * @since 0.1.0

@@ -1,6 +1,6 @@
 /**
  * One server without a config: `--stdio COMMAND` or `--url URL` (with
- * `--header`, `--env`, `--cwd`, `--name`) become a one-server config. The
+ * `--header`, `--env`, `--inherit-env`, `--cwd`, `--name`) become a one-server config. The
  * command line is split into words as a shell would split it (quotes and
  * backslashes), but no shell is run and nothing is expanded.
  *
@@ -206,6 +206,7 @@ export interface Flags {
   readonly url: Option.Option<string>
   readonly header: ReadonlyArray<string>
   readonly env: ReadonlyArray<string>
+  readonly inheritEnv: boolean
   readonly cwd: Option.Option<string>
   readonly name: Option.Option<string>
 }
@@ -245,6 +246,9 @@ export const source = (flags: Flags): Effect.Effect<Source, Failures.CliFailure,
       const flag = flags.env.length > 0 ? "--env" : "--cwd"
       return yield* Failures.usage(`${flag} goes with --stdio (a config file gives a server's "env" and "cwd")`)
     }
+    if (stdio === undefined && flags.inheritEnv) {
+      return yield* Failures.usage(`--inherit-env goes with --stdio (a config file gives a server's "inheritEnv")`)
+    }
     const named = Option.getOrUndefined(flags.name)
     if (named !== undefined && given === undefined) return yield* Failures.usage("--name goes with --stdio or --url")
     if (named !== undefined && named.trim() === "") return yield* Failures.usage("--name needs a non-empty name")
@@ -253,7 +257,7 @@ export const source = (flags: Flags): Effect.Effect<Source, Failures.CliFailure,
     return { _tag: "Config", path: Option.getOrElse(flags.config, () => defaultConfig) } as const
   })
 
-/** The server of `--stdio`, with `--env` laid over the inherited environment and `--cwd`. */
+/** The server of `--stdio`, with `--env` laid over the inherited environment (all of it with `--inherit-env`) and `--cwd`. */
 const local = (stdio: string, flags: Flags, named: string | undefined) =>
   Effect.gen(function*() {
     const words = yield* fromResult(splitCommandLine(stdio))
@@ -279,6 +283,7 @@ const local = (stdio: string, flags: Flags, named: string | undefined) =>
       name: named ?? stdioName(command, args),
       params: McpGroup.stdio(command, args, {
         ...(flags.env.length === 0 ? {} : { env }),
+        ...(flags.inheritEnv ? { inheritEnv: true } : {}),
         ...(cwd === undefined ? {} : { cwd })
       })
     } as const

@@ -69,6 +69,13 @@ export const root = Command.make("effect-mcp").pipe(
       ),
       Flag.atLeast(0)
     ),
+    inheritEnv: Flag.Boolean("inherit-env").pipe(
+      Flag.withDescription(
+        "With --stdio: pass this shell's whole environment to the server, not only the default set listed " +
+          "under --env (--env still wins)"
+      ),
+      Flag.withDefault(false)
+    ),
     cwd: Flag.String("cwd").pipe(
       Flag.withMetavar("DIR"),
       Flag.withDescription("With --stdio: the server's working directory"),
@@ -363,6 +370,7 @@ export const httpServer = (named: string | undefined) =>
     const server = named ?? Object.keys(all)[0]!
     const params = all[server]
     if (params === undefined) return yield* Failures.unknownName("server", server, Object.keys(all))
+    if (params._tag === "Unresolved") return yield* Failures.connectionFailure(params.error, server)
     if (params._tag !== "StreamableHttp" && params._tag !== "Sse") {
       return yield* Failures.usage(`server "${server}" is not an HTTP server: it has no OAuth tokens`)
     }

@@ -3,6 +3,7 @@
  *
  * @internal
  */
+import * as McpConfig from "@effect-mcp/core/McpConfig"
 import type * as McpGroup from "@effect-mcp/core/McpGroup"
 import type * as McpSchema from "@effect-mcp/core/McpSchema"
 
@@ -49,17 +50,11 @@ export const terminal = (text: string, options?: { readonly line?: boolean }): s
 
 /**
  * `text` with every occurrence of a secret replaced by `***`, the longest
- * secrets first.
+ * secrets first (`McpConfig.mask`, as the library masks its errors).
  *
  * @internal
  */
-export const mask = (text: string, secrets: ReadonlyArray<string>): string => {
-  let masked = text
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (secret !== "") masked = masked.split(secret).join("***")
-  }
-  return masked
-}
+export const mask: (text: string, secrets: ReadonlyArray<string>) => string = McpConfig.mask
 
 /**
  * Machine output: indented JSON. `JSON.stringify` escapes C0 controls; the

@@ -1,7 +1,7 @@
 /**
  * `${VAR}`, `${env:VAR}` and `${VAR:-default}` in the fields of an `mcp.json`
- * entry that take them, the values that came from variables (secrets), and
- * how errors are kept from quoting them.
+ * entry that take them, and the values that came from variables (secrets;
+ * see `secrets.ts` for how errors are kept from quoting them).
  *
  * @internal
  */
@@ -11,13 +11,6 @@ import * as McpError from "../../McpError.ts"
 import type * as McpConfig from "../../McpConfig.ts"
 
 const VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
-
-/** `text` with every occurrence of a secret replaced by `***`, the longest first. */
-const mask = (text: string, secrets: ReadonlyArray<string>): string =>
-  [...secrets].sort((a, b) => b.length - a.length).reduce(
-    (masked, secret) => secret === "" ? masked : masked.split(secret).join("***"),
-    text
-  )
 
 export interface Expansion {
   readonly env: McpConfig.Environment
@@ -103,16 +96,6 @@ export const expandEntry = (
     out[key] = expanded.success
   }
   return Result.succeed(out)
-}
-
-/** The error with the secrets in its message masked. */
-export const maskError = (error: McpError.McpError, secrets: ReadonlyArray<string>): McpError.McpError => {
-  const reason = error.reason
-  if (secrets.length === 0 || reason._tag !== "ConfigError") return error
-  return McpError.config(reason.source, mask(reason.description, secrets), {
-    server: reason.server,
-    field: reason.field
-  })
 }
 
 export const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string | undefined => {

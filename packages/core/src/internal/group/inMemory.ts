@@ -45,6 +45,8 @@ export const connector: Connector["Service"] = {
   transport: (params) =>
     params._tag === "InMemory"
       ? transport(params.server)
+      : params._tag === "Unresolved"
+      ? Layer.effect(McpTransport, Effect.fail(params.error))
       : Layer.effect(
         McpTransport,
         Effect.fail(McpError.transport(

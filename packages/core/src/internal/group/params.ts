@@ -7,6 +7,7 @@
  */
 import type * as Layer from "effect/Layer"
 import type * as McpClient from "../../McpClient.ts"
+import type * as McpError from "../../McpError.ts"
 import type * as McpServer from "../../McpServer.ts"
 
 /**
@@ -118,15 +119,37 @@ export interface InMemoryParams extends CommonParams {
 }
 
 /**
+ * A server that cannot be reached as configured: `McpConfig.decode` makes
+ * one for an entry naming a variable that is not set, so that the other
+ * servers of the file stay usable. Connecting it fails with `error` (a
+ * `ConfigError` naming the variable, the server and the field), as a server
+ * that fails to start: the group's `startupFailure` applies.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface UnresolvedParams extends CommonParams {
+  readonly _tag: "Unresolved"
+  readonly error: McpError.McpError
+}
+
+/**
  * How to reach one server: stdio, Streamable HTTP, legacy HTTP+SSE,
- * WebSocket, or an in-memory `McpServer` layer. The transports come from the
+ * WebSocket, or an in-memory `McpServer` layer (or, from a config, an
+ * unresolved entry: {@link UnresolvedParams}). The transports come from the
  * `McpGroup.Connector` in context (`NodeMcpGroup.layerConnector()` on Node);
- * the group serves in-memory servers itself.
+ * the group serves in-memory servers itself, and fails unresolved ones.
  *
  * @category models
  * @since 0.1.0
  */
-export type ServerParams = StdioParams | StreamableHttpParams | SseParams | WebSocketParams | InMemoryParams
+export type ServerParams =
+  | StdioParams
+  | StreamableHttpParams
+  | SseParams
+  | WebSocketParams
+  | InMemoryParams
+  | UnresolvedParams
 
 const eraOf = (options: CommonParams | undefined): CommonParams =>
   options?.era === undefined ? {} : { era: options.era }

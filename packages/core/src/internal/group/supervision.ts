@@ -40,6 +40,7 @@ import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpClient from "../../McpClient.ts"
 import * as McpError from "../../McpError.ts"
 import { McpTransport } from "../../McpTransport.ts"
+import * as Secrets from "../config/secrets.ts"
 import * as ClientHooks from "../http/clientHooks.ts"
 import * as Aggregate from "./aggregate.ts"
 import * as Entry from "./entry.ts"
@@ -56,8 +57,9 @@ const isMethodNotFound = (error: McpError.McpError): boolean =>
 
 /**
  * The transport of a connection: the messages from the server counted, the
- * reason it ends recorded, and the end of an HTTP GET stream reported as a
- * reason to check the server.
+ * reason it ends recorded, the end of an HTTP GET stream reported as a
+ * reason to check the server, and the secrets of its params (the values of
+ * its config's variables) masked in its errors.
  */
 const watchedTransport = (
   state: State.State,
@@ -65,14 +67,20 @@ const watchedTransport = (
   ended: Deferred.Deferred<McpError.McpError>,
   heard: Entry.Connection["heard"],
   check: Effect.Effect<void>
-) =>
-  Layer.effect(
+) => {
+  const secrets = Secrets.maskedOf(entry.params)
+  const masked = (error: McpError.McpError) => Secrets.maskError(error, secrets)
+  return Layer.effect(
     McpTransport,
     Effect.gen(function*() {
       const transport = yield* McpTransport
       return McpTransport.of({
         ...transport,
+        send: secrets.length === 0
+          ? transport.send
+          : (frame) => Effect.mapError(transport.send(frame), masked),
         incoming: transport.incoming.pipe(
+          Stream.mapError(masked),
           Stream.map((message) => {
             heard.messages++
             return message
@@ -90,13 +98,24 @@ const watchedTransport = (
     })
   ).pipe(
     Layer.provide(
-      (entry.params._tag === "InMemory"
-        ? InMemory.transport(entry.params.server)
-        : state.connector.transport(entry.params, entry.name)).pipe(
-          Layer.provide(Layer.succeed(ClientHooks.OnListenEnd, check))
-        )
+      connectorTransport(state, entry).pipe(
+        Layer.provide(Layer.succeed(ClientHooks.OnListenEnd, check))
+      )
     )
   )
+}
+
+/** The transport layer of a server: in-memory ones served here, unresolved ones failed, others the connector's. */
+const connectorTransport = (state: State.State, entry: Entry.Entry): Layer.Layer<McpTransport, McpError.McpError> => {
+  switch (entry.params._tag) {
+    case "InMemory":
+      return InMemory.transport(entry.params.server)
+    case "Unresolved":
+      return Layer.effect(McpTransport, Effect.fail(entry.params.error))
+    default:
+      return state.connector.transport(entry.params, entry.name)
+  }
+}
 
 const fetchLists = (client: McpClient.Client): Effect.Effect<Aggregate.Lists, McpError.McpError> => {
   const capabilities = client.serverCapabilities
@@ -132,7 +151,10 @@ export const open = (state: State.State, entry: Entry.Entry): Effect.Effect<Entr
       ).pipe(Effect.map(Context.get(McpClient.McpClient)))
       const lists = yield* fetchLists(client)
       return { connection: { client, scope, ended, dropped, check, heard }, lists, asked }
-    }).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
+    }).pipe(
+      Effect.onError(() => Scope.close(scope, Exit.void)),
+      Effect.mapError((error) => Secrets.maskError(error, Secrets.maskedOf(entry.params)))
+    )
   })
 
 // -----------------------------------------------------------------------------
