@@ -13,19 +13,15 @@
  */
 import * as McpAuth from "@effect-mcp/core/McpAuth"
 import * as McpError from "@effect-mcp/core/McpError"
-import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Random from "effect/Random"
-import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import * as Crypto from "node:crypto"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as FileLock from "./internal/fileLock.ts"
 
 /**
  * Options of the file store.
@@ -83,7 +79,7 @@ interface Contents {
 }
 
 // -----------------------------------------------------------------------------
-// The lock file
+// The lock (see internal/fileLock.ts)
 // -----------------------------------------------------------------------------
 
 /** A lock file older than this is abandoned (a writer holds it for one read and one write). */
@@ -92,16 +88,6 @@ const LOCK_STALE_MILLIS = 10_000
 const LOCK_WAIT_MILLIS = 15_000
 /** The most attempts to take the lock, whatever the clock says. */
 const LOCK_ATTEMPTS = 5_000
-
-/** Who holds the lock: written into the lock file. */
-const LockOwner = Schema.Struct({ pid: Schema.Number, host: Schema.String, time: Schema.Number, nonce: Schema.String })
-const decodeOwner = Schema.decodeUnknownOption(Schema.fromJsonString(LockOwner))
-
-/** `true` when process `pid` of this host is gone (`kill(pid, 0)` says ESRCH). */
-const processGone = (pid: number): boolean => {
-  const probed = Result.try(() => process.kill(pid, 0))
-  return Result.isFailure(probed) && (probed.failure as { readonly code?: unknown }).code === "ESRCH"
-}
 
 /** Drops `undefined` fields, so that the file only holds what is set. */
 const defined = <A extends object>(value: A): A =>
@@ -115,12 +101,13 @@ const defined = <A extends object>(value: A): A =>
  *   directory, then a rename), so a reader never sees half a file.
  * - Every read reads the file again: a token stored by another process is
  *   seen at once. Every update (set or clear) reads the file and writes it
- *   back holding a lock, across processes: the file `<path>.lock`, created
- *   exclusively, holding the owner's pid, host and time; so two processes
- *   that update the file at once both see their update land (a rotated
- *   refresh token is not lost). A lock whose process is gone (same host) or
- *   older than 10 s is abandoned and taken over; one held longer than about
- *   15 s fails the update with a `Storage` error.
+ *   back holding a lock, across processes: the directory `<path>.lock`,
+ *   renamed into place, holding the owner's pid, host and time; so two
+ *   processes that update the file at once both see their update land (a
+ *   rotated refresh token is not lost). A lock whose process is gone (same
+ *   host) or older than 10 s is abandoned and taken over by exactly one
+ *   process; one held longer than about 15 s fails the update with a
+ *   `Storage` error.
  * - A file that cannot be read or decoded fails the operation with an
  *   `AuthError` of kind `"Storage"` naming the file; it is not overwritten.
  *
@@ -168,67 +155,23 @@ export const make: (options?: Options) => Effect.Effect<McpAuth.McpAuthStore["Se
       }).pipe(Effect.mapError((error) => storageError("cannot be written", error)))
 
     const lockPath = `${path}.lock`
-    const host = Os.hostname()
-
-    /** Creates the lock file holding `owner`: `false` when it exists already. */
-    const tryLock = (owner: string) =>
-      fs.writeFileString(lockPath, owner, { flag: "wx", mode: 0o600 }).pipe(
-        Effect.as(true),
-        Effect.catch((error) =>
-          error.reason._tag === "AlreadyExists" ? Effect.succeed(false) : Effect.fail(storageError("cannot be locked", error))
-        )
-      )
-
-    /**
-     * The lock file there now, when it is abandoned (its process gone, on
-     * this host, or older than {@link LOCK_STALE_MILLIS}): its text, to
-     * remove it if it is still that one; `undefined` while it is held (or
-     * gone already).
-     */
-    const abandoned = Effect.gen(function*() {
-      const text = yield* Effect.option(fs.readFileString(lockPath))
-      if (Option.isNone(text)) return undefined
-      const now = yield* Clock.currentTimeMillis
-      const owner = decodeOwner(text.value)
-      if (Option.isSome(owner)) {
-        const gone = owner.value.host === host && owner.value.pid !== process.pid && processGone(owner.value.pid)
-        return gone || now - owner.value.time > LOCK_STALE_MILLIS ? text.value : undefined
-      }
-      // being written, or left half written: its age tells
-      const info = yield* Effect.option(fs.stat(lockPath))
-      const mtime = Option.isSome(info) ? Option.getOrUndefined(info.value.mtime) : undefined
-      return mtime !== undefined && now - mtime.getTime() > LOCK_STALE_MILLIS ? text.value : undefined
+    const fileLock = FileLock.make(lockPath, {
+      staleMillis: LOCK_STALE_MILLIS,
+      waitMillis: LOCK_WAIT_MILLIS,
+      attempts: LOCK_ATTEMPTS
     })
 
-    /** Removes the lock file if it still holds `text` (ours, or the abandoned one seen). */
-    const removeLock = (text: string) =>
-      Effect.ignore(Effect.gen(function*() {
-        const now = yield* fs.readFileString(lockPath)
-        if (now === text) yield* fs.remove(lockPath)
-      }))
-
-    /** Takes the lock (within {@link LOCK_WAIT_MILLIS}): the text written into the lock file. */
-    const acquireLock = Effect.gen(function*() {
-      const nonce = Crypto.randomBytes(8).toString("hex")
-      const start = yield* Clock.currentTimeMillis
-      // bounded by the attempts too
-      for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
-        // the time it is taken at: its age is what makes it abandoned
-        const owner = JSON.stringify({ pid: process.pid, host, time: yield* Clock.currentTimeMillis, nonce })
-        if (yield* tryLock(owner)) return owner
-        const stale = yield* abandoned
-        if (stale !== undefined) {
-          yield* removeLock(stale)
-          continue
-        }
-        if ((yield* Clock.currentTimeMillis) - start > LOCK_WAIT_MILLIS) break
-        yield* Effect.sleep(Duration.millis(yield* Random.nextIntBetween(2, 20)))
-      }
-      return yield* McpError.auth(
-        "Storage",
-        `the auth store ${path} stays locked by another process (${lockPath}); remove that file if no process uses the store`
+    /** Takes the lock (within {@link LOCK_WAIT_MILLIS}): the name to release it by. */
+    const acquireLock = fileLock.acquire.pipe(
+      Effect.mapError((failure) =>
+        failure.held
+          ? McpError.auth(
+            "Storage",
+            `the auth store ${path} stays locked by another process (${lockPath}); remove it if no process uses the store`
+          )
+          : storageError("cannot be locked", failure.cause)
       )
-    })
+    )
 
     /**
      * `f` applied to the file as it is now, written back: one update at a
@@ -243,7 +186,7 @@ export const make: (options?: Options) => Effect.Effect<McpAuth.McpAuthStore["Se
           Effect.acquireUseRelease(
             acquireLock,
             () => Effect.flatMap(read, (contents) => write(f(contents))),
-            removeLock
+            fileLock.release
           )
         )
       )

@@ -27,7 +27,8 @@ import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import type * as Http from "node:http"
-import type { AddressInfo } from "node:net"
+import type { AddressInfo, LookupFunction } from "node:net"
+import * as Egress from "./internal/oauth/egress.ts"
 import * as Policy from "./internal/oauth/policy.ts"
 
 /**
@@ -100,25 +101,34 @@ interface Answer {
 
 /**
  * One GET without following redirects, on a connection of its own (no
- * agent: nothing is left open once it is answered).
+ * agent: nothing is left open once it is answered), connecting to the
+ * addresses `lookup` allows (a refusal is an `AuthError` of kind `"Refused"`).
  */
-const request = (url: URL, headers: Readonly<Record<string, string>>) =>
+const request = (url: URL, headers: Readonly<Record<string, string>>, lookup: LookupFunction, what: string) =>
   // `node:http` / `node:https` are loaded at the first request, not with this module
   Effect.flatMap(
     Effect.promise((): Promise<Pick<typeof Http, "get">> => url.protocol === "https:" ? import("node:https") : import("node:http")),
-    (client) => requestWith(client, url, headers)
+    (client) => requestWith(client, url, headers, lookup, what)
   )
 
-const requestWith = (client: Pick<typeof Http, "get">, url: URL, headers: Readonly<Record<string, string>>) =>
+const requestWith = (
+  client: Pick<typeof Http, "get">,
+  url: URL,
+  headers: Readonly<Record<string, string>>,
+  lookup: LookupFunction,
+  what: string
+) =>
   Effect.callback<Answer, McpError.McpError>((resume) => {
     const fail = (cause: unknown) =>
-      resume(Effect.fail(McpError.auth(
-        "Authorization",
-        `cannot reach the authorization endpoint ${url.origin}${url.pathname}: ${McpError.messageOf(cause)}`,
-        { cause }
-      )))
+      resume(Effect.fail(
+        Egress.refusalOf(cause, `${what} ${url.protocol}//${url.host}`) ?? McpError.auth(
+          "Authorization",
+          `cannot reach the authorization endpoint ${url.origin}${url.pathname}: ${McpError.messageOf(cause)}`,
+          { cause }
+        )
+      ))
     const started = Result.try(() =>
-      client.get(url, { headers, agent: false }, (res) => {
+      client.get(url, { headers, agent: false, lookup }, (res) => {
         const status = res.statusCode ?? 0
         const location = res.headers.location
         if (status >= 300 && status < 400 && location !== undefined) {
@@ -155,6 +165,12 @@ const requestWith = (client: Pick<typeof Http, "get">, url: URL, headers: Readon
  * start of the body; a URL (the first, or a redirect) that is not
  * {@link isBrowsableUrl} with one of kind `"Refused"`, unrequested.
  *
+ * Every hop is a URL a server supplied, so it may not lead further inside
+ * the network than the hosts the user named (SSRF): those of the OAuth
+ * client running it, else the authorization URL's host. A loopback,
+ * private or link-local host as written is refused before the request; a
+ * name, on the addresses it resolves to when connecting.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -167,12 +183,16 @@ export const makeHeadless = (options?: HeadlessOptions): McpAuth.McpAuthorizer["
     authorize: Effect.fn("NodeMcpAuthorizer.authorizeHeadless")(function*(authorizationUrl: URL) {
       const target = authorizationUrl.searchParams.get("redirect_uri") ?? redirectUri
       const origin = authorizationUrl.origin
+      const egress = (yield* Egress.Current) ??
+        Egress.make({ serverUrl: authorizationUrl, trusted: [], allowInsecure: false })
       let url = authorizationUrl
       // bounded: at most maxRedirects + 1 requests
       for (let hop = 0; hop <= maxRedirects; hop++) {
-        yield* checkBrowsable(url, hop === 0 ? "the authorization URL" : "a redirect of the authorization endpoint")
+        const what = hop === 0 ? "the authorization URL" : "a redirect of the authorization endpoint"
+        yield* checkBrowsable(url, what)
+        yield* egress.check(url, what)
         // a cookie for the authorization server is not given to another origin it redirects to
-        const answer = yield* request(url, url.origin === origin ? headers : {})
+        const answer = yield* request(url, url.origin === origin ? headers : {}, egress.lookup, what)
         const location = answer.location
         if (answer.status < 300 || answer.status >= 400 || location === undefined) {
           return yield* McpError.auth(

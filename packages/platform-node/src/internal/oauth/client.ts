@@ -89,9 +89,11 @@ export const make = (
     })
     const http = yield* Http.make(options, egress)
     const discovery = Discovery.make(http, egress, serverUrl, options.authorizationServer)
-    const identities = Identity.make(http, options, store, authorizer)
+    // the headless authorizer's own requests follow the same egress
+    const guarded = authorizer === undefined ? undefined : Egress.guard(authorizer, egress)
+    const identities = Identity.make(http, options, store, guarded)
     const dpop = yield* Dpop.make
-    const grants = Grants.make({ http, discovery, identities, grant, store, authorizer, dpop })
+    const grants = Grants.make({ http, discovery, identities, grant, store, authorizer: guarded, dpop })
 
     const discover = (fromChallenge: string | undefined, preferredIssuer: string | undefined) =>
       discovery.discover(fromChallenge, preferredIssuer).pipe(

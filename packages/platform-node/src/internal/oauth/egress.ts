@@ -14,7 +14,9 @@
  *
  * @internal
  */
+import type * as McpAuth from "@effect-mcp/core/McpAuth"
 import * as McpError from "@effect-mcp/core/McpError"
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Dns from "node:dns"
@@ -180,3 +182,22 @@ export const make = (options: {
 
   return { check, trust, lookup }
 }
+
+/**
+ * The egress of the OAuth client whose authorizer is running (see
+ * {@link guard}): the headless authorizer requests every hop under it (the
+ * authorization endpoint and each redirect it follows). `undefined` outside
+ * a client.
+ */
+export const Current = Context.Reference<Egress | undefined>("@effect-mcp/platform-node/internal/oauth/egress/Current", {
+  defaultValue: () => undefined
+})
+
+/** `authorizer` whose `authorize` runs with `egress` as {@link Current}. */
+export const guard = (
+  authorizer: McpAuth.McpAuthorizer["Service"],
+  egress: Egress
+): McpAuth.McpAuthorizer["Service"] => ({
+  redirectUri: authorizer.redirectUri,
+  authorize: (authorizationUrl) => Effect.provideService(authorizer.authorize(authorizationUrl), Current, egress)
+})
