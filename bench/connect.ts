@@ -4,7 +4,8 @@
  * effect-mcp against the official TypeScript SDK, each against its own server
  * script (`servers/stdio-ours.ts`, `servers/stdio-official.mjs`).
  *
- * - "ours": N × (`NodeMcpStdio.makeClient` + `McpClientSession.make`) under
+ * - "ours": N × (`NodeMcpStdio.makeClient` + `McpClientSession.make`, with
+ *   `era: "legacy"`: `initialize`, as the official client) under
  *   `Effect.forEach` with unbounded concurrency, in one scope;
  * - "official": `Promise.all` of N × `client.connect(new StdioClientTransport(…))`;
  * - "floor": hand-written JSON-RPC on both sides (`floor.ts`,
@@ -23,6 +24,7 @@
  *   --rounds R    (BENCH_ROUNDS, default 3)
  *   --only LIST   subset of ours,official,floor (BENCH_CONNECT_ONLY)
  *   --timeout S   hard limit of the whole run (BENCH_CONNECT_TIMEOUT, default 300)
+ *   --json FILE   write the medians as JSON (or into $BENCH_JSON_DIR/connect.json)
  */
 import { McpClientSession, McpTransport } from "@effect-mcp/core"
 import { NodeMcpStdio } from "@effect-mcp/platform-node"
@@ -44,7 +46,8 @@ import {
   SERVER_FLAGS,
   track,
   TS_FLAGS,
-  waitGone
+  waitGone,
+  writeJson
 } from "./harness.ts"
 import { median } from "./stats.ts"
 
@@ -93,7 +96,7 @@ const runOurs = async (): Promise<ConnectSample> => {
         })
         pids.push(transport.pid)
         track(transport.pid)
-        return yield* McpClientSession.make({ clientInfo }).pipe(
+        return yield* McpClientSession.make({ clientInfo, era: "legacy" }).pipe(
           Effect.provideService(McpTransport.McpTransport, transport)
         )
       }), { concurrency: "unbounded" })
@@ -194,6 +197,23 @@ const main = async (): Promise<void> => {
     console.log(`official / ours connect time (median of rounds): **${speedup.toFixed(2)}×** (above 1: ours is faster)`)
   }
   console.log()
+  writeJson("connect", {
+    servers: SERVERS,
+    rounds: ROUNDS,
+    oursFrom: OURS_DIST ? "dist" : "src",
+    connect: IMPLS.map((impl) => {
+      const list = samples.get(impl)!
+      const med = (f: (s: ConnectSample) => number) => median(list.map(f))
+      return {
+        impl,
+        connect: med((s) => s.connect),
+        close: med((s) => s.close),
+        childRss: med((s) => s.childRss),
+        heapPerConnection: med((s) => s.heapPerConnection),
+        rounds: list
+      }
+    })
+  })
   await assertAllGone()
   console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }

@@ -5,7 +5,8 @@
  * is tracked and checked gone at the end) and the report tables.
  */
 import { spawn, type ChildProcess } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { Effect } from "effect"
 import { formatMicros, median, percentile } from "./stats.ts"
 
@@ -44,6 +45,63 @@ export const selection = <A extends string>(all: ReadonlyArray<A>, value: string
     if (!(all as ReadonlyArray<string>).includes(name)) throw new Error(`--only takes a list of ${all.join(", ")}; got ${value}`)
   }
   return all.filter((name) => wanted.includes(name))
+}
+
+// -----------------------------------------------------------------------------
+// JSON output (read by `summary.ts`)
+// -----------------------------------------------------------------------------
+
+/**
+ * Where a script writes its medians as JSON: `--json FILE`, else
+ * `$BENCH_JSON_DIR/<name>.json`, else nowhere.
+ */
+export const jsonTarget = (name: string): string | undefined => {
+  const file = option("json", "BENCH_JSON_FILE")
+  if (file !== undefined) return file
+  const dir = process.env.BENCH_JSON_DIR
+  return dir === undefined || dir === "" ? undefined : join(dir, `${name}.json`)
+}
+
+/** Writes `data` (with the script's name, the date, node and the load average) when a JSON target is set. */
+export const writeJson = (name: string, data: Record<string, unknown>): void => {
+  const file = jsonTarget(name)
+  if (file === undefined) return
+  mkdirSync(dirname(file), { recursive: true })
+  const loadavg = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).map(Number)
+  writeFileSync(
+    file,
+    JSON.stringify({ bench: name, date: new Date().toISOString(), node: process.version, loadavg, ...data }, null, 2) + "\n"
+  )
+  console.log(`medians written to ${file}`)
+}
+
+/**
+ * The protocol revision each row's client negotiated (`impl` → version),
+ * printed under the tables and written to the JSON: which era a row really
+ * measures.
+ */
+export const protocols = new Map<string, string>()
+
+export const noteProtocol = (impl: string, version: string): void => {
+  const known = protocols.get(impl)
+  if (known !== undefined && known !== version) throw new Error(`${impl}: negotiated ${version}, earlier ${known}`)
+  protocols.set(impl, version)
+}
+
+/** Records the version the official `Client` negotiates on `transport` (it calls `setProtocolVersion` after `initialize`). */
+export const watchOfficialProtocol = <T extends object>(impl: string, transport: T): T => {
+  const target = transport as { setProtocolVersion?: (version: string) => void }
+  const original = target.setProtocolVersion?.bind(transport)
+  target.setProtocolVersion = (version: string) => {
+    noteProtocol(impl, version)
+    original?.(version)
+  }
+  return transport
+}
+
+export const printProtocols = (): void => {
+  if (protocols.size === 0) return
+  console.log(`negotiated: ${[...protocols].map(([impl, version]) => `${impl} ${version}`).join(", ")}`)
 }
 
 export const warmupFor = (calls: number): number => Math.min(2000, Math.max(200, Math.floor(calls / 10)))
@@ -353,6 +411,21 @@ export const formatSample = (sample: Sample): string =>
   `(client ${sample.clientCpu.toFixed(1)}, server ${sample.serverCpu.toFixed(1)})` +
   (sample.warnings > 0 ? `  ${sample.warnings} warnings` : "")
 
+/** The medians of one impl at one concurrency (latencies in ms, CPU in µs per call), with its per-round samples. */
+export interface ThroughputRow {
+  readonly impl: string
+  readonly concurrency: number
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly cpuPerCall: number
+  readonly clientCpu?: number | undefined
+  readonly serverCpu?: number | undefined
+  /** the protocol revision the client negotiated */
+  readonly protocol?: string | undefined
+  readonly rounds: ReadonlyArray<{ readonly rps: number; readonly p50: number; readonly p99: number; readonly cpuPerCall: number }>
+}
+
 /**
  * Runs `rounds` rounds of every implementation at every concurrency (the
  * order flips every round), then prints the medians and, when `baseline` is
@@ -367,7 +440,8 @@ export const runRounds = async <I extends string>(options: {
   readonly concurrency: ReadonlyArray<number>
   readonly rounds: number
   readonly run: (impl: I, concurrency: number) => Promise<Sample>
-}): Promise<void> => {
+}): Promise<Array<ThroughputRow>> => {
+  const results: Array<ThroughputRow> = []
   const rows: Array<string> = []
   const ratios: Array<string> = []
   const ratio = (list: ReadonlyArray<Sample>, base: ReadonlyArray<Sample> | undefined, f: (s: Sample) => number) =>
@@ -385,6 +459,18 @@ export const runRounds = async <I extends string>(options: {
     for (const impl of options.impls) {
       const list = samples.get(impl)!
       const med = (f: (s: Sample) => number) => median(list.map(f))
+      results.push({
+        impl,
+        concurrency,
+        rps: med((s) => s.rps),
+        p50: med((s) => s.p50),
+        p99: med((s) => s.p99),
+        cpuPerCall: med((s) => s.cpuPerCall),
+        clientCpu: med((s) => s.clientCpu),
+        serverCpu: med((s) => s.serverCpu),
+        protocol: protocols.get(impl),
+        rounds: list
+      })
       rows.push(
         `| ${impl} | ${concurrency} | ${Math.round(med((s) => s.rps))} | ${formatMicros(med((s) => s.p50))} | ` +
           `${formatMicros(med((s) => s.p99))} | ${med((s) => s.cpuPerCall).toFixed(1)} | ` +
@@ -423,5 +509,7 @@ export const runRounds = async <I extends string>(options: {
     console.log("|---|---:|---:|---|---:|---:|")
     for (const row of ratios) console.log(row)
   }
+  printProtocols()
   console.log()
+  return results
 }

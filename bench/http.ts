@@ -12,6 +12,13 @@
  *   with `enableJsonResponse: true` on bare node:http, one `McpServer` per
  *   session, as in PERF-BASELINE.md);
  * - "ours>official", "official>ours": the cross rows;
+ * - "ours-sse", "official-sse": the same clients against the same servers
+ *   answering with SSE (`responseMode: "sse"`, `enableJsonResponse: false`;
+ *   the servers' argument `sse`);
+ * - "ours-modern" (diagnostic): "ours" in the 2026-07-28 era (stateless, no
+ *   session). Every other effect-mcp client pins `era: "legacy"`
+ *   (2025-11-25, the official SDK 1.32.2's revision); the default
+ *   `era: "auto"` would settle on 2026-07-28 against our server;
  * - "floor": a plain `node:http` keep-alive client against a bare
  *   `node:http` server with a minimal session map (`floor.ts`,
  *   `servers/http-floor.mjs`), the OS and Node's share of a round trip.
@@ -35,7 +42,9 @@
  *   --sessions N        idle sessions of the memory measurement (BENCH_HTTP_SESSIONS, default 1000)
  *   --rounds R          (BENCH_ROUNDS, default 3)
  *   --concurrency 1,64  (BENCH_CONCURRENCY, default 1,64)
- *   --only LIST         subset of ours,official,ours>official,official>ours,floor (BENCH_HTTP_ONLY)
+ *   --only LIST         subset of ours,ours-modern,official,ours-sse,official-sse,ours>official,
+ *                       official>ours,floor (BENCH_HTTP_ONLY)
+ *   --json FILE         write the medians as JSON (or into $BENCH_JSON_DIR/http.json)
  *   --no-sessions       skip the memory measurement
  *   --timeout S         hard limit of the whole run (BENCH_HTTP_TIMEOUT, default 300)
  *
@@ -59,6 +68,7 @@ import {
   type LineChild,
   measureEffect,
   measurePromise,
+  noteProtocol,
   option,
   OURS_DIST,
   positiveInt,
@@ -68,12 +78,23 @@ import {
   SERVER_FLAGS,
   spawnLineChild,
   TEXT,
-  TS_FLAGS
+  TS_FLAGS,
+  watchOfficialProtocol,
+  writeJson
 } from "./harness.ts"
 import { floorHttp, openSession } from "./floor.ts"
 import { median } from "./stats.ts"
 
-const ALL = ["ours", "official", "ours>official", "official>ours", "floor"] as const
+const ALL = [
+  "ours",
+  "ours-modern",
+  "official",
+  "ours-sse",
+  "official-sse",
+  "ours>official",
+  "official>ours",
+  "floor"
+] as const
 type Impl = (typeof ALL)[number]
 
 const CALLS = positiveInt(option("calls", "BENCH_HTTP_CALLS"), 5_000, "calls")
@@ -86,15 +107,41 @@ const WARMUP = Math.min(2000, Math.max(200, Math.floor(CALLS / 10)))
 
 hardTimeout(TIMEOUT_S, "bench/http")
 
-type Side = "ours" | "official" | "floor"
-const serverSide = (impl: Impl): Side =>
-  impl === "floor" ? "floor" : impl === "ours" || impl === "official>ours" ? "ours" : "official"
-const clientSide = (impl: Impl): Side =>
-  impl === "floor" ? "floor" : impl === "ours" || impl === "ours>official" ? "ours" : "official"
+type Side = "ours" | "ours-sse" | "official" | "official-sse" | "floor"
+type ClientSide = "ours" | "ours-modern" | "official" | "floor"
+const serverSide = (impl: Impl): Side => {
+  switch (impl) {
+    case "ours":
+    case "ours-modern":
+    case "official>ours":
+      return "ours"
+    case "official":
+    case "ours>official":
+      return "official"
+    default:
+      return impl
+  }
+}
+const clientSide = (impl: Impl): ClientSide => {
+  switch (impl) {
+    case "ours":
+    case "ours-sse":
+    case "ours>official":
+      return "ours"
+    case "official":
+    case "official-sse":
+    case "official>ours":
+      return "official"
+    default:
+      return impl
+  }
+}
 
 const serverArgs: Record<Side, ReadonlyArray<string>> = {
   ours: [...TS_FLAGS, ...SERVER_FLAGS, "--expose-gc", "bench/servers/http-ours.ts"],
+  "ours-sse": [...TS_FLAGS, ...SERVER_FLAGS, "--expose-gc", "bench/servers/http-ours.ts", "sse"],
   official: [...SERVER_FLAGS, "--expose-gc", "bench/servers/http-official.mjs"],
+  "official-sse": [...SERVER_FLAGS, "--expose-gc", "bench/servers/http-official.mjs", "sse"],
   floor: [...SERVER_FLAGS, "--expose-gc", "bench/servers/http-floor.mjs"]
 }
 
@@ -123,20 +170,21 @@ const withServer = async <A>(side: Side, f: (url: string, pid: number) => Promis
 // Throughput
 // -----------------------------------------------------------------------------
 
-const oursClient = (url: string, pid: number, concurrency: number): Promise<Sample> =>
+const oursClient = (impl: Impl, url: string, pid: number, concurrency: number): Promise<Sample> =>
   Effect.gen(function*() {
     const context = yield* Layer.build(
-      McpClient.layer({ clientInfo }).pipe(
+      McpClient.layer({ clientInfo, era: impl === "ours-modern" ? "modern" : "legacy" }).pipe(
         Layer.provide(NodeMcpHttpClient.layer({ url }))
       )
     )
     const client = Context.get(context, McpClient.McpClient)
+    noteProtocol(impl, client.protocolVersion)
     const call = Effect.map(client.callTool("echo", { text: TEXT }), (result) => checkEcho(result.content))
     return yield* measureEffect(call, { concurrency, calls: CALLS, warmup: WARMUP, serverPid: pid })
   }).pipe(Effect.scoped, Effect.runPromise)
 
-const officialClient = async (url: string, pid: number, concurrency: number): Promise<Sample> => {
-  const transport = new StreamableHTTPClientTransport(new URL(url))
+const officialClient = async (impl: Impl, url: string, pid: number, concurrency: number): Promise<Sample> => {
+  const transport = watchOfficialProtocol(impl, new StreamableHTTPClientTransport(new URL(url)))
   const client = new Client(clientInfo)
   await client.connect(transport)
   try {
@@ -152,7 +200,7 @@ const officialClient = async (url: string, pid: number, concurrency: number): Pr
   }
 }
 
-const floorClient = async (url: string, pid: number, concurrency: number): Promise<Sample> => {
+const floorClient = async (_impl: Impl, url: string, pid: number, concurrency: number): Promise<Sample> => {
   const client = await floorHttp(url)
   try {
     return await measurePromise(client.call, { concurrency, calls: CALLS, warmup: WARMUP, serverPid: pid })
@@ -161,10 +209,10 @@ const floorClient = async (url: string, pid: number, concurrency: number): Promi
   }
 }
 
-const clients = { ours: oursClient, official: officialClient, floor: floorClient } as const
+const clients = { ours: oursClient, "ours-modern": oursClient, official: officialClient, floor: floorClient } as const
 
 const run = (impl: Impl, concurrency: number): Promise<Sample> =>
-  withServer(serverSide(impl), (url, pid) => clients[clientSide(impl)](url, pid, concurrency))
+  withServer(serverSide(impl), (url, pid) => clients[clientSide(impl)](impl, url, pid, concurrency))
 
 // -----------------------------------------------------------------------------
 // Idle sessions
@@ -228,8 +276,9 @@ const sessionSample = async (side: Side): Promise<SessionSample> => {
   }
 }
 
-const runSessions = async (): Promise<void> => {
-  const sides = [...new Set(IMPLS.map(serverSide))]
+// the JSON-answer servers only: an idle session holds no answer stream either way
+const runSessions = async (): Promise<Array<Record<string, number | string>>> => {
+  const sides = [...new Set(IMPLS.map(serverSide))].filter((side) => side !== "ours-sse" && side !== "official-sse")
   const samples = new Map<Side, Array<SessionSample>>(sides.map((side) => [side, []]))
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? sides : [...sides].reverse()
@@ -263,6 +312,19 @@ const runSessions = async (): Promise<void> => {
     console.log(`official / ours RSS per session (median of rounds): **${ratio.toFixed(2)}×**`)
   }
   console.log()
+  return sides.map((side) => {
+    const list = samples.get(side)!
+    const med = (f: (s: SessionSample) => number) => median(list.map(f))
+    return {
+      server: side,
+      rssBefore: med((s) => s.rssBefore),
+      rssAfter: med((s) => s.rssAfter),
+      rssPerSession: med((s) => s.rssPerSession),
+      heapPerSession: med((s) => s.heapPerSession),
+      rate: med((s) => s.rate),
+      n: list.length
+    }
+  })
 }
 
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`
@@ -272,14 +334,14 @@ const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`
 
 const main = async (): Promise<void> => {
   console.log(
-    `Streamable HTTP (JSON responses) tools/call echo: ${CALLS} calls (+${WARMUP} warm-up) × ${ROUNDS} rounds, ` +
+    `Streamable HTTP tools/call echo (JSON answers; SSE answers in the -sse rows): ${CALLS} calls (+${WARMUP} warm-up) × ${ROUNDS} rounds, ` +
       `concurrency ${CONCURRENCY.join(",")}, ${IMPLS.join(" vs ")}; node ${process.version}, ` +
       `gc ${gc === undefined ? "not exposed" : "forced before each measurement"}; our servers from ` +
       (OURS_DIST ? "dist/ (BENCH_OURS_DIST=1)" : "src/ (--conditions=development)")
   )
   const started = performance.now()
-  await runRounds({
-    title: `Streamable HTTP, JSON responses, ${CALLS} calls (CPU = client process + server process, µs/call)`,
+  const throughput = await runRounds({
+    title: `Streamable HTTP, ${CALLS} calls (CPU = client process + server process, µs/call)`,
     impls: IMPLS,
     baseline: "official",
     floor: "floor",
@@ -287,7 +349,16 @@ const main = async (): Promise<void> => {
     rounds: ROUNDS,
     run
   })
-  if (!flag("no-sessions")) await runSessions()
+  const sessions = flag("no-sessions") ? [] : await runSessions()
+  writeJson("http", {
+    calls: CALLS,
+    warmup: WARMUP,
+    rounds: ROUNDS,
+    sessionsOpened: SESSIONS,
+    oursFrom: OURS_DIST ? "dist" : "src",
+    throughput,
+    sessions
+  })
   await assertAllGone()
   console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }

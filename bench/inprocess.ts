@@ -10,7 +10,12 @@
  *   `McpClientSession` client as "ours", so the row isolates the server API;
  * - "ours-client": the same `McpServer` as "ours-api", called with the
  *   high-level `McpClient.callTool` (with the default validator; echo has
- *   no outputSchema, so nothing is validated).
+ *   no outputSchema, so nothing is validated): the like-for-like row;
+ * - "ours-client-modern" (diagnostic): "ours-client" in the 2026-07-28 era.
+ *
+ * Every effect-mcp row but the last pins `era: "legacy"`, so that it speaks
+ * 2025-11-25 like the official SDK 1.32.2 (the default `era: "auto"` would
+ * probe with `server/discover` and settle on 2026-07-28 against our server).
  *
  * "official" is `McpServer.registerTool` (zod input) and `Client.callTool`,
  * i.e. the official SDK's high-level API on both sides.
@@ -42,8 +47,9 @@
  *   --calls N           measured calls per measurement (BENCH_CALLS, default 20000)
  *   --rounds R          rounds per concurrency (BENCH_ROUNDS, default 3)
  *   --concurrency 1,64  concurrency levels (BENCH_CONCURRENCY, default 1,64)
- *   --only LIST         comma-separated subset of ours,ours-api,ours-client,official
- *                       (BENCH_ONLY, default all four)
+ *   --only LIST         comma-separated subset of ours,ours-api,ours-client,ours-client-modern,official
+ *                       (BENCH_ONLY, default all five)
+ *   --json FILE         write the medians as JSON (or into $BENCH_JSON_DIR/inprocess.json)
  *   --timeout S         hard limit of the whole run in seconds (BENCH_TIMEOUT, default 600)
  */
 import {
@@ -66,12 +72,18 @@ import {
   effectPhase,
   gc,
   intList,
+  noteProtocol,
   option,
   positiveInt,
   promisePhase,
   selection,
+  printProtocols,
+  protocols,
   TEXT,
-  warmupFor
+  type ThroughputRow,
+  warmupFor,
+  watchOfficialProtocol,
+  writeJson
 } from "./harness.ts"
 import { formatMicros, median, percentile, type Stats } from "./stats.ts"
 
@@ -79,7 +91,7 @@ import { formatMicros, median, percentile, type Stats } from "./stats.ts"
 // Configuration
 // -----------------------------------------------------------------------------
 
-const ALL_IMPLS = ["ours", "ours-api", "ours-client", "official"] as const
+const ALL_IMPLS = ["ours", "ours-api", "ours-client", "ours-client-modern", "official"] as const
 type Impl = (typeof ALL_IMPLS)[number]
 const CALLS = positiveInt(option("calls", "BENCH_CALLS"), 20_000, "calls")
 const ROUNDS = positiveInt(option("rounds", "BENCH_ROUNDS"), 3, "rounds")
@@ -140,21 +152,25 @@ const runEffect = <E1, E2>(
 
 const serverInfo = { name: "bench-server", version: "0.0.0" }
 
-// the raw client of "ours" and "ours-api": `McpClientSession.request`
-const OurClient = McpClientSession.layer({ clientInfo })
+// the raw client of "ours" and "ours-api": `McpClientSession.request`, in the
+// official SDK's era (2025-11-25)
+const OurClient = McpClientSession.layer({ clientInfo, era: "legacy" })
 
-const rawClientCall = (link: McpTransport.InMemoryLink) =>
+const rawClientCall = (impl: Impl) => (link: McpTransport.InMemoryLink) =>
   Effect.map(
     Layer.build(OurClient.pipe(Layer.provide(link.client))),
-    (context) =>
-      Effect.map(
-        Context.get(context, McpClientSession.McpClientSession).request(McpSchema.CallTool, {
+    (context) => {
+      const session = Context.get(context, McpClientSession.McpClientSession)
+      noteProtocol(impl, session.protocolVersion)
+      return Effect.map(
+        session.request(McpSchema.CallTool, {
           name: "echo",
           arguments: { text: TEXT }
         }),
         // the result type also admits a task handle (`CreateTaskResult`); echo never returns one
         (result) => checkEcho("content" in result ? result.content : undefined)
       )
+    }
   )
 
 // -----------------------------------------------------------------------------
@@ -171,7 +187,7 @@ const OurServer = McpServerSession.layer({
 })
 
 const setupOurs = (link: McpTransport.InMemoryLink) =>
-  Effect.andThen(Layer.build(OurServer.pipe(Layer.provide(link.server))), rawClientCall(link))
+  Effect.andThen(Layer.build(OurServer.pipe(Layer.provide(link.server))), rawClientCall("ours")(link))
 
 // -----------------------------------------------------------------------------
 // ours-api / ours-client: McpServer with an McpTool
@@ -189,22 +205,27 @@ const ApiServer = OurMcpServer.layerSession.pipe(
 
 const buildApiServer = (link: McpTransport.InMemoryLink) => Layer.build(ApiServer.pipe(Layer.provide(link.server)))
 
-const setupOursApi = (link: McpTransport.InMemoryLink) => Effect.andThen(buildApiServer(link), rawClientCall(link))
+const setupOursApi = (link: McpTransport.InMemoryLink) =>
+  Effect.andThen(buildApiServer(link), rawClientCall("ours-api")(link))
 
 // the high-level client; echo has no outputSchema, so callTool validates nothing
-// (its first call fetches tools/list once, during the warm-up)
-const ApiClient = McpClient.layer({ clientInfo })
-
-const setupOursClient = (link: McpTransport.InMemoryLink) =>
+// (its first call fetches tools/list once, during the warm-up). "ours-client"
+// pins the official SDK's era; "ours-client-modern" speaks 2026-07-28 (what
+// the default `era: "auto"` settles on against our server)
+const setupOursClient = (impl: "ours-client" | "ours-client-modern") => (link: McpTransport.InMemoryLink) =>
   Effect.andThen(
     buildApiServer(link),
     Effect.map(
-      Layer.build(ApiClient.pipe(Layer.provide(link.client))),
-      (context) =>
-        Effect.map(
-          Context.get(context, McpClient.McpClient).callTool("echo", { text: TEXT }),
-          (result) => checkEcho(result.content)
+      Layer.build(
+        McpClient.layer({ clientInfo, era: impl === "ours-client" ? "legacy" : "modern" }).pipe(
+          Layer.provide(link.client)
         )
+      ),
+      (context) => {
+        const client = Context.get(context, McpClient.McpClient)
+        noteProtocol(impl, client.protocolVersion)
+        return Effect.map(client.callTool("echo", { text: TEXT }), (result) => checkEcho(result.content))
+      }
     )
   )
 
@@ -222,7 +243,7 @@ const runOfficial = async (concurrency: number, calls: number, warmup: number): 
   const client = new Client(clientInfo)
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
   await server.connect(serverTransport)
-  await client.connect(clientTransport)
+  await client.connect(watchOfficialProtocol("official", clientTransport))
   try {
     const call = async (): Promise<void> => {
       const result = await client.callTool({ name: "echo", arguments: { text: TEXT } })
@@ -256,7 +277,8 @@ const run = (impl: Impl, concurrency: number): Promise<Stats> => {
     case "ours-api":
       return runEffect(setupOursApi, concurrency, CALLS, WARMUP)
     case "ours-client":
-      return runEffect(setupOursClient, concurrency, CALLS, WARMUP)
+    case "ours-client-modern":
+      return runEffect(setupOursClient(impl), concurrency, CALLS, WARMUP)
     case "official":
       return runOfficial(concurrency, CALLS, WARMUP)
   }
@@ -271,8 +293,15 @@ const main = async (): Promise<void> => {
   const started = performance.now()
   const rows: Array<string> = []
   const ratios: Array<string> = []
+  const results: Array<ThroughputRow> = []
   for (const concurrency of CONCURRENCY) {
-    const samples: Record<Impl, Array<Stats>> = { ours: [], "ours-api": [], "ours-client": [], official: [] }
+    const samples: Record<Impl, Array<Stats>> = {
+      ours: [],
+      "ours-api": [],
+      "ours-client": [],
+      "ours-client-modern": [],
+      official: []
+    }
     for (let round = 0; round < ROUNDS; round++) {
       // alternate who goes first, so neither always runs on a warmer (or more tired) process
       const order = round % 2 === 0 ? IMPLS : [...IMPLS].reverse()
@@ -288,6 +317,16 @@ const main = async (): Promise<void> => {
     }
     for (const impl of IMPLS) {
       const list = samples[impl]
+      results.push({
+        impl,
+        concurrency,
+        rps: median(list.map((s) => s.rps)),
+        p50: median(list.map((s) => s.p50)),
+        p99: median(list.map((s) => s.p99)),
+        cpuPerCall: median(list.map((s) => s.cpuPerCall)),
+        protocol: protocols.get(impl),
+        rounds: list
+      })
       rows.push(
         `| ${impl} | ${concurrency} | ${Math.round(median(list.map((s) => s.rps)))} | ` +
           `${formatMicros(median(list.map((s) => s.p50)))} | ${formatMicros(median(list.map((s) => s.p99)))} | ` +
@@ -316,6 +355,8 @@ const main = async (): Promise<void> => {
     console.log("|---|---:|---:|---|---:|")
     for (const row of ratios) console.log(row)
   }
+  printProtocols()
+  writeJson("inprocess", { calls: CALLS, warmup: WARMUP, rounds: ROUNDS, throughput: results })
   console.log()
   console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }

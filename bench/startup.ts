@@ -2,11 +2,11 @@
  * Start-up of a stdio server: how many modules it loads, how long it takes
  * from the spawn to the answer of its first `initialize`, and its memory then.
  * effect-mcp's echo server, written the README's way (`servers/startup-ours.mjs`:
- * everything from the package barrels, `effect`'s included), against the same
- * server with our barrels but effect module by module
- * (`servers/startup-ours-barrels.mjs`: what our barrels cost, apart from
- * effect's), imported module by module (`servers/startup-ours-paths.mjs`, the
- * floor the barrels are compared with), and the official SDK's
+ * effect-mcp from its package barrels, effect module by module), against the
+ * same server with `effect`'s barrel too (`servers/startup-ours-barrels.mjs`:
+ * `import { Effect, Layer, Schema } from "effect"`, what effect's barrel
+ * costs), imported module by module (`servers/startup-ours-paths.mjs`, the
+ * floor our barrels are compared with), and the official SDK's
  * (`servers/stdio-official.mjs`: `McpServer` + zod + `StdioServerTransport`).
  *
  * Every server runs with plain `node` from the compiled `dist/` (no
@@ -43,6 +43,10 @@
  *   --only LIST     subset of ours,ours-barrels,ours-paths,official (BENCH_STARTUP_ONLY)
  *   --list LIST     servers whose full module list is printed (BENCH_STARTUP_LIST)
  *   --timeout S     hard limit of the whole run (BENCH_STARTUP_TIMEOUT, default 120)
+ *   --json FILE     write the medians as JSON (or into $BENCH_JSON_DIR/startup.json)
+ *   --compile-cache every server runs with Node's compile cache (`NODE_COMPILE_CACHE`,
+ *                   a fresh directory per server, filled by its unmeasured first
+ *                   run) (BENCH_STARTUP_COMPILE_CACHE=1)
  */
 import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
@@ -51,6 +55,7 @@ import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import {
   assertAllGone,
+  flag,
   hardTimeout,
   NODE,
   option,
@@ -58,7 +63,8 @@ import {
   processCpuMicros,
   selection,
   track,
-  waitGone
+  waitGone,
+  writeJson
 } from "./harness.ts"
 import { median } from "./stats.ts"
 
@@ -70,6 +76,7 @@ const TIMEOUT_S = positiveInt(option("timeout", "BENCH_STARTUP_TIMEOUT"), 120, "
 const IMPLS = selection(ALL, option("only", "BENCH_STARTUP_ONLY"))
 const LIST_OPTION = option("list", "BENCH_STARTUP_LIST")
 const LISTED = new Set<Impl>(LIST_OPTION === undefined ? [] : selection(ALL, LIST_OPTION))
+const COMPILE_CACHE = flag("compile-cache") || ["1", "yes", "true"].includes(process.env.BENCH_STARTUP_COMPILE_CACHE ?? "")
 
 hardTimeout(TIMEOUT_S, "bench/startup")
 
@@ -84,6 +91,12 @@ const COUNTER = join(ROOT, "bench/servers/startup-count.mjs")
 
 const CHILD_ENV: NodeJS.ProcessEnv = { ...process.env }
 delete CHILD_ENV.NODE_OPTIONS
+delete CHILD_ENV.NODE_COMPILE_CACHE
+
+/** With `--compile-cache`: each server's own cache directory, filled by its first (unmeasured) run. */
+const CACHE_ROOT = COMPILE_CACHE ? mkdtempSync(join(tmpdir(), "bench-startup-cache-")) : undefined
+const envOf = (impl: Impl): NodeJS.ProcessEnv =>
+  CACHE_ROOT === undefined ? CHILD_ENV : { ...CHILD_ENV, NODE_COMPILE_CACHE: join(CACHE_ROOT, impl) }
 
 // -----------------------------------------------------------------------------
 // dist freshness
@@ -147,7 +160,7 @@ const runServer = (impl: Impl, count: boolean): Promise<Run> =>
     const child = spawn(NODE, args, {
       cwd: ROOT,
       stdio: ["pipe", "pipe", "inherit"],
-      env: out === undefined ? CHILD_ENV : { ...CHILD_ENV, STARTUP_COUNT_OUT: out }
+      env: out === undefined ? envOf(impl) : { ...envOf(impl), STARTUP_COUNT_OUT: out }
     })
     const pid = child.pid
     if (pid === undefined) return reject(new Error(`cannot spawn ${impl}`))
@@ -258,7 +271,11 @@ const main = async () => {
       }`
     )
   }
-  console.log(`node ${process.version}, ${RUNS} timed runs per server, from dist/ with plain node\n`)
+  console.log(
+    `node ${process.version}, ${RUNS} timed runs per server, from dist/ with plain node${
+      COMPILE_CACHE ? ", with NODE_COMPILE_CACHE (warmed by the first run)" : ""
+    }\n`
+  )
 
   // modules, and a warm-up of the file cache
   const modules = new Map<Impl, ReadonlyArray<string>>()
@@ -313,6 +330,24 @@ const main = async () => {
     }
   }
   console.log("")
+  // --json FILE or $BENCH_JSON_DIR/startup.json (read by summary.ts)
+  writeJson("startup", {
+    runs: RUNS,
+    startup: IMPLS.map((impl) => {
+      const list = runs.get(impl)!
+      return {
+        impl,
+        modules: countFiles(modules.get(impl)!),
+        builtins: countBuiltins(modules.get(impl)!),
+        firstAnswer: median(list.map((run) => run.firstAnswer)),
+        cpu: median(list.map((run) => run.cpu)),
+        rss: median(list.map((run) => run.rss)),
+        hwm: median(list.map((run) => run.hwm)),
+        firstAnswers: list.map((run) => run.firstAnswer)
+      }
+    })
+  })
+  if (CACHE_ROOT !== undefined) rmSync(CACHE_ROOT, { recursive: true, force: true })
   await assertAllGone()
 }
 

@@ -11,6 +11,10 @@
  *   `StdioServerTransport`);
  * - "ours>official", "official>ours": one side's client against the other
  *   side's server;
+ * - "ours-modern" (diagnostic): "ours" in the 2026-07-28 era. Every other
+ *   effect-mcp client pins `era: "legacy"` (2025-11-25, the official SDK
+ *   1.32.2's revision); the default `era: "auto"` would settle on 2026-07-28
+ *   against our server;
  * - "floor": hand-written newline-delimited JSON-RPC on both sides
  *   (`floor.ts`, `servers/stdio-floor.mjs`), the OS and Node's share of a
  *   round trip.
@@ -31,7 +35,8 @@
  *   --calls N           measured calls per measurement (BENCH_STDIO_CALLS, default 20000)
  *   --rounds R          (BENCH_ROUNDS, default 3)
  *   --concurrency 1,64  (BENCH_CONCURRENCY, default 1,64)
- *   --only LIST         subset of ours,official,ours>official,official>ours,floor (BENCH_STDIO_ONLY)
+ *   --only LIST         subset of ours,ours-modern,official,ours>official,official>ours,floor (BENCH_STDIO_ONLY)
+ *   --json FILE         write the medians as JSON (or into $BENCH_JSON_DIR/stdio.json)
  *   --timeout S         hard limit of the whole run (BENCH_STDIO_TIMEOUT, default 300)
  */
 import { McpClient, McpTransport } from "@effect-mcp/core"
@@ -50,6 +55,7 @@ import {
   measureEffect,
   measurePromise,
   NODE,
+  noteProtocol,
   OURS_DIST,
   option,
   positiveInt,
@@ -61,10 +67,12 @@ import {
   track,
   TS_FLAGS,
   waitGone,
-  warmupFor
+  warmupFor,
+  watchOfficialProtocol,
+  writeJson
 } from "./harness.ts"
 
-const ALL = ["ours", "official", "ours>official", "official>ours", "floor"] as const
+const ALL = ["ours", "ours-modern", "official", "ours>official", "official>ours", "floor"] as const
 type Impl = (typeof ALL)[number]
 
 const CALLS = positiveInt(option("calls", "BENCH_STDIO_CALLS"), 20_000, "calls")
@@ -83,7 +91,13 @@ const servers = {
 } as const
 
 const serverOf = (impl: Impl) =>
-  servers[impl === "ours" || impl === "official>ours" ? "ours" : impl === "floor" ? "floor" : "official"]
+  servers[
+    impl === "ours" || impl === "ours-modern" || impl === "official>ours"
+      ? "ours"
+      : impl === "floor"
+      ? "floor"
+      : "official"
+  ]
 
 /** McpClient over `NodeMcpStdio.makeClient`; the child is shut down when the scope closes. */
 const runOursClient = (impl: Impl, concurrency: number): Promise<Sample> => {
@@ -92,9 +106,10 @@ const runOursClient = (impl: Impl, concurrency: number): Promise<Sample> => {
     const transport = yield* NodeMcpStdio.makeClient({ ...serverOf(impl), stderr: "forward" })
     pid = transport.pid
     track(pid)
-    const client = yield* McpClient.make({ clientInfo }).pipe(
+    const client = yield* McpClient.make({ clientInfo, era: impl === "ours-modern" ? "modern" : "legacy" }).pipe(
       Effect.provideService(McpTransport.McpTransport, transport)
     )
+    noteProtocol(impl, client.protocolVersion)
     const call = Effect.map(client.callTool("echo", { text: TEXT }), (result) => checkEcho(result.content))
     return yield* measureEffect(call, { concurrency, calls: CALLS, warmup: WARMUP, serverPid: pid })
   }).pipe(Effect.scoped, Effect.runPromise).then(async (sample) => {
@@ -107,7 +122,7 @@ const runOursClient = (impl: Impl, concurrency: number): Promise<Sample> => {
 const runOfficialClient = async (impl: Impl, concurrency: number): Promise<Sample> => {
   const transport = new StdioClientTransport({ ...serverOf(impl), args: [...serverOf(impl).args], stderr: "inherit" })
   const client = new Client(clientInfo)
-  await client.connect(transport)
+  await client.connect(watchOfficialProtocol(impl, transport))
   const pid = transport.pid!
   track(pid)
   try {
@@ -135,7 +150,7 @@ const runFloor = async (concurrency: number): Promise<Sample> => {
 const run = (impl: Impl, concurrency: number): Promise<Sample> =>
   impl === "floor"
     ? runFloor(concurrency)
-    : impl === "ours" || impl === "ours>official"
+    : impl === "ours" || impl === "ours-modern" || impl === "ours>official"
     ? runOursClient(impl, concurrency)
     : runOfficialClient(impl, concurrency)
 
@@ -147,7 +162,7 @@ const main = async (): Promise<void> => {
       (OURS_DIST ? "dist/ (BENCH_OURS_DIST=1)" : "src/ (--conditions=development)")
   )
   const started = performance.now()
-  await runRounds({
+  const throughput = await runRounds({
     title: `stdio, ${CALLS} calls (CPU = client process + server process, µs/call)`,
     impls: IMPLS,
     baseline: "official",
@@ -156,6 +171,7 @@ const main = async (): Promise<void> => {
     rounds: ROUNDS,
     run
   })
+  writeJson("stdio", { calls: CALLS, warmup: WARMUP, rounds: ROUNDS, oursFrom: OURS_DIST ? "dist" : "src", throughput })
   await assertAllGone()
   console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }

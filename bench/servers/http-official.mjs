@@ -3,10 +3,11 @@
 // port; stateful, one `McpServer` (with one `echo` tool, zod input) and one
 // `StreamableHTTPServerTransport` (`enableJsonResponse: true`) per session,
 // the SDK's documented pattern; the POST body is parsed before
-// `handleRequest`, as `express.json()` would. Prints `{"url":…}` on stdout,
+// `handleRequest`, as `express.json()` would. With the argument `sse`,
+// `enableJsonResponse: false` (each answer as an SSE stream). Prints `{"url":…}` on stdout,
 // answers `mem` on stdin (see control.mjs) and exits when stdin ends.
 //
-//   node --expose-gc bench/servers/http-official.mjs
+//   node --expose-gc bench/servers/http-official.mjs [sse]
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
@@ -22,6 +23,8 @@ const makeServer = () => {
   }))
   return server
 }
+
+const enableJsonResponse = !process.argv.includes("sse")
 
 const transports = new Map()
 
@@ -50,7 +53,7 @@ const handle = async (req, res) => {
   if (req.method !== "POST" || !isInitializeRequest(body)) return sendError(res, 400, "Mcp-Session-Id header is required")
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
-    enableJsonResponse: true,
+    enableJsonResponse,
     onsessioninitialized: (id) => {
       transports.set(id, transport)
     }

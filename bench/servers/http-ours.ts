@@ -7,7 +7,7 @@
  * sessions). Prints `{"url":…}` on stdout once listening, answers `mem` on
  * stdin (see `control.mjs`) and exits when stdin ends.
  *
- *   node --conditions=development --expose-gc bench/servers/http-ours.ts [stateless]
+ *   node --conditions=development --expose-gc bench/servers/http-ours.ts [stateless] [sse]
  */
 import * as McpServer from "@effect-mcp/core/McpServer"
 import * as McpTool from "@effect-mcp/core/McpTool"
@@ -23,9 +23,10 @@ const echo = McpTool.make("echo", {
   handler: ({ text }) => Effect.succeed(text)
 })
 
-const stateless = process.argv[2] === "stateless"
+const stateless = process.argv.includes("stateless")
+const responseMode = process.argv.includes("sse") ? "sse" : "json"
 
-const Http = NodeMcpHttpServer.layer({ port: 0, responseMode: "json", stateless }).pipe(
+const Http = NodeMcpHttpServer.layer({ port: 0, responseMode, stateless }).pipe(
   Layer.provide(
     McpServer.register(echo).pipe(Layer.provideMerge(McpServer.layer({ name: "bench-server", version: "0.0.0" })))
   )

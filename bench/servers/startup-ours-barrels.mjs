@@ -1,14 +1,12 @@
-// The start-up benchmark's effect-mcp stdio server with effect-mcp from its
-// package barrels but effect module by module: between `startup-ours.mjs`
-// (every import from a barrel, `effect`'s included) and `startup-ours-paths.mjs`
-// (no barrel), it splits the cost of our barrels from that of effect's.
+// The start-up benchmark's effect-mcp stdio server with every import from a
+// barrel, `effect`'s included (`import { Effect, Layer, Schema } from "effect"`):
+// against `startup-ours.mjs` (the README's way: effect module by module), it
+// shows what effect's barrel costs (it loads every top-level module of effect).
 //
 //   node bench/servers/startup-ours-barrels.mjs
 import { McpServer, McpTool } from "@effect-mcp/core"
 import { NodeMcpStdio } from "@effect-mcp/platform-node"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
+import { Effect, Layer, Schema } from "effect"
 
 const echo = McpTool.make("echo", {
   input: Schema.Struct({ text: Schema.String }),

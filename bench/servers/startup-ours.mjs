@@ -1,11 +1,14 @@
 // The start-up benchmark's effect-mcp stdio server, written the README's way:
-// everything from the package barrels. Run from the compiled `dist/` (plain
-// `node`, no `--conditions=development`), as an installed package would be.
+// effect-mcp from its package barrels, effect module by module (`effect/Effect`,
+// …). Run from the compiled `dist/` (plain `node`, no `--conditions=development`),
+// as an installed package would be.
 //
 //   node bench/servers/startup-ours.mjs
 import { McpServer, McpTool } from "@effect-mcp/core"
 import { NodeMcpStdio } from "@effect-mcp/platform-node"
-import { Effect, Layer, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 
 const echo = McpTool.make("echo", {
   input: Schema.Struct({ text: Schema.String }),

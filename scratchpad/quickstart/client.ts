@@ -6,7 +6,9 @@
  */
 import { McpClient, McpContent } from "@effect-mcp/core"
 import { NodeMcpRuntime, NodeMcpStdio } from "@effect-mcp/platform-node"
-import { Console, Effect, Layer } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 const [command = "node", ...args] = process.argv.slice(2)
 

@@ -5,7 +5,10 @@
  */
 import { McpServer, McpTool } from "@effect-mcp/core"
 import { NodeMcpHttpServer, NodeMcpRuntime } from "@effect-mcp/platform-node"
-import { Console, Effect, Layer, Schema } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 
 const notes = new Map<string, string>()
 

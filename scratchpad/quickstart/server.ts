@@ -5,7 +5,8 @@
  */
 import { McpResource, McpServer, McpTool } from "@effect-mcp/core"
 import { NodeMcpStdio } from "@effect-mcp/platform-node"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 const notes = new Map<string, string>()
 

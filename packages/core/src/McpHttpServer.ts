@@ -20,7 +20,7 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import * as InternalEventStore from "./internal/http/server/eventStore.ts"
-import * as InternalState from "./internal/http/server/state.ts"
+import type * as InternalState from "./internal/http/server/state.ts"
 import type * as JsonRpc from "./JsonRpc.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpResourceServer from "./McpResourceServer.ts"
@@ -291,6 +291,17 @@ export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServ
     (InternalRoute) => InternalRoute.addRoute(options ?? {}, EventStore)
   ))
 
+// the sessions' state (and the SSE encoder it uses) is loaded when first
+// needed, not with this module: a program that imports the barrel but serves
+// stdio never loads it
+let stateModule: typeof InternalState | undefined
+const loadState: Effect.Effect<typeof InternalState> = Effect.suspend(() =>
+  stateModule !== undefined ? Effect.succeed(stateModule) : Effect.map(
+    Effect.promise(() => import("./internal/http/server/state.ts")),
+    (module) => (stateModule = module)
+  )
+)
+
 /**
  * Wraps the layer that serves the MCP routes (`HttpRouter.serve(...)`) so
  * that, when it closes, those routes end their sessions first, and only then
@@ -313,7 +324,7 @@ export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServ
  * @since 0.1.0
  */
 export const withGracefulShutdown = <A, E, R>(self: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
-  Layer.unwrap(Effect.sync(() => {
+  Layer.unwrap(Effect.map(loadState, (InternalState) => {
     const drains = new Set<Effect.Effect<void>>()
     // built after `self`, so closed before it
     const first = Layer.effectDiscard(
@@ -336,7 +347,10 @@ export const withGracefulShutdown = <A, E, R>(self: Layer.Layer<A, E, R>): Layer
  * @category accessors
  * @since 0.1.0
  */
-export const closeSseStream: Effect.Effect<void> = InternalState.closeSseStream
+export const closeSseStream: Effect.Effect<void> = Effect.flatMap(
+  loadState,
+  (InternalState) => InternalState.closeSseStream
+)
 
 /**
  * The `Mcp-Session-Id` of the session the current handler serves, if it is
@@ -345,4 +359,7 @@ export const closeSseStream: Effect.Effect<void> = InternalState.closeSseStream
  * @category accessors
  * @since 0.1.0
  */
-export const sessionId: Effect.Effect<Option.Option<string>> = InternalState.currentSessionId
+export const sessionId: Effect.Effect<Option.Option<string>> = Effect.flatMap(
+  loadState,
+  (InternalState) => InternalState.currentSessionId
+)

@@ -197,7 +197,7 @@ describe("fuzz: our client over Streamable HTTP", () => {
     }).pipe(
       // the client warns about every dropped frame: keep the test output to the figures
       Effect.provideService(References.MinimumLogLevel, "Error")
-    ), 120_000)
+    ), Math.max(120_000, RUNS * 400))
 
   it("every fuzzed call succeeds or fails with a typed McpError, within the bound", () => {
     assert.isAbove(tally.sent, 0)

@@ -1,0 +1,280 @@
+/**
+ * The issue's table in one place: reads the JSON the benchmarks wrote
+ * (`inprocess.json`, `stdio.json`, `http.json`, `connect.json`,
+ * `startup.json`, from `--json`/`BENCH_JSON_DIR`) and prints one row per
+ * target: ours, official, the ratio ours / official (of the medians; the
+ * median of the per-round ratios beside it), p50/p99 and CPU per call for the
+ * throughput rows, the target and whether it is met. A second table gives
+ * the diagnostic rows (the 2026-07-28 era, the raw session API).
+ *
+ * Every effect-mcp row of the headline speaks 2025-11-25, like the official
+ * SDK 1.32.2, and uses the high-level API on both sides (`McpClient` →
+ * `McpServer` + `McpTool`, against `Client` → `McpServer.registerTool`).
+ *
+ * Usage:
+ *   node bench/summary.ts DIR          (or BENCH_JSON_DIR=DIR node bench/summary.ts)
+ */
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import type { ThroughputRow } from "./harness.ts"
+import { formatMicros, median } from "./stats.ts"
+
+const dirArg = process.argv.slice(2).find((arg) => !arg.startsWith("--"))
+const DIR = dirArg ?? process.env.BENCH_JSON_DIR
+if (DIR === undefined || DIR === "") {
+  console.error("usage: node bench/summary.ts DIR (the directory of the benchmarks' JSON files)")
+  process.exit(2)
+}
+
+interface Common {
+  readonly date: string
+  readonly node: string
+  readonly loadavg: ReadonlyArray<number>
+  readonly calls?: number
+  readonly warmup?: number
+  readonly rounds?: number
+  readonly oursFrom?: string
+}
+interface Throughput extends Common {
+  readonly throughput: ReadonlyArray<ThroughputRow>
+  readonly sessions?: ReadonlyArray<{ readonly server: string; readonly rssPerSession: number; readonly heapPerSession: number }>
+}
+interface Connect extends Common {
+  readonly servers: number
+  readonly connect: ReadonlyArray<{ readonly impl: string; readonly connect: number; readonly childRss: number }>
+}
+interface Startup extends Common {
+  readonly runs: number
+  readonly startup: ReadonlyArray<{
+    readonly impl: string
+    readonly modules: number
+    readonly builtins: number
+    readonly firstAnswer: number
+    readonly cpu: number
+    readonly rss: number
+  }>
+}
+
+const read = <A>(name: string): A | undefined => {
+  const file = join(DIR, `${name}.json`)
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) as A : undefined
+}
+
+const inprocess = read<Throughput>("inprocess")
+const stdio = read<Throughput>("stdio")
+const http = read<Throughput>("http")
+const connect = read<Connect>("connect")
+const startup = read<Startup>("startup")
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
+const x = (ratio: number) => Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : "–"
+const k = (rps: number) => rps >= 10_000 ? `${(rps / 1000).toFixed(1)}k` : `${Math.round(rps)}`
+
+const lines: Array<string> = []
+const row = (cells: ReadonlyArray<string>) => lines.push(`| ${cells.join(" | ")} |`)
+
+const HEADER = [
+  "row",
+  "ours",
+  "official",
+  "ours/official",
+  "median of per-round ratios",
+  "p50 ours / official",
+  "p99 ours / official",
+  "CPU µs/call ours / official",
+  "target",
+  "met"
+]
+
+const find = (data: Throughput | undefined, impl: string, concurrency: number) =>
+  data?.throughput.find((r) => r.impl === impl && r.concurrency === concurrency)
+
+/** One throughput row: `ours` against `official` at `concurrency`; `p99NoWorse` adds that condition. */
+const throughputRow = (
+  label: string,
+  data: Throughput | undefined,
+  ours: string,
+  official: string,
+  concurrency: number,
+  target: number | undefined,
+  p99NoWorse = false
+) => {
+  const a = find(data, ours, concurrency)
+  const b = find(data, official, concurrency)
+  const name = `${label}, c=${concurrency} (rps)`
+  if (a === undefined || b === undefined) {
+    row([name, "not run", "", "", "", "", "", "", target === undefined ? "" : `≥ ${target}`, ""])
+    return
+  }
+  const ratio = a.rps / b.rps
+  const perRound = median(a.rounds.map((s, i) => s.rps / (b.rounds[i]?.rps ?? NaN)))
+  const p99ok = a.p99 <= b.p99
+  const met = target === undefined ? "" : ratio >= target && (!p99NoWorse || p99ok) ? "**met**" : "not met"
+  row([
+    name,
+    k(a.rps),
+    k(b.rps),
+    `**${x(ratio)}**`,
+    x(perRound),
+    `${formatMicros(a.p50)} / ${formatMicros(b.p50)}`,
+    `${formatMicros(a.p99)} / ${formatMicros(b.p99)}${p99NoWorse ? (p99ok ? " ✓" : " ✗") : ""}`,
+    `${a.cpuPerCall.toFixed(1)} / ${b.cpuPerCall.toFixed(1)}`,
+    target === undefined ? "diagnostic" : `≥ ${target}${p99NoWorse ? ", p99 no worse" : ""}`,
+    met
+  ])
+}
+
+// -----------------------------------------------------------------------------
+// Headline
+// -----------------------------------------------------------------------------
+
+row(HEADER)
+row(HEADER.map((_, i) => (i === 0 || i === HEADER.length - 1 ? "---" : "---:")))
+for (const c of [1, 64]) throughputRow("in-process", inprocess, "ours-client", "official", c, 1.5)
+throughputRow("stdio", stdio, "ours", "official", 1, 1.3, true)
+throughputRow("stdio", stdio, "ours", "official", 64, 2, true)
+throughputRow("Streamable HTTP, JSON answers", http, "ours", "official", 1, 1.5)
+throughputRow("Streamable HTTP, JSON answers", http, "ours", "official", 64, 2)
+throughputRow("Streamable HTTP, SSE answers", http, "ours-sse", "official-sse", 1, 1.5)
+throughputRow("Streamable HTTP, SSE answers", http, "ours-sse", "official-sse", 64, 2)
+
+const startOurs = startup?.startup.find((s) => s.impl === "ours")
+const startOfficial = startup?.startup.find((s) => s.impl === "official")
+if (startOurs !== undefined && startOfficial !== undefined) {
+  const ratio = startOfficial.firstAnswer / startOurs.firstAnswer
+  row([
+    "start one stdio server and initialize (spawn → first answer; official / ours)",
+    `${startOurs.firstAnswer.toFixed(0)} ms (CPU ${(startOurs.cpu / 1000).toFixed(0)} ms, ${startOurs.modules} + ${startOurs.builtins} node: modules)`,
+    `${startOfficial.firstAnswer.toFixed(0)} ms (CPU ${(startOfficial.cpu / 1000).toFixed(0)} ms, ${startOfficial.modules} + ${startOfficial.builtins} node: modules)`,
+    `**${x(ratio)}**`,
+    "",
+    "",
+    "",
+    "",
+    "≥ 1",
+    ratio >= 1 ? "**met**" : "not met"
+  ])
+  const rss = startOurs.rss / startOfficial.rss
+  row([
+    "RSS of one idle stdio server process (at its initialize answer; ours / official)",
+    mb(startOurs.rss),
+    mb(startOfficial.rss),
+    `**${x(rss)}**`,
+    "",
+    "",
+    "",
+    "",
+    "≤ 1 (≤ SDK)",
+    rss <= 1 ? "**met**" : "not met"
+  ])
+} else {
+  row(["start one stdio server and initialize", "not run", "", "", "", "", "", "", "≥ 1", ""])
+  row(["RSS of one idle stdio server process", "not run", "", "", "", "", "", "", "≤ SDK", ""])
+}
+
+const connOurs = connect?.connect.find((s) => s.impl === "ours")
+const connOfficial = connect?.connect.find((s) => s.impl === "official")
+if (connOurs !== undefined && connOfficial !== undefined) {
+  const ratio = connOfficial.connect / connOurs.connect
+  row([
+    `connect ${connect!.servers} stdio servers concurrently from one client (official / ours)`,
+    `${(connOurs.connect / 1000).toFixed(2)} s (${mb(connOurs.childRss)}/child)`,
+    `${(connOfficial.connect / 1000).toFixed(2)} s (${mb(connOfficial.childRss)}/child)`,
+    `**${x(ratio)}**`,
+    "",
+    "",
+    "",
+    "",
+    "≥ 1",
+    ratio >= 1 ? "**met**" : "not met"
+  ])
+} else {
+  row(["connect 50 stdio servers concurrently from one client", "not run", "", "", "", "", "", "", "≥ 1", ""])
+}
+
+const sessOurs = http?.sessions?.find((s) => s.server === "ours")
+const sessOfficial = http?.sessions?.find((s) => s.server === "official")
+if (sessOurs !== undefined) {
+  row([
+    "RSS per idle legacy HTTP session (heap)",
+    `${kb(sessOurs.rssPerSession)} (${kb(sessOurs.heapPerSession)})`,
+    sessOfficial === undefined ? "" : `${kb(sessOfficial.rssPerSession)} (${kb(sessOfficial.heapPerSession)})`,
+    sessOfficial === undefined ? "" : x(sessOurs.rssPerSession / sessOfficial.rssPerSession),
+    "",
+    "",
+    "",
+    "",
+    "≤ 12 KB",
+    sessOurs.rssPerSession <= 12 * 1024 ? "**met**" : "not met"
+  ])
+} else {
+  row(["RSS per idle legacy HTTP session", "not run", "", "", "", "", "", "", "≤ 12 KB", ""])
+}
+
+// -----------------------------------------------------------------------------
+// Diagnostics
+// -----------------------------------------------------------------------------
+
+const diagnostics: Array<string> = []
+const diagnostic = (label: string, data: Throughput | undefined, ours: string, official: string) => {
+  for (const c of [1, 64]) {
+    const a = find(data, ours, c)
+    const b = find(data, official, c)
+    if (a === undefined || b === undefined) continue
+    const perRound = median(a.rounds.map((s, i) => s.rps / (b.rounds[i]?.rps ?? NaN)))
+    diagnostics.push(
+      `| ${label}, c=${c} | ${a.protocol ?? "?"} | ${k(a.rps)} | ${k(b.rps)} | ${x(a.rps / b.rps)} | ${x(perRound)} | ` +
+        `${formatMicros(a.p99)} / ${formatMicros(b.p99)} | ${a.cpuPerCall.toFixed(1)} / ${b.cpuPerCall.toFixed(1)} |`
+    )
+  }
+}
+diagnostic("in-process, `ours-client-modern` (McpClient → McpServer, 2026-07-28)", inprocess, "ours-client-modern", "official")
+diagnostic("in-process, `ours-api` (raw McpClientSession → McpServer)", inprocess, "ours-api", "official")
+diagnostic("in-process, `ours` (raw McpClientSession → raw McpServerSession)", inprocess, "ours", "official")
+diagnostic("stdio, `ours-modern` (2026-07-28)", stdio, "ours-modern", "official")
+diagnostic("Streamable HTTP JSON, `ours-modern` (2026-07-28, stateless)", http, "ours-modern", "official")
+
+// -----------------------------------------------------------------------------
+
+const describe = (name: string, data: Common | undefined) =>
+  data === undefined
+    ? `${name}: not run`
+    : `${name}: ${data.calls === undefined ? "" : `${data.calls} calls (+${data.warmup} warm-up) × `}` +
+      `${data.rounds ?? (data as Partial<Startup>).runs ?? "?"} ${data.rounds === undefined ? "runs" : "rounds"}` +
+      `${data.oursFrom === undefined ? "" : `, ours from ${data.oursFrom}/`}, load ${data.loadavg.join(" ")}`
+
+const protocolsOf = (data: Throughput | undefined, impls: ReadonlyArray<string>) =>
+  impls.map((impl) => `${impl} ${data?.throughput.find((r) => r.impl === impl)?.protocol ?? "?"}`).join(", ")
+
+console.log()
+console.log("## Summary: effect-mcp against the official SDK 1.32.2 (the issue's table)")
+console.log()
+console.log(
+  "Workload: `tools/call` echo after the handshake; McpClient → McpServer + McpTool against Client → " +
+    "McpServer.registerTool; medians over interleaved rounds; ratio = ratio of the medians."
+)
+console.log()
+for (const line of lines) console.log(line)
+console.log()
+console.log("Diagnostics (not targets): other shapes and the 2026-07-28 era against the same official rows.")
+console.log()
+console.log("| row | protocol | ours | official | ours/official | median of per-round ratios | p99 ours / official | CPU µs/call ours / official |")
+console.log("|---|---|---:|---:|---:|---:|---:|---:|")
+for (const line of diagnostics) console.log(line)
+console.log()
+console.log(
+  `negotiated: in-process ${protocolsOf(inprocess, ["ours-client", "official"])}; stdio ${
+    protocolsOf(stdio, ["ours", "official"])
+  }; HTTP ${protocolsOf(http, ["ours", "official", "ours-sse", "official-sse"])}`
+)
+for (const [name, data] of [
+  ["in-process", inprocess],
+  ["stdio", stdio],
+  ["http", http],
+  ["connect", connect],
+  ["startup", startup]
+] as const) {
+  console.log(`- ${describe(name, data)}`)
+}
+console.log()
