@@ -16,7 +16,7 @@ import { mkdirSync, realpathSync } from "node:fs"
 import * as Http from "node:http"
 import { join } from "node:path"
 import * as Adhoc from "../src/internal/adhoc.ts"
-import { processesWith, type Ran, root, runCli, tempDir } from "./utils/cli.ts"
+import { assertExit, type Ran, root, runCli, tempDir } from "./utils/cli.ts"
 
 const envServer = join(root, "packages/cli/test/fixtures/env-server.ts")
 
@@ -27,15 +27,6 @@ const stdio = (...rest: ReadonlyArray<string>) => ["--stdio", [node, quote(envSe
 
 const files = tempDir({})
 afterAll(() => files.cleanup())
-
-const assertExit = (ran: Ran, code: number) => {
-  assert.strictEqual(
-    ran.code,
-    code,
-    `exit code ${ran.code} (signal ${ran.signal}), expected ${code}\nstdout: ${ran.stdout}\nstderr: ${ran.stderr}`
-  )
-  assert.deepStrictEqual(processesWith(ran.marker), [], "processes left behind")
-}
 
 const parse = (ran: Ran): any => JSON.parse(ran.stdout)
 

@@ -11,7 +11,7 @@ import { Effect } from "effect"
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { type AddressInfo, createServer } from "node:net"
 import { startAuthServer, startProtectedServer } from "../../platform-node/test/fixtures/authServer.ts"
-import { processesWith, type Ran, runCli, tempDir } from "./utils/cli.ts"
+import { assertExit, runCli, tempDir } from "./utils/cli.ts"
 
 const files = tempDir({})
 afterAll(() => files.cleanup())
@@ -28,15 +28,6 @@ if (res.status !== 200) { console.error("browser: HTTP " + res.status + " " + bo
 `
 )
 const browser = `${process.execPath} ${browserScript}`
-
-const assertExit = (ran: Ran, code: number) => {
-  assert.strictEqual(
-    ran.code,
-    code,
-    `exit code ${ran.code} (signal ${ran.signal}), expected ${code}\nstdout: ${ran.stdout}\nstderr: ${ran.stderr}`
-  )
-  assert.deepStrictEqual(processesWith(ran.marker), [], "processes left behind")
-}
 
 const setup = (name: string, oauth?: Record<string, unknown>) =>
   Effect.gen(function*() {

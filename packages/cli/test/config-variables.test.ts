@@ -12,7 +12,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { McpConfig, McpError, McpGroup } from "@effect-mcp/core"
 import { NodeMcpGroup } from "@effect-mcp/platform-node"
 import { Cause, Effect, Logger } from "effect"
-import { processesWith, type Ran, runCli, tempDir, weatherServer } from "./utils/cli.ts"
+import { assertExit, runCli, tempDir, weatherServer } from "./utils/cli.ts"
 
 const CMD_SECRET = "sk-cmd-9f8e7d6c5b4a"
 const KEY_SECRET = "sk-key-1a2b3c4d5e6f"
@@ -125,15 +125,6 @@ const files = tempDir({
   }
 })
 afterAll(() => files.cleanup())
-
-const assertExit = (ran: Ran, code: number) => {
-  assert.strictEqual(
-    ran.code,
-    code,
-    `exit code ${ran.code} (signal ${ran.signal}), expected ${code}\nstdout: ${ran.stdout}\nstderr: ${ran.stderr}`
-  )
-  assert.deepStrictEqual(processesWith(ran.marker), [], "processes left behind")
-}
 
 describe("effect-mcp over a config naming an unset variable", () => {
   it.live("the unresolved server fails the command naming the variable (exit 3); --server picks the others", () =>

@@ -7,7 +7,7 @@
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { everything, processesWith, type Ran, runCli, tempDir } from "./utils/cli.ts"
+import { assertExit, everything, runCli, tempDir } from "./utils/cli.ts"
 
 const instance = (name: string) => ({
   command: process.execPath,
@@ -21,15 +21,6 @@ afterAll(() => files.cleanup())
 
 const cfg = ["--config", files.path("mcp.json")]
 const features = "demo://resource/static/document/features.md"
-
-const assertExit = (ran: Ran, code: number) => {
-  assert.strictEqual(
-    ran.code,
-    code,
-    `exit code ${ran.code} (signal ${ran.signal}), expected ${code}\nstdout: ${ran.stdout}\nstderr: ${ran.stderr}`
-  )
-  assert.deepStrictEqual(processesWith(ran.marker), [], "processes left behind")
-}
 
 describe("effect-mcp: one server configured twice", () => {
   it.live("list resources shows both; read of a URI both offer exits 2 naming them, read --server reads it; --qualify calls each", () =>

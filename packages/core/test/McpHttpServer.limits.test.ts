@@ -108,6 +108,33 @@ const text = (response: HttpServerResponse.HttpServerResponse): Effect.Effect<st
   }
 }
 
+/**
+ * With a cap of two requests in flight: the third gets `429` (-32000, its
+ * id), and once the two are answered there is room again.
+ */
+const assertTwoInFlight = (
+  gate: Queue.Queue<void>,
+  send: (id: number) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+) =>
+  Effect.gen(function*() {
+    const first = yield* Effect.forkChild(send(1))
+    const second = yield* Effect.forkChild(send(2))
+    yield* settle
+    const third = yield* send(3)
+    assert.strictEqual(third.status, 429)
+    const error = JSON.parse(yield* text(third))
+    assert.strictEqual(error.id, 3)
+    assert.strictEqual(error.error.code, JsonRpc.ErrorCode.ServerError)
+    assert.include(error.error.message, "too many requests in flight")
+    yield* Queue.offerAll(gate, [undefined, undefined])
+    assert.strictEqual((yield* Fiber.join(first)).status, 200)
+    assert.strictEqual((yield* Fiber.join(second)).status, 200)
+    const fourth = yield* Effect.forkChild(send(4))
+    yield* settle
+    yield* Queue.offer(gate, undefined)
+    assert.strictEqual((yield* Fiber.join(fourth)).status, 200)
+  })
+
 describe("McpHttpServer limits", () => {
   describe("abandoned POST streams", () => {
     // the client sends a call on an SSE stream, reads the priming event, and drops the connection
@@ -162,23 +189,7 @@ describe("McpHttpServer limits", () => {
       Effect.gen(function*() {
         const { gate, open, post } = yield* harness({ maxRequestsPerSession: 2 })
         const id = yield* open
-        const first = yield* Effect.forkChild(post(call(1, "wait"), id))
-        const second = yield* Effect.forkChild(post(call(2, "wait"), id))
-        yield* settle
-        const third = yield* post(call(3, "wait"), id)
-        assert.strictEqual(third.status, 429)
-        const error = JSON.parse(yield* text(third))
-        assert.strictEqual(error.id, 3)
-        assert.strictEqual(error.error.code, JsonRpc.ErrorCode.ServerError)
-        assert.include(error.error.message, "too many requests in flight")
-        yield* Queue.offerAll(gate, [undefined, undefined])
-        assert.strictEqual((yield* Fiber.join(first)).status, 200)
-        assert.strictEqual((yield* Fiber.join(second)).status, 200)
-        // once answered, there is room again
-        const fourth = yield* Effect.forkChild(post(call(4, "wait"), id))
-        yield* settle
-        yield* Queue.offer(gate, undefined)
-        assert.strictEqual((yield* Fiber.join(fourth)).status, 200)
+        yield* assertTwoInFlight(gate, (n) => post(call(n, "wait"), id))
       }))
 
     it.effect("2026-07-28 requests in flight beyond maxModernRequests get 429, all clients together", () =>
@@ -203,23 +214,7 @@ describe("McpHttpServer limits", () => {
               }
             }
           })
-        const first = yield* Effect.forkChild(modern(1))
-        const second = yield* Effect.forkChild(modern(2))
-        yield* settle
-        const third = yield* modern(3)
-        assert.strictEqual(third.status, 429)
-        const error = JSON.parse(yield* text(third))
-        assert.strictEqual(error.id, 3)
-        assert.strictEqual(error.error.code, JsonRpc.ErrorCode.ServerError)
-        assert.include(error.error.message, "too many requests in flight")
-        yield* Queue.offerAll(gate, [undefined, undefined])
-        assert.strictEqual((yield* Fiber.join(first)).status, 200)
-        assert.strictEqual((yield* Fiber.join(second)).status, 200)
-        // once answered, there is room again
-        const fourth = yield* Effect.forkChild(modern(4))
-        yield* settle
-        yield* Queue.offer(gate, undefined)
-        assert.strictEqual((yield* Fiber.join(fourth)).status, 200)
+        yield* assertTwoInFlight(gate, modern)
       }))
 
     it.effect("open POST streams beyond maxStreamsPerSession get 429", () =>

@@ -2,6 +2,7 @@
  * Runs the built `effect-mcp` (packages/cli/dist/bin.js, built by the
  * globalSetup) as a process, and writes config files for it.
  */
+import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import { randomUUID } from "node:crypto"
@@ -97,4 +98,14 @@ export const config = {
       env: { GZIP_ALLOWED_DOMAINS: "127.0.0.1" }
     }
   }
+}
+
+/** The run exited with `code` and left no process with its marker behind. */
+export const assertExit = (ran: Ran, code: number): void => {
+  assert.strictEqual(
+    ran.code,
+    code,
+    `exit code ${ran.code} (signal ${ran.signal}), expected ${code}\nstdout: ${ran.stdout}\nstderr: ${ran.stderr}`
+  )
+  assert.deepStrictEqual(processesWith(ran.marker), [], "processes left behind")
 }

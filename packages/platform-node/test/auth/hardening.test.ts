@@ -93,6 +93,22 @@ const serve = (
     return yield* NodeMcpHttpServer.url().pipe(Effect.provideContext(context))
   })
 
+/** A protected legacy HTTP+SSE server with CORS for `APP`; its log goes to `lines`; its origin. */
+const serveSse = (
+  auth: Omit<McpResourceServer.Options, "authorizationServers" | "requireAudience">,
+  lines: Array<Line> = []
+) =>
+  Effect.gen(function*() {
+    const mcp = yield* McpServer.make({ name: "hardened-sse", version: "1.0.0" })
+    const context = yield* Layer.build(
+      NodeMcpSseServer.layer({
+        cors: { origins: [APP] },
+        auth: { authorizationServers: [ISSUER], requireAudience: false, ...auth }
+      }).pipe(Layer.provide(Layer.succeed(McpServer.McpServer, mcp)), Layer.provide(Logger.layer([capture(lines)])))
+    )
+    return HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
+  })
+
 const challengeOf = (reply: Reply) =>
   McpAuth.bearerChallenge(reply.headers["www-authenticate"] as string | undefined)?.params
 
@@ -183,21 +199,12 @@ describe("a verifier that cannot check the token", () => {
     Effect.gen(function*() {
       const pair = yield* Effect.promise(() => Jose.generateKeyPair("RS256"))
       const verifier = NodeMcpJwtVerifier.make({ key: pair.publicKey, issuer: ISSUER })
-      const mcp = yield* McpServer.make({ name: "hardened-sse", version: "1.0.0" })
-      const context = yield* Layer.build(
-        NodeMcpSseServer.layer({
-          cors: { origins: [APP] },
-          auth: {
-            authorizationServers: [ISSUER],
-            requireAudience: false,
-            verify: (token) =>
-              token === "explode"
-                ? Effect.fail(McpError.transport("introspection at http://10.0.0.7/secret failed"))
-                : verifier(token)
-          }
-        }).pipe(Layer.provide(Layer.succeed(McpServer.McpServer, mcp)), Layer.provide(Logger.layer([capture([])])))
-      )
-      const origin = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
+      const origin = yield* serveSse({
+        verify: (token) =>
+          token === "explode"
+            ? Effect.fail(McpError.transport("introspection at http://10.0.0.7/secret failed"))
+            : verifier(token)
+      })
       const fault = yield* send(`${origin}/messages?sessionId=x`, {
         headers: { origin: APP, authorization: "Bearer explode", "content-type": "application/json" },
         body: initialize
@@ -211,23 +218,15 @@ describe("a verifier that cannot check the token", () => {
       assert.strictEqual(refused.status, 401)
       assert.strictEqual(refused.headers["access-control-allow-origin"], APP)
     }))
+
   it.live("legacy HTTP+SSE server: a defect (a verifier answering a malformed AuthInfo) is a bare 500 with the CORS headers, the cause in the log", () =>
     Effect.gen(function*() {
       const lines: Array<Line> = []
-      const mcp = yield* McpServer.make({ name: "hardened-sse", version: "1.0.0" })
-      const context = yield* Layer.build(
-        NodeMcpSseServer.layer({
-          cors: { origins: [APP] },
-          auth: {
-            authorizationServers: [ISSUER],
-            requireAudience: false,
-            requiredScopes: ["mcp"],
-            // a hand-written verifier's bug: no `scopes` array, so the scope check throws
-            verify: () => Effect.succeed({ token: "t", subject: "u" } as unknown as McpAuth.AuthInfo)
-          }
-        }).pipe(Layer.provide(Layer.succeed(McpServer.McpServer, mcp)), Layer.provide(Logger.layer([capture(lines)])))
-      )
-      const origin = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
+      const origin = yield* serveSse({
+        requiredScopes: ["mcp"],
+        // a hand-written verifier's bug: no `scopes` array, so the scope check throws
+        verify: () => Effect.succeed({ token: "t", subject: "u" } as unknown as McpAuth.AuthInfo)
+      }, lines)
       for (const [name, reply] of [
         ["GET", yield* head(`${origin}/sse`, { accept: "text/event-stream", origin: APP, authorization: "Bearer t" })],
         ["POST", yield* send(`${origin}/messages?sessionId=x`, {
