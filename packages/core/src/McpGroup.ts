@@ -19,15 +19,12 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Schedule from "effect/Schedule"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import * as Api from "./internal/group/api.ts"
-import * as InMemory from "./internal/group/inMemory.ts"
-import * as Reconnect from "./internal/group/reconnect.ts"
 import type {
   PromptEntry,
   ResourceEntry,
@@ -44,6 +41,12 @@ import type * as McpError from "./McpError.ts"
 import type * as McpSchema from "./McpSchema.ts"
 import type * as McpServer from "./McpServer.ts"
 import type { McpTransport } from "./McpTransport.ts"
+
+// The group itself (`internal/group/group.ts`, with the client) and the
+// in-memory transport load when a group or an in-memory connection is made,
+// not with this module: a program that imports the barrel and runs no group
+// loads only this module and the parameters' constructors.
+const loadInMemory = Effect.promise(() => import("./internal/group/inMemory.ts"))
 
 // -----------------------------------------------------------------------------
 // Server parameters: `StdioParams` ... `InMemoryParams`, `ServerParams`, and
@@ -76,9 +79,10 @@ export class Connector extends Context.Service<Connector, {
  * @category connectors
  * @since 0.1.0
  */
-export const transportInMemory: (
+export const transportInMemory = (
   server: Layer.Layer<McpServer.McpServer, unknown>
-) => Layer.Layer<McpTransport, McpError.McpError> = InMemory.transport
+): Layer.Layer<McpTransport, McpError.McpError> =>
+  Layer.unwrap(Effect.map(loadInMemory, (InMemory) => InMemory.transport(server)))
 
 /**
  * A connector for groups of in-memory servers only: any other kind of server
@@ -87,7 +91,10 @@ export const transportInMemory: (
  * @category connectors
  * @since 0.1.0
  */
-export const layerConnectorInMemory: Layer.Layer<Connector> = Layer.succeed(Connector, InMemory.connector)
+export const layerConnectorInMemory: Layer.Layer<Connector> = Layer.effect(
+  Connector,
+  Effect.map(loadInMemory, (InMemory) => InMemory.connector)
+)
 
 // -----------------------------------------------------------------------------
 // Options
@@ -133,10 +140,14 @@ export type NameHook = (
  * @category constructors
  * @since 0.1.0
  */
-export const prefixed: (options?: {
+export const prefixed = (options?: {
   readonly separator?: string | undefined
   readonly kinds?: ReadonlyArray<NamedKind> | undefined
-}) => NameHook = Api.prefixed
+}): NameHook => {
+  const separator = options?.separator ?? "__"
+  const kinds = new Set<NamedKind>(options?.kinds ?? ["tool", "prompt"])
+  return (name, _serverInfo, server, kind) => kinds.has(kind) ? `${server}${separator}${name}` : name
+}
 
 /**
  * The client options of a group's servers: those of `McpClient.Options`,
@@ -188,7 +199,7 @@ export const defaultLiveness: {
   readonly interval: Duration.Duration
   readonly timeout: Duration.Duration
   readonly maxMissed: number
-} = Reconnect.defaultLiveness
+} = { interval: Duration.seconds(30), timeout: Duration.seconds(10), maxMissed: 2 }
 
 /**
  * A server of the static form: its parameters, and optionally client options
@@ -269,13 +280,16 @@ export interface Options {
  * @category constructors
  * @since 0.1.0
  */
-export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Reconnect.defaultReconnect
+export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Schedule.exponential("1 second", 2).pipe(
+  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(30)))),
+  Schedule.upTo({ times: 10 })
+)
 
 // -----------------------------------------------------------------------------
 // Models
 // -----------------------------------------------------------------------------
 
-export * from "./internal/group/models.ts"
+export type * from "./internal/group/models.ts"
 
 /**
  * A live group.
@@ -406,7 +420,9 @@ export class McpGroup extends Context.Service<McpGroup, Group>()("@effect-mcp/co
 export const make = Effect.fn("McpGroup.make")(function*(
   options?: Options
 ): Effect.fn.Return<Group, McpError.McpError, Connector | Scope.Scope> {
-  return yield* Api.make(options, yield* Connector)
+  const connector = yield* Connector
+  const Internal = yield* Effect.promise(() => import("./internal/group/group.ts"))
+  return yield* Internal.make(options ?? {}, connector)
 })
 
 /**

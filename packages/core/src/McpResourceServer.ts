@@ -20,7 +20,7 @@ import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
-import * as Bearer from "./internal/auth/bearer.ts"
+import * as ResourceMetadata from "./internal/auth/resourceMetadata.ts"
 import * as McpAuth from "./McpAuth.ts"
 import * as McpError from "./McpError.ts"
 
@@ -127,7 +127,7 @@ export interface Options {
  * @since 0.1.0
  */
 export const metadata = (options: Options, resource: string | URL): Record<string, unknown> =>
-  Bearer.metadataDocument(options, McpAuth.canonicalResource(resource))
+  ResourceMetadata.metadataDocument(options, McpAuth.canonicalResource(resource))
 
 /**
  * The path-aware URL of a resource's metadata document (RFC 9728 §3.1): for
@@ -137,7 +137,7 @@ export const metadata = (options: Options, resource: string | URL): Record<strin
  * @category metadata
  * @since 0.1.0
  */
-export const metadataUrl = (resource: string | URL): string => Bearer.metadataUrl(McpAuth.canonicalResource(resource))
+export const metadataUrl = (resource: string | URL): string => ResourceMetadata.metadataUrl(McpAuth.canonicalResource(resource))
 
 /**
  * The metadata document as routes of the `HttpRouter` in context, for an

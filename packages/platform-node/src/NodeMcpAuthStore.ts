@@ -18,10 +18,21 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
-import * as Crypto from "node:crypto"
-import * as Os from "node:os"
-import * as Path from "node:path"
-import * as FileLock from "./internal/fileLock.ts"
+import type * as Crypto from "node:crypto"
+import type * as Os from "node:os"
+import type * as Path from "node:path"
+import type * as FileLock from "./internal/fileLock.ts"
+
+// `node:path` and `node:os` are got when a path is computed (`defaultPath` is
+// synchronous), the lock and `node:crypto` when a store is made: nothing of
+// them loads with this module
+const nodePath = (): typeof Path => process.getBuiltinModule("node:path")
+const nodeOs = (): typeof Os => process.getBuiltinModule("node:os")
+const loadStoreModules = Effect.promise(() =>
+  Promise.all([import("./internal/fileLock.ts"), import("node:crypto")]).then((
+    [fileLock, crypto]
+  ): readonly [typeof FileLock, typeof Crypto] => [fileLock, crypto])
+)
 
 /**
  * Options of the file store.
@@ -42,8 +53,9 @@ export interface Options {
  * @since 0.1.0
  */
 export const defaultPath = (): string => {
+  const Path = nodePath()
   const xdg = process.env.XDG_CONFIG_HOME
-  const base = xdg !== undefined && Path.isAbsolute(xdg) ? xdg : Path.join(Os.homedir(), ".config")
+  const base = xdg !== undefined && Path.isAbsolute(xdg) ? xdg : Path.join(nodeOs().homedir(), ".config")
   return Path.join(base, "effect-mcp", "auth.json")
 }
 
@@ -119,6 +131,8 @@ export const make: (options?: Options) => Effect.Effect<McpAuth.McpAuthStore["Se
 )(
   function*(options?: Options) {
     const fs = yield* FileSystem.FileSystem
+    const [FileLock, Crypto] = yield* loadStoreModules
+    const Path = nodePath()
     const path = Path.resolve(options?.path ?? defaultPath())
     const directory = Path.dirname(path)
     const lock = yield* Semaphore.make(1)

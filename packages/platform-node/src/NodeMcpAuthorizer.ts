@@ -25,11 +25,16 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
-import * as ChildProcess from "node:child_process"
+import type * as ChildProcess from "node:child_process"
 import type * as Http from "node:http"
 import type { AddressInfo, LookupFunction } from "node:net"
-import * as Egress from "./internal/oauth/egress.ts"
+import type * as Egress from "./internal/oauth/egress.ts"
+// `isBrowsableUrl` is synchronous, so the policy loads with this module (its
+// `node:net` only at its first check); the egress rule, `node:child_process`
+// and `node:http` load when an authorizer first needs them
 import * as Policy from "./internal/oauth/policy.ts"
+
+const loadEgress = Effect.promise(() => import("./internal/oauth/egress.ts"))
 
 /**
  * `true` for a URL the authorizers send a user (or themselves) to: `https:`,
@@ -104,14 +109,21 @@ interface Answer {
  * agent: nothing is left open once it is answered), connecting to the
  * addresses `lookup` allows (a refusal is an `AuthError` of kind `"Refused"`).
  */
-const request = (url: URL, headers: Readonly<Record<string, string>>, lookup: LookupFunction, what: string) =>
+const request = (
+  egress: Pick<typeof Egress, "refusalOf">,
+  url: URL,
+  headers: Readonly<Record<string, string>>,
+  lookup: LookupFunction,
+  what: string
+) =>
   // `node:http` / `node:https` are loaded at the first request, not with this module
   Effect.flatMap(
     Effect.promise((): Promise<Pick<typeof Http, "get">> => url.protocol === "https:" ? import("node:https") : import("node:http")),
-    (client) => requestWith(client, url, headers, lookup, what)
+    (client) => requestWith(egress, client, url, headers, lookup, what)
   )
 
 const requestWith = (
+  egress: Pick<typeof Egress, "refusalOf">,
   client: Pick<typeof Http, "get">,
   url: URL,
   headers: Readonly<Record<string, string>>,
@@ -121,7 +133,7 @@ const requestWith = (
   Effect.callback<Answer, McpError.McpError>((resume) => {
     const fail = (cause: unknown) =>
       resume(Effect.fail(
-        Egress.refusalOf(cause, `${what} ${url.protocol}//${url.host}`) ?? McpError.auth(
+        egress.refusalOf(cause, `${what} ${url.protocol}//${url.host}`) ?? McpError.auth(
           "Authorization",
           `cannot reach the authorization endpoint ${url.origin}${url.pathname}: ${McpError.messageOf(cause)}`,
           { cause }
@@ -183,6 +195,7 @@ export const makeHeadless = (options?: HeadlessOptions): McpAuth.McpAuthorizer["
     authorize: Effect.fn("NodeMcpAuthorizer.authorizeHeadless")(function*(authorizationUrl: URL) {
       const target = authorizationUrl.searchParams.get("redirect_uri") ?? redirectUri
       const origin = authorizationUrl.origin
+      const Egress = yield* loadEgress
       const egress = (yield* Egress.Current) ??
         Egress.make({ serverUrl: authorizationUrl, trusted: [], allowInsecure: false })
       let url = authorizationUrl
@@ -192,7 +205,7 @@ export const makeHeadless = (options?: HeadlessOptions): McpAuth.McpAuthorizer["
         yield* checkBrowsable(url, what)
         yield* egress.check(url, what)
         // a cookie for the authorization server is not given to another origin it redirects to
-        const answer = yield* request(url, url.origin === origin ? headers : {}, egress.lookup, what)
+        const answer = yield* request(Egress, url, url.origin === origin ? headers : {}, egress.lookup, what)
         const location = answer.location
         if (answer.status < 300 || answer.status >= 400 || location === undefined) {
           return yield* McpError.auth(
@@ -298,9 +311,17 @@ export const browserCommand = (url: URL): readonly [command: string, args: Reado
  * @since 0.1.0
  */
 export const spawnDetached = (command: string, args: ReadonlyArray<string>): Effect.Effect<void, McpError.McpError> =>
+  // `node:child_process` is loaded when a command is first run, not with this module
+  Effect.flatMap(Effect.promise(() => import("node:child_process")), (processes) => spawnWith(processes, command, args))
+
+const spawnWith = (
+  processes: Pick<typeof ChildProcess, "spawn">,
+  command: string,
+  args: ReadonlyArray<string>
+): Effect.Effect<void, McpError.McpError> =>
   Effect.callback<void, McpError.McpError>((resume) => {
     const started = Result.try(() =>
-      ChildProcess.spawn(command, args, { detached: true, stdio: ["ignore", "ignore", "inherit"], windowsHide: true })
+      processes.spawn(command, args, { detached: true, stdio: ["ignore", "ignore", "inherit"], windowsHide: true })
     )
     if (Result.isFailure(started)) {
       resume(Effect.fail(McpError.auth("Authorization", `cannot run ${command}: ${McpError.messageOf(started.failure)}`, {

@@ -17,6 +17,7 @@ import * as McpAuth from "../../McpAuth.ts"
 import type * as McpResourceServer from "../../McpResourceServer.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import * as Dpop from "./dpop.ts"
+import { metadataUrl } from "./resourceMetadata.ts"
 
 /** Why a request is refused. @internal */
 export interface Refusal {
@@ -61,32 +62,8 @@ export const isRefusal = (value: McpAuth.AuthInfo | Refusal): value is Refusal =
 /** Whom a session belongs to (`principal.ts`). @internal */
 export { principal } from "./principal.ts"
 
-/** `/.well-known/oauth-protected-resource` + the resource's path (RFC 9728 §3.1). @internal */
-export const metadataPath = (resource: string): string => {
-  const path = new URL(resource).pathname
-  return `/.well-known/oauth-protected-resource${path === "/" ? "" : path.replace(/\/$/, "")}`
-}
-
-/** The protected resource metadata URL of a resource. @internal */
-export const metadataUrl = (resource: string): string => new URL(metadataPath(resource), resource).href
-
-/** The protected resource metadata document (RFC 9728 §2). @internal */
-export const metadataDocument = (
-  options: McpResourceServer.Options,
-  resource: string
-): Record<string, unknown> => ({
-  ...options.metadata,
-  resource,
-  authorization_servers: [...options.authorizationServers],
-  ...(options.scopesSupported === undefined ? {} : { scopes_supported: [...options.scopesSupported] }),
-  bearer_methods_supported: ["header"],
-  ...(options.dpop === undefined ? {} : {
-    dpop_signing_alg_values_supported: [...Dpop.ALGORITHMS],
-    ...(options.dpop.required === true ? { dpop_bound_access_tokens_required: true } : {})
-  }),
-  ...(options.resourceName === undefined ? {} : { resource_name: options.resourceName }),
-  ...(options.resourceDocumentation === undefined ? {} : { resource_documentation: options.resourceDocumentation })
-})
+/** The protected resource metadata (`resourceMetadata.ts`). @internal */
+export { metadataDocument, metadataPath, metadataUrl } from "./resourceMetadata.ts"
 
 // RFC 6750 §3: quoted values, error_description limited to visible ASCII
 // without `"` and `\`

@@ -13,20 +13,10 @@ import * as Effect from "effect/Effect"
 import * as Base64Url from "effect/encoding/Base64Url"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
+import { DPOP_ALGORITHMS } from "./resourceMetadata.ts"
 
 /** The algorithms a proof may be signed with. @internal */
-export const ALGORITHMS = [
-  "ES256",
-  "ES384",
-  "ES512",
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "EdDSA"
-] as const
+export const ALGORITHMS = DPOP_ALGORITHMS
 
 /** WebCrypto algorithm parameters (core has no DOM types). */
 interface Params {

@@ -27,21 +27,17 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
-import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as McpError from "../../McpError.ts"
 import type { Connector, ConnectOptions, Group, Options, ServerConfig, ServerParams } from "../../McpGroup.ts"
+import { defaultReconnect } from "../../McpGroup.ts"
 import * as Aggregate from "./aggregate.ts"
 import * as Entry from "./entry.ts"
 import * as Routing from "./routing.ts"
 import * as State from "./state.ts"
-import * as Reconnect from "./reconnect.ts"
 import * as Supervision from "./supervision.ts"
-
-/** @internal */
-export const defaultReconnect: Schedule.Schedule<unknown, unknown> = Reconnect.defaultReconnect
 
 const paramsOf = (config: ServerConfig): ServerParams => "params" in config ? config.params : config
 

@@ -8,7 +8,15 @@
  */
 import * as NetAddress from "effect/net/NetAddress"
 import * as Result from "effect/Result"
-import * as Net from "node:net"
+import type * as Net from "node:net"
+
+/**
+ * `node:net`, got at the first address check rather than imported: this
+ * module loads with `NodeMcpAuthorizer` (whose `isBrowsableUrl` is
+ * synchronous), so with every barrel import, and most programs never check
+ * an address.
+ */
+const net = (): typeof Net => process.getBuiltinModule("node:net")
 
 // -----------------------------------------------------------------------------
 // Discovery URLs
@@ -166,10 +174,18 @@ export const isBrowsable = (url: URL): boolean =>
  */
 export type HostClass = "loopback" | "link-local" | "private" | "public"
 
-const blockList = (ranges: ReadonlyArray<readonly [string, number, "ipv4" | "ipv6"]>): Net.BlockList => {
-  const list = new Net.BlockList()
-  for (const [address, prefix, family] of ranges) list.addSubnet(address, prefix, family)
-  return list
+type Ranges = ReadonlyArray<readonly [string, number, "ipv4" | "ipv6"]>
+
+/** A `BlockList` of `ranges`, made at its first use. */
+const blockList = (ranges: Ranges): () => Net.BlockList => {
+  let list: Net.BlockList | undefined
+  return () => {
+    if (list === undefined) {
+      list = new (net().BlockList)()
+      for (const [address, prefix, family] of ranges) list.addSubnet(address, prefix, family)
+    }
+    return list
+  }
 }
 
 // node's BlockList also matches IPv4-mapped IPv6 addresses (`::ffff:127.0.0.1`) against IPv4 ranges
@@ -199,8 +215,8 @@ const embeddedIpv4 = (address: string): string | undefined => {
   if (Result.isFailure(parsed)) return undefined
   const groups = NetAddress.ipv6ToSegments(parsed.success)
   const v4 = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
-  if (NAT64.check(address, "ipv6")) return v4(groups[6], groups[7])
-  if (SIX_TO_FOUR.check(address, "ipv6")) return v4(groups[1], groups[2])
+  if (NAT64().check(address, "ipv6")) return v4(groups[6], groups[7])
+  if (SIX_TO_FOUR().check(address, "ipv6")) return v4(groups[1], groups[2])
   if (groups.slice(0, 6).every((group) => group === 0)) return v4(groups[6], groups[7])
   return undefined
 }
@@ -208,13 +224,13 @@ const embeddedIpv4 = (address: string): string | undefined => {
 /** The class of an IP address (as written, or resolved: a zone index is ignored); `public` for anything else. */
 export const addressClass = (address: string): HostClass => {
   const bare = address.replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, "")
-  const family = Net.isIPv4(bare) ? "ipv4" : Net.isIPv6(bare) ? "ipv6" : undefined
+  const family = net().isIPv4(bare) ? "ipv4" : net().isIPv6(bare) ? "ipv6" : undefined
   if (family === undefined) return "public"
   const embedded = family === "ipv6" ? embeddedIpv4(bare) : undefined
   if (embedded !== undefined) return addressClass(embedded)
-  if (LOOPBACK.check(bare, family)) return "loopback"
-  if (LINK_LOCAL.check(bare, family)) return "link-local"
-  if (PRIVATE.check(bare, family)) return "private"
+  if (LOOPBACK().check(bare, family)) return "loopback"
+  if (LINK_LOCAL().check(bare, family)) return "link-local"
+  if (PRIVATE().check(bare, family)) return "private"
   return "public"
 }
 
@@ -227,7 +243,7 @@ export const literalHostClass = (hostname: string): HostClass | undefined => {
   const host = hostname.toLowerCase().replace(/\.$/, "")
   if (host === "localhost" || host.endsWith(".localhost")) return "loopback"
   const bare = host.replace(/^\[(.*)\]$/, "$1")
-  return Net.isIP(bare.replace(/%.*$/, "")) === 0 ? undefined : addressClass(bare)
+  return net().isIP(bare.replace(/%.*$/, "")) === 0 ? undefined : addressClass(bare)
 }
 
 /**
