@@ -210,7 +210,7 @@ export const make = Effect.fn("McpClientSession.make")(function*(
     ...session,
     // the current span's trace context goes along in both eras
     request: (method, params, requestOptions) =>
-      Effect.flatMap(StatelessClient.withEnvelope(params, undefined), (wire) =>
+      StatelessClient.withEnvelopeThen(params, undefined, (wire) =>
         session.request(method, wire as McpMethod.Params<typeof method>, requestOptions)),
     era: "legacy",
     protocolVersion: result.protocolVersion,

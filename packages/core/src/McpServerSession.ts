@@ -222,16 +222,23 @@ export const make = Effect.fn("McpServerSession.make")(function*(
   const ask = <M extends McpMethod.Request>(method: M, params: McpMethod.Params<M>, requestOptions?: McpSession.RequestOptions) =>
     session.request(method, params, requestOptions)
 
+  // built once per state, not per request
+  let capabilityCheckOf: State | undefined
+  let capabilityCheck: RequestContext["checkClientCapability"] = () => false
+
   const legacy = (handler: Handler, params: unknown, context: McpSession.RequestContext) => {
     // admission guarantees the handshake is done before any of these runs
     const current = Ref.getUnsafe(state) as Exclude<State, { readonly _tag: "NotInitialized" }>
+    if (capabilityCheckOf !== current) {
+      capabilityCheckOf = current
+      capabilityCheck = (...path) => McpMethod.hasCapability(current.client.capabilities, McpMethod.clientCapability(...path))
+    }
     return handler.handle(params, {
       ...context,
       era: "legacy",
       clientParams: current.client,
       protocolVersion: current.protocolVersion,
-      checkClientCapability: (...path) =>
-        McpMethod.hasCapability(current.client.capabilities, McpMethod.clientCapability(...path)),
+      checkClientCapability: capabilityCheck,
       logLevel: undefined,
       input: ask
     })
@@ -239,15 +246,18 @@ export const make = Effect.fn("McpServerSession.make")(function*(
 
   const stateless = (handler: Handler, params: unknown, context: McpSession.RequestContext) => {
     const client = Stateless.clientOf(context.meta)
-    const base = {
+    const clientParams = { protocolVersion: client.protocolVersion, capabilities: client.capabilities, clientInfo: client.clientInfo }
+    const checkClientCapability = (...path: ReadonlyArray<string>) =>
+      McpMethod.hasCapability(client.capabilities, McpMethod.clientCapability(...path))
+    const contextWith = (input: RequestContext["input"]): RequestContext => ({
       ...context,
-      era: "modern" as const,
-      clientParams: { protocolVersion: client.protocolVersion, capabilities: client.capabilities, clientInfo: client.clientInfo },
+      era: "modern",
+      clientParams,
       protocolVersion: client.protocolVersion,
-      checkClientCapability: (...path: ReadonlyArray<string>) =>
-        McpMethod.hasCapability(client.capabilities, McpMethod.clientCapability(...path)),
-      logLevel: client.logLevel
-    }
+      checkClientCapability,
+      logLevel: client.logLevel,
+      input
+    })
     const method = handler.method.name
     const handled = InputRequired.SUPPORTED.has(method)
       ? InputRequired.run(method, params, {
@@ -256,11 +266,11 @@ export const make = Effect.fn("McpServerSession.make")(function*(
         principal: principal(context.auth),
         capabilities: client.capabilities
       }, (ask) =>
-        handler.handle(params, {
-          ...base,
-          input: ((method, params, options) => ask(method, params, options?.inputKey)) as RequestContext["input"]
-        }))
-      : handler.handle(params, { ...base, input: InputRequired.unsupportedAsk(method) as RequestContext["input"] })
+        handler.handle(
+          params,
+          contextWith(((method, params, options) => ask(method, params, options?.inputKey)) as RequestContext["input"])
+        ))
+      : handler.handle(params, contextWith(InputRequired.unsupportedAsk(method) as RequestContext["input"]))
     return Effect.map(handled, (result) => Stateless.completeResult(result, options.serverInfo))
   }
 

@@ -21,7 +21,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 import { toObjectJsonSchema, toOutputJsonSchema } from "./internal/jsonSchema/tool.ts"
 import * as Failure from "./internal/server/failure.ts"
 import * as JsonRpc from "./JsonRpc.ts"
-import * as JsonSchemaValidator from "./JsonSchemaValidator.ts"
+import type * as JsonSchemaValidator from "./JsonSchemaValidator.ts"
 import * as McpError from "./McpError.ts"
 import type * as McpSchema from "./McpSchema.ts"
 import type * as McpServer from "./McpServer.ts"
@@ -170,17 +170,29 @@ export const make: {
     tool,
     cache: options.cache,
     call: (args, context) =>
-      decode(args ?? {}, { errors: "all" }).pipe(
-        Effect.matchEffect({
-          onFailure: (error) => Effect.succeed(invalidArguments(name, error.issue)),
-          onSuccess: (input) => {
-            const result = Effect.suspend(() => options.handler(input, context))
-            return run(name, context, encode === undefined ? Effect.map(result, toResult) : Effect.flatMap(result, structured))
-          }
-        })
-      )
+      Effect.matchEffect(decode(args ?? {}, allErrors), {
+        onFailure: (error) => Effect.succeed(invalidArguments(name, error.issue)),
+        onSuccess: (input) => {
+          const result = Effect.suspend(() => options.handler(input, context))
+          return run(name, context, encode === undefined ? Effect.map(result, toResult) : Effect.flatMap(result, structured))
+        }
+      })
   }
 }
+
+const allErrors = { errors: "all" } as const
+
+// the validator (and its JSON Schema library) is loaded by the first call of
+// a raw-JSON-Schema tool, not by every program that imports McpTool
+let validatorModule: typeof JsonSchemaValidator | undefined
+const currentValidator: Effect.Effect<JsonSchemaValidator.JsonSchemaValidator.Service> = Effect.suspend(() =>
+  validatorModule !== undefined
+    ? validatorModule.JsonSchemaValidator
+    : Effect.flatMap(Effect.promise(() => import("./JsonSchemaValidator.ts")), (module) => {
+      validatorModule = module
+      return module.JsonSchemaValidator
+    })
+)
 
 /**
  * A tool described by raw JSON Schemas. Arguments are checked against
@@ -204,7 +216,7 @@ export const fromJsonSchema = <E, R>(name: string, options: Info & {
   tool: listing(name, options, options.inputSchema, options.outputSchema),
   cache: options.cache,
   call: (args, context) =>
-    Effect.flatMap(JsonSchemaValidator.JsonSchemaValidator, (validator) => {
+    Effect.flatMap(currentValidator, (validator) => {
       const input = (args ?? {}) as Record<string, unknown>
       const problems = validator.compile(options.inputSchema)(input)
       if (problems.length > 0) return Effect.succeed(errorResult(`Invalid arguments for tool ${name}:\n${problems.join("\n")}`))

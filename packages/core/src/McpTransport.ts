@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
+import * as Scheduler from "effect/Scheduler"
 import type * as Scope from "effect/Scope"
 import type * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
@@ -196,11 +197,9 @@ export const makeNdjson = Effect.fn("McpTransport.makeNdjson")(function*(options
   yield* Effect.addFinalizer(() => Effect.andThen(Queue.end(outbox), Fiber.await(writer)))
   return McpTransport.of({
     incoming: options.input.pipe(decodeNdjson({ maxLineBytes: options.maxLineBytes })),
+    // the outbox is unbounded: an offer never waits
     send: (frame) =>
-      Effect.flatMap(
-        Queue.offer(outbox, frame),
-        (accepted) => accepted ? Effect.void : Effect.fail(McpError.closed("transport closed"))
-      )
+      Effect.suspend(() => Queue.offerUnsafe(outbox, frame) ? Effect.void : Effect.fail(McpError.closed("transport closed")))
   })
 })
 
@@ -222,6 +221,28 @@ export interface InMemoryLink {
   readonly server: Layer.Layer<McpTransport>
 }
 
+// A message offered to a waiting reader wakes it through the queue's
+// dispatcher, by default on the next turn of the event loop: two turns per
+// request and answer. The link's dispatcher wakes it in a microtask instead,
+// as a promise would, and lets the event loop turn after every
+// HANDOFF_BURST of them, so that a busy link does not starve timers and I/O.
+const HANDOFF_BURST = 64
+const handoff = (): Scheduler.Scheduler => {
+  const microtask = new Scheduler.MixedScheduler("sync").setImmediate
+  const nextTurn = new Scheduler.MixedScheduler().setImmediate
+  let burst = 0
+  return new Scheduler.MixedScheduler("async", (task) => {
+    if (burst < HANDOFF_BURST) {
+      burst++
+      return microtask(task)
+    }
+    return nextTurn(() => {
+      burst = 0
+      task()
+    })
+  })
+}
+
 /**
  * Makes a linked pair of in-memory transports.
  *
@@ -229,8 +250,12 @@ export interface InMemoryLink {
  * @since 0.1.0
  */
 export const makeInMemoryLink: Effect.Effect<InMemoryLink> = Effect.gen(function*() {
-  const toServer = yield* Queue.unbounded<unknown, Cause.Done>()
-  const toClient = yield* Queue.unbounded<unknown, Cause.Done>()
+  // the queues hand messages over through the link's own scheduler (see `handoff`)
+  const [toServer, toClient] = yield* Effect.provideService(
+    Effect.all([Queue.unbounded<unknown, Cause.Done>(), Queue.unbounded<unknown, Cause.Done>()]),
+    Scheduler.Scheduler,
+    handoff()
+  )
   const end = (inbox: Queue.Queue<unknown, Cause.Done>, outbox: Queue.Queue<unknown, Cause.Done>) =>
     Layer.effect(
       McpTransport,

@@ -26,6 +26,7 @@ import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
 import * as InternalConsole from "./internal/console.ts"
 import * as Environment from "./internal/environment.ts"
+import * as LineWriter from "./internal/lineWriter.ts"
 import * as NodeMcpRuntime from "./NodeMcpRuntime.ts"
 
 // -----------------------------------------------------------------------------
@@ -49,13 +50,18 @@ export const make = Effect.gen(function*() {
 })
 
 // This process's stdout, written directly: on Linux a pipe write is
-// synchronous, so a frame costs one write call and no fiber hop; a full
-// buffer waits for `drain`, and closing waits (briefly) for what is buffered.
+// synchronous, so the frames of one turn cost one write call (see
+// `internal/lineWriter.ts`) and no fiber hop; a full buffer waits for
+// `drain`, and closing writes what is queued and waits (briefly) for what is
+// buffered.
 // Frames reach the real stdout while other output is redirected to stderr.
 const makeProcess = (redirectConsole: boolean, maxLineBytes: number | undefined) => Effect.gen(function*() {
   if (redirectConsole) yield* InternalConsole.redirect
   const stdio = yield* Stdio.Stdio
   const stdout = process.stdout
+  const writer = LineWriter.make((chunk) => {
+    if (!stdout.destroyed && !stdout.writableEnded) InternalConsole.writeProtocol(chunk)
+  })
   yield* Effect.acquireRelease(
     Effect.sync(() => {
       // a client that went away makes writes fail with EPIPE: the session ends with stdin
@@ -65,6 +71,7 @@ const makeProcess = (redirectConsole: boolean, maxLineBytes: number | undefined)
     }),
     (ignore) =>
       Effect.callback<void>((resume) => {
+        writer.flush()
         if (stdout.writableLength === 0 || stdout.destroyed) return resume(Effect.void)
         stdout.once("drain", () => resume(Effect.void))
       }).pipe(
@@ -80,7 +87,9 @@ const makeProcess = (redirectConsole: boolean, maxLineBytes: number | undefined)
     send: (frame) =>
       Effect.callback<void, McpError.McpError>((resume) => {
         if (stdout.destroyed || stdout.writableEnded) return resume(Effect.fail(McpError.closed("stdout closed")))
-        if (InternalConsole.writeProtocol(McpTransport.encodeLine(frame))) return resume(Effect.void)
+        // written with the other frames of this turn, in one write call
+        writer.write(McpTransport.encodeLine(frame))
+        if (!stdout.writableNeedDrain) return resume(Effect.void)
         // a full buffer waits for `drain`; a pipe that breaks meanwhile never drains
         const settle = (effect: Effect.Effect<void, McpError.McpError>) => () => {
           stdout.off("drain", onDrain)

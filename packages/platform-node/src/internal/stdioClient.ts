@@ -25,6 +25,7 @@ import * as Stream from "effect/Stream"
 import * as NodeChildProcess from "node:child_process"
 import type * as NodeMcpStdio from "../NodeMcpStdio.ts"
 import * as Environment from "./environment.ts"
+import * as LineWriter from "./lineWriter.ts"
 import * as ProcessTree from "./processTree.ts"
 
 const POLL_MILLIS = 25
@@ -185,11 +186,24 @@ export const makeClient = Effect.fnUntraced(function*(
   const awaitLeader = (millis: number) =>
     leaderExited() ? Effect.void : Effect.raceFirst(Deferred.await(exited), Effect.sleep(millis))
 
+  // the frames of one turn go to the child's stdin in one write; a write
+  // that fails means the child is going away (see `send`)
+  let writeFailure: unknown = undefined
+  let stdinOf: NodeChildProcess.ChildProcess["stdin"] = null
+  const writer = LineWriter.make((chunk) => {
+    const stdin = stdinOf
+    if (stdin === null || !stdin.writable) return
+    stdin.write(chunk, (error) => {
+      if (error !== null && error !== undefined) writeFailure = error
+    })
+  })
+
   const terminate = (child: NodeChildProcess.ChildProcess) =>
     Effect.gen(function*() {
       const tree = tracker
       if (tree === undefined) return // never started
       if (!leaderExited()) yield* tree.scan // the tree while it is whole: an exiting parent orphans its children
+      writer.flush()
       child.stdin?.end()
       yield* awaitLeader(closeTimeout)
       if (process.platform === "win32") {
@@ -236,7 +250,7 @@ export const makeClient = Effect.fnUntraced(function*(
     Effect.forkScoped({ startImmediately: true })
   )
 
-  let writeFailure: unknown = undefined
+  stdinOf = child.stdin
   const writeError = (cause: unknown) =>
     leaderExited() ? exitError() : McpError.transport(`could not write to the server's stdin: ${McpError.messageOf(cause)}`, { cause })
 
@@ -256,14 +270,12 @@ export const makeClient = Effect.fnUntraced(function*(
           resume(Effect.fail(leaderExited() && !closing ? exitError() : McpError.closed("transport closed")))
           return
         }
-        // resume as soon as the frame is buffered (waiting for each write's
+        // resume as soon as the frame is queued (waiting for each write's
         // callback costs a round through the event loop per call); a full
         // buffer waits for `drain`. A write that fails afterwards means the
         // child is going away: `incoming` then fails with its exit status.
-        const buffered = stdin.write(McpTransport.encodeLine(frame), (error) => {
-          if (error !== null && error !== undefined) writeFailure = error
-        })
-        if (buffered) return resume(Effect.void)
+        writer.write(McpTransport.encodeLine(frame))
+        if (!stdin.writableNeedDrain) return resume(Effect.void)
         // a full buffer waits for `drain`; a pipe that breaks meanwhile never
         // drains, so its `close` ends the wait too
         const settle = (effect: Effect.Effect<void, McpError.McpError>) => () => {

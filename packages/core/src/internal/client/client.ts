@@ -250,26 +250,36 @@ export const make = Effect.fnUntraced(function*(
       )
     })
 
-  const callTool = Effect.fnUntraced(function*(
+  // the common case (no outputSchema, nothing mirrored into headers) takes no
+  // extra step: the tool is looked up only when it is not yet in the index
+  const checkCall = (name: string) => (result: McpSchema.CallToolResult) => {
+    if (result.isError === true) return Effect.succeed(result)
+    const known = toolIndex.get(name)
+    return known !== undefined
+      ? checkOutput(validator, known, result)
+      : Effect.flatMap(lookupTool(name), (tool) => checkOutput(validator, tool, result))
+  }
+
+  const callTool = (
     name: string,
     args?: Readonly<Record<string, unknown>>,
     requestOptions?: RequestOptions
-  ) {
+  ): Effect.Effect<McpSchema.CallToolResult, McpError.McpError> => {
     const call = session.request(
       McpSchema.CallTool,
       withMeta(args === undefined ? { name } : { name, arguments: args }, requestOptions),
       requestOptions
     )
     // a modern call mirrors the tool's x-mcp-header arguments into Mcp-Param-* headers
-    const params = session.era === "modern" && transport.sendsParamHeaders === true
-      ? Headers.headerParams((yield* lookupTool(name))?.inputSchema)
-      : []
-    const result = yield* (params.length === 0
-      ? call
-      : Effect.provideService(call, RequestHeaders, StandardHeaders.paramHeaders(params, args)))
-    if (result.isError === true) return result
-    return yield* checkOutput(validator, yield* lookupTool(name), result)
-  })
+    if (session.era !== "modern" || transport.sendsParamHeaders !== true) return Effect.flatMap(call, checkCall(name))
+    return Effect.flatMap(lookupTool(name), (tool) => {
+      const params = Headers.headerParams(tool?.inputSchema)
+      return Effect.flatMap(
+        params.length === 0 ? call : Effect.provideService(call, RequestHeaders, StandardHeaders.paramHeaders(params, args)),
+        checkCall(name)
+      )
+    })
+  }
 
   // ---------------------------------------------------------------------------
   // resources

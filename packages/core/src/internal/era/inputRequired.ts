@@ -67,18 +67,21 @@ export const run = <A>(
   params: unknown,
   options: Options,
   handle: (ask: Ask) => Effect.Effect<A, McpError.McpError>
-): Effect.Effect<A | McpSchema.InputRequiredResult, McpError.McpError> =>
-  Effect.gen(function*() {
-    const raw = (params ?? {}) as { readonly inputResponses?: unknown; readonly requestState?: unknown }
-    // the digest and the clock only when a state is opened or sealed
-    let digest: string | undefined
-    const request = () => digest ??= RequestState.requestDigest(method, params)
+): Effect.Effect<A | McpSchema.InputRequiredResult, McpError.McpError> => {
+  const raw = (params ?? {}) as { readonly inputResponses?: unknown; readonly requestState?: unknown }
+  // the common first round (nothing answered yet): no state to open
+  if (raw.requestState === undefined && raw.inputResponses === undefined) {
+    return round(method, params, options, undefined, handle)
+  }
+  return Effect.gen(function*() {
     let answers: Record<string, unknown> = {}
+    let digest: string | undefined
     if (raw.requestState !== undefined) {
       if (typeof raw.requestState !== "string") return yield* invalid("requestState must be a string")
       const now = yield* Clock.currentTimeMillis
+      digest = RequestState.requestDigest(method, params)
       const opened = yield* Effect.exit(
-        RequestState.open(options.key, raw.requestState, { request: request(), principal: options.principal, now })
+        RequestState.open(options.key, raw.requestState, { request: digest, principal: options.principal, now })
       )
       if (Exit.isFailure(opened)) {
         const refusal = opened.cause.reasons[0]
@@ -94,58 +97,85 @@ export const run = <A>(
       // an answer is looked up by the key of the ask it answers: others are ignored
       answers = { ...answers, ...(raw.inputResponses as Record<string, unknown>) }
     }
-
-    const pending = new Map<string, { readonly method: string; readonly params?: Record<string, unknown> }>()
-    const occurrences = new Map<string, number>()
-    // the answers this round used: what the next round's state carries
-    const used: Record<string, unknown> = {}
-
-    // An ask without its answer is collected; after a few scheduler turns (for
-    // the asks of sibling fibers to come in too) it ends the round by failing
-    // with an interruption, which the handler's own error handling lets pass
-    // and `Effect.exit` below sees: no fiber is forked for a round.
-    const ask: Ask = (inputMethod, inputParams, chosen) =>
-      Effect.suspend(() => {
-        const base = chosen ?? `${KEY_PREFIX[inputMethod.name] ?? "input"}-${RequestState.fnv1a(RequestState.canonical(inputParams))}`
-        const seen = occurrences.get(base) ?? 0
-        occurrences.set(base, seen + 1)
-        const key = seen === 0 ? base : `${base}-${seen}`
-        if (key in answers) {
-          used[key] = answers[key]
-          const result = inputMethod.validateResult(answers[key])
-          return Exit.isSuccess(result)
-            ? Effect.succeed(result.value)
-            : Effect.fail(invalid(`inputResponses["${key}"] is not a ${inputMethod.name} result: ${describe(result)}`))
-        }
-        const capability = inputMethod.capability(inputParams)
-        if (capability !== undefined && !Capabilities.declares(options.capabilities, capability)) {
-          return Effect.fail(missingCapability(capability, inputMethod.name))
-        }
-        pending.set(key, {
-          method: inputMethod.name,
-          ...(inputParams === undefined ? {} : { params: inputParams as Record<string, unknown> })
-        })
-        return Effect.andThen(quiet(() => pending.size), Effect.interrupt)
-      })
-
-    const outcome = yield* Effect.exit(handle(ask))
-    if (pending.size === 0 || Exit.isSuccess(outcome) || !Cause.hasInterruptsOnly(outcome.cause)) return yield* outcome
-    const inputRequests: Record<string, { readonly method: string; readonly params?: Record<string, unknown> }> = {}
-    for (const [key, value] of pending) inputRequests[key] = value
-    const now = yield* Clock.currentTimeMillis
-    const requestState = yield* RequestState.seal(options.key, {
-      request: request(),
-      principal: options.principal,
-      expires: now + options.ttlMillis,
-      answers: used
-    }).pipe(Effect.mapError(() =>
-      McpError.protocol(
-        JsonRpc.ErrorCode.InternalError,
-        `the request's state would exceed ${options.key.maxBytes} bytes: too much input was gathered`
-      )
-    ))
-    return { resultType: "input_required" as const, inputRequests, requestState }
+    return yield* round(method, params, options, { answers, digest }, handle)
   })
+}
+
+interface InputRequest {
+  readonly method: string
+  readonly params?: Record<string, unknown>
+}
+
+// What one round gathers, made at its first ask: most rounds ask nothing.
+interface Gathered {
+  readonly pending: Map<string, InputRequest>
+  readonly occurrences: Map<string, number>
+  /** The answers this round used: what the next round's state carries. */
+  readonly used: Record<string, unknown>
+}
+
+const round = <A>(
+  method: string,
+  params: unknown,
+  options: Options,
+  given: { readonly answers: Record<string, unknown>; digest: string | undefined } | undefined,
+  handle: (ask: Ask) => Effect.Effect<A, McpError.McpError>
+): Effect.Effect<A | McpSchema.InputRequiredResult, McpError.McpError> => {
+  const answers: Record<string, unknown> = given?.answers ?? {}
+  let gathered: Gathered | undefined
+
+  // An ask without its answer is collected; after a few scheduler turns (for
+  // the asks of sibling fibers to come in too) it ends the round by failing
+  // with an interruption, which the handler's own error handling lets pass
+  // and the `catchCause` below sees: no fiber is forked for a round.
+  const ask: Ask = (inputMethod, inputParams, chosen) =>
+    Effect.suspend(() => {
+      const state: Gathered = gathered ??= { pending: new Map(), occurrences: new Map(), used: {} as Record<string, unknown> }
+      const base = chosen ?? `${KEY_PREFIX[inputMethod.name] ?? "input"}-${RequestState.fnv1a(RequestState.canonical(inputParams))}`
+      const seen = state.occurrences.get(base) ?? 0
+      state.occurrences.set(base, seen + 1)
+      const key = seen === 0 ? base : `${base}-${seen}`
+      if (key in answers) {
+        state.used[key] = answers[key]
+        const result = inputMethod.validateResult(answers[key])
+        return Exit.isSuccess(result)
+          ? Effect.succeed(result.value)
+          : Effect.fail(invalid(`inputResponses["${key}"] is not a ${inputMethod.name} result: ${describe(result)}`))
+      }
+      const capability = inputMethod.capability(inputParams)
+      if (capability !== undefined && !Capabilities.declares(options.capabilities, capability)) {
+        return Effect.fail(missingCapability(capability, inputMethod.name))
+      }
+      state.pending.set(key, {
+        method: inputMethod.name,
+        ...(inputParams === undefined ? {} : { params: inputParams as Record<string, unknown> })
+      })
+      return Effect.andThen(quiet(() => state.pending.size), Effect.interrupt)
+    })
+
+  return Effect.catchCause(handle(ask), (cause) => {
+    const state = gathered
+    if (state === undefined || state.pending.size === 0 || !Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+    const inputRequests: Record<string, InputRequest> = {}
+    for (const [key, value] of state.pending) inputRequests[key] = value
+    return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      RequestState.seal(options.key, {
+        // the digest only when a state is opened or sealed
+        request: given?.digest ?? RequestState.requestDigest(method, params),
+        principal: options.principal,
+        expires: now + options.ttlMillis,
+        answers: state.used
+      }).pipe(
+        Effect.mapError(() =>
+          McpError.protocol(
+            JsonRpc.ErrorCode.InternalError,
+            `the request's state would exceed ${options.key.maxBytes} bytes: too much input was gathered`
+          )
+        ),
+        Effect.map((requestState) => ({ resultType: "input_required" as const, inputRequests, requestState }))
+      ))
+  })
+}
 
 // waits until `size()` has not grown for QUIET_TURNS scheduler turns
 const quiet = (size: () => number): Effect.Effect<void> =>

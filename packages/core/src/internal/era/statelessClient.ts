@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Tracer from "effect/Tracer"
 import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpError from "../../McpError.ts"
 import * as McpMethod from "../../McpMethod.ts"
@@ -31,23 +32,56 @@ export interface Envelope {
 
 /** `params` with the envelope (and the current trace context) in `_meta`. @internal */
 export const withEnvelope = (params: unknown, envelope: Envelope | undefined): Effect.Effect<unknown> =>
-  Effect.map(TraceContext.current, (trace) => {
-    if (envelope === undefined && trace === undefined) return params
-    const object = (params ?? {}) as { readonly _meta?: Record<string, unknown> }
-    return {
-      ...object,
-      _meta: {
-        ...object._meta,
-        ...trace,
-        ...(envelope === undefined ? {} : {
-          [MetaKey.protocolVersion]: envelope.version,
-          [MetaKey.clientInfo]: envelope.clientInfo,
-          [MetaKey.clientCapabilities]: envelope.capabilities,
-          ...(envelope.logLevel === undefined ? {} : { [MetaKey.logLevel]: envelope.logLevel })
-        })
-      }
+  Effect.map(TraceContext.current, (trace) => addEnvelope(params, envelope, trace))
+
+/**
+ * `f` of `params` with the envelope (and the current trace context) in
+ * `_meta`; without a tracer, one step less than {@link withEnvelope}.
+ *
+ * @internal
+ */
+export const withEnvelopeThen = <A, E>(
+  params: unknown,
+  envelope: Envelope | undefined,
+  f: (wire: unknown) => Effect.Effect<A, E>
+): Effect.Effect<A, E> =>
+  Effect.withFiber((fiber) =>
+    fiber.getRef(Tracer.Tracer) === TraceContext.untraced
+      ? f(addEnvelope(params, envelope, undefined))
+      : Effect.flatMap(TraceContext.current, (trace) => f(addEnvelope(params, envelope, trace)))
+  )
+
+// the envelope's `_meta` keys, built again only when its version or log level changes
+const envelopeMeta = new WeakMap<Envelope, { version: string; logLevel: unknown; meta: Record<string, unknown> }>()
+const metaOfEnvelope = (envelope: Envelope): Record<string, unknown> => {
+  const cached = envelopeMeta.get(envelope)
+  if (cached !== undefined && cached.version === envelope.version && cached.logLevel === envelope.logLevel) return cached.meta
+  const meta = {
+    [MetaKey.protocolVersion]: envelope.version,
+    [MetaKey.clientInfo]: envelope.clientInfo,
+    [MetaKey.clientCapabilities]: envelope.capabilities,
+    ...(envelope.logLevel === undefined ? {} : { [MetaKey.logLevel]: envelope.logLevel })
+  }
+  envelopeMeta.set(envelope, { version: envelope.version, logLevel: envelope.logLevel, meta })
+  return meta
+}
+
+const addEnvelope = (
+  params: unknown,
+  envelope: Envelope | undefined,
+  trace: Readonly<Record<string, string>> | undefined
+): unknown => {
+  if (envelope === undefined && trace === undefined) return params
+  const object = (params ?? {}) as { readonly _meta?: Record<string, unknown> }
+  return {
+    ...object,
+    _meta: {
+      ...object._meta,
+      ...trace,
+      ...(envelope === undefined ? undefined : metaOfEnvelope(envelope))
     }
-  })
+  }
+}
 
 // the same method, its result taken as it comes (an input-required result is not the method's)
 const rawMethods = new WeakMap<McpMethod.Request, McpMethod.Request>()
@@ -198,9 +232,10 @@ export const request = <M extends McpMethod.Request>(
   requestOptions: McpSession.RequestOptions | undefined
 ): Effect.Effect<McpMethod.Result<M>, McpError.McpError> => {
   const send = (extra: Record<string, unknown>, round: number, versionRetried: boolean): Effect.Effect<McpMethod.Result<M>, McpError.McpError> =>
-    Effect.flatMap(withEnvelope({ ...(params as object), ...extra }, rounds.envelope), (wire) =>
-      rounds.session.request(raw(method), wire, requestOptions).pipe(
+    withEnvelopeThen(round === 0 ? params : { ...(params as object), ...extra }, rounds.envelope, (wire) =>
+      Effect.flatMap(
         Effect.catchIf(
+          rounds.session.request(raw(method), wire, requestOptions),
           (error) => !versionRetried && codeOf(error) === JsonRpc.ErrorCode.UnsupportedProtocolVersion,
           (error) => {
             const version = retryVersionOf(error, rounds.envelope.version, rounds.versions)
@@ -209,7 +244,7 @@ export const request = <M extends McpMethod.Request>(
             return rounds.session.request(raw(method), { ...(wire as object), _meta: { ...(wire as { _meta: object })._meta, [MetaKey.protocolVersion]: version } }, requestOptions)
           }
         ),
-        Effect.flatMap((result): Effect.Effect<McpMethod.Result<M>, McpError.McpError> => {
+        (result): Effect.Effect<McpMethod.Result<M>, McpError.McpError> => {
           if (!isInputRequired(result)) {
             const valid = method.validateResult(result)
             return Exit.isSuccess(valid) ? Effect.succeed(valid.value as McpMethod.Result<M>) : Effect.fail(invalidResult(method.name, valid))
@@ -230,7 +265,7 @@ export const request = <M extends McpMethod.Request>(
                 ...(result.requestState === undefined ? {} : { requestState: result.requestState })
               }, round + 1, true)
           )
-        })
+        }
       ))
   return send({}, 0, false)
 }

@@ -141,6 +141,9 @@ const formatCause = (cause: import("effect/Cause").Cause<Schema.SchemaError>): s
   return reason !== undefined && reason._tag === "Fail" ? formatter(reason.error.issue) : "invalid content"
 }
 
+// a request without a progress token reports nothing
+const noProgress = () => Effect.void
+
 /** The full context of one request. @internal */
 export const requestContext = (
   live: LiveSession,
@@ -153,7 +156,7 @@ export const requestContext = (
   meta: context.meta,
   progressToken: context.progressToken,
   auth: context.auth,
-  reportProgress: (progress) => Effect.ignore(context.reportProgress(progress)),
+  reportProgress: context.progressToken === undefined ? noProgress : (progress) => Effect.ignore(context.reportProgress(progress)),
   ...(context.era === "legacy"
     ? live.shared ??= sessionContext(live, session, context.clientParams, context.protocolVersion)
     : sessionContext(live, session, context.clientParams, context.protocolVersion, requestChannel(context)))

@@ -98,15 +98,20 @@ const headersOf = (tool: McpTool.McpTool<any>): ReadonlyArray<HeaderParam> => {
 
 type Cached = { readonly cache?: Partial<McpSchema.CacheHints> | undefined }
 
+const missing: unique symbol = Symbol()
+const absent = () => missing
+
 // Runs a definition's effect with the services captured when it was
 // registered; the request's own services (middleware's, the current context)
 // win over them.
 const withServices = <D>(definition: D, services: Context.Context<never>): D => {
-  const keys = Array.from(services.mapUnsafe.keys())
+  // looked up by key, not through `mapUnsafe`: that would flatten the
+  // request's context (its `CurrentRequestContext` overlay) into a new map
+  const keys = Array.from(services.mapUnsafe.keys(), (key) => ({ key }) as unknown as Context.Key<any, any>)
   // usually every captured service is already there: then the context is
   // left as it is (a new context costs the fiber its context cache)
   const complete = (current: Context.Context<any>) => {
-    for (const key of keys) if (!current.mapUnsafe.has(key)) return Context.merge(services, current)
+    for (const key of keys) if (Context.getOrElse(current, key, absent) === missing) return Context.merge(services, current)
     return current
   }
   const provide = <A, E>(effect: Effect.Effect<A, E, any>): Effect.Effect<A, E> =>
@@ -229,7 +234,11 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             (next, wrap) => wrap(context, method.name, params, next),
             Effect.suspend(() => handle(params, context))
           )
-          return Effect.provideService(run, CurrentRequestContext, context) as Effect.Effect<McpMethod.Result<M>, McpError.McpError>
+          // `updateContext` rather than `provideService`, which builds a function per call
+          return Effect.updateContext(run, (current) => Context.add(current, CurrentRequestContext, context)) as Effect.Effect<
+            McpMethod.Result<M>,
+            McpError.McpError
+          >
         })
 
       const list = <D extends Cached>(kind: Kind, cursor: string | undefined, order?: (a: D, b: D) => number) =>

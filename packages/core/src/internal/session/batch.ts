@@ -7,6 +7,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as JsonRpc from "../../JsonRpc.ts"
 import type * as McpError from "../../McpError.ts"
 
@@ -45,7 +46,11 @@ export const make = (options: {
   // every answer to a request goes through here
   const answer = (response: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse): Effect.Effect<void> => {
     const batch = response.id === null ? undefined : batches.get(response.id)
-    if (batch === undefined) return send(response).pipe(Effect.ignore)
+    if (batch === undefined) {
+      const sent = send(response)
+      // a transport that sent at once answers with a successful exit: nothing to ignore
+      return Exit.isExit(sent) && Exit.isSuccess(sent) ? Effect.void : Effect.ignore(sent)
+    }
     batches.delete(response.id!)
     batch.pending--
     batch.responses.push(response)

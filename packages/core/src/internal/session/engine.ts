@@ -9,6 +9,7 @@
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -200,18 +201,21 @@ export const make = Effect.fnUntraced(function*(
         lastActivity: now
       }
       const wire = onProgress === undefined ? params : withProgressToken(params, id)
-      return Pending.register(pending, id, entry).pipe(
-        Effect.andThen(() => {
-          armTimeout(entry)
-          const reply = Deferred.await(entry.reply)
-          const sent = Effect.andThen(send(JsonRpc.request(id, method.name, wire)), reply)
-          // a send that blocks (an HTTP POST awaiting its answer) must not hold
-          // the call past its timeout or the session's end; the race costs a
-          // few microseconds, so only such transports pay for it
-          return blockingSend ? Effect.raceFirst(sent, reply) : sent
-        }),
-        Effect.flatMap((response) => decodeReply(method, response)),
-        Effect.onError((cause) => abandon(id, cause))
+      // data-first calls: no closure per step, as `pipe` with data-last ones builds
+      return Effect.onError(
+        Effect.flatMap(
+          Effect.andThen(Pending.register(pending, id, entry), () => {
+            armTimeout(entry)
+            const reply = Deferred.await(entry.reply)
+            const sent = Effect.andThen(send(JsonRpc.request(id, method.name, wire)), reply)
+            // a send that blocks (an HTTP POST awaiting its answer) must not hold
+            // the call past its timeout or the session's end; the race costs a
+            // few microseconds, so only such transports pay for it
+            return blockingSend ? Effect.raceFirst(sent, reply) : sent
+          }),
+          (response) => decodeReply(method, response)
+        ),
+        (cause) => abandon(id, cause)
       )
     })
 
@@ -276,15 +280,17 @@ export const make = Effect.fnUntraced(function*(
     }
     const handled = handler.handle(params.value, requestContext(message, auth))
     const answered = Effect.flatMap(
-      Effect.exit(auth === undefined ? handled : Effect.provideService(handled, CurrentAuth, auth)),
+      Effect.exit(auth === undefined ? handled : Effect.updateContext(handled, (current) => Context.add(current, CurrentAuth, auth))),
       (exit) => {
         running.delete(message.id)
         return respond(message, exit)
       }
     )
-    const handle = routesByOrigin ? Effect.provideService(answered, RequestOrigin, message.id) : answered
+    const handle = routesByOrigin
+      ? Effect.updateContext(answered, (current) => Context.add(current, RequestOrigin, message.id)) as typeof answered
+      : answered
     // a child of the reading fiber: interrupted with it when the session ends
-    return Effect.map(Effect.forkChild(handle, { startImmediately: true }), (fiber) => {
+    return Effect.map(Effect.forkChild(handle, startImmediately), (fiber) => {
       if (fiber.pollUnsafe() === undefined) running.set(message.id, fiber)
     })
   }
@@ -299,10 +305,9 @@ export const make = Effect.fnUntraced(function*(
       progressToken,
       session,
       auth,
-      reportProgress: (progress) =>
-        progressToken === undefined
-          ? Effect.void
-          : send(JsonRpc.notification(McpSchema.Progress.name, { ...progress, progressToken }))
+      reportProgress: progressToken === undefined
+        ? noProgress
+        : (progress) => send(JsonRpc.notification(McpSchema.Progress.name, { ...progress, progressToken }))
     }
   }
 
@@ -322,8 +327,17 @@ export const make = Effect.fnUntraced(function*(
 
   const observeNotification = options.observeNotification
 
+  // The observer is called once the notification is queued for its handler
+  // and before the handler runs: an observer's subscriber that wakes after
+  // the handler's fiber (both are woken on the same turn, in order) sees it
+  // handled.
   const onNotification = (message: JsonRpc.Notification): Effect.Effect<void> => {
+    const handled = routeNotification(message)
     observeNotification?.(message)
+    return handled
+  }
+
+  const routeNotification = (message: JsonRpc.Notification): Effect.Effect<void> => {
     const method = message.method
     if (method === McpSchema.Cancelled.name) {
       const params = McpSchema.Cancelled.validateParams(message.params ?? {})
@@ -345,9 +359,10 @@ export const make = Effect.fnUntraced(function*(
     if (handler === undefined) return Effect.logDebug(`notification ${method} has no handler; dropped`)
     const params = handler.method.validateParams(message.params ?? {})
     if (Exit.isFailure(params)) return Effect.logWarning(`notification ${method} with invalid params dropped`)
-    return handler.inline === true
-      ? runNotification({ handler, params: params.value })
-      : Queue.offer(inbox, { handler, params: params.value }).pipe(Effect.asVoid)
+    if (handler.inline === true) return runNotification({ handler, params: params.value })
+    // the inbox is unbounded: queued now, before the observer is called
+    Queue.offerUnsafe(inbox, { handler, params: params.value })
+    return Effect.void
   }
 
   const runNotification = ({ handler, params }: QueuedNotification) =>
@@ -439,6 +454,11 @@ export const make = Effect.fnUntraced(function*(
   yield* Effect.addFinalizer(() => shutdown(McpError.closed()))
   return session
 })
+
+// a request without a progress token reports nothing
+const noProgress = () => Effect.void
+
+const startImmediately = { startImmediately: true } as const
 
 const pingHandler: McpSession.Handler = {
   method: McpSchema.Ping,
