@@ -25,7 +25,7 @@ export const notFoundMessage = (error: NotFoundError): string =>
 /** The message of an `AmbiguousError`. @internal */
 export const ambiguousMessage = (error: AmbiguousError): string =>
   `the ${error.kind} "${error.name}" is offered by several servers (${
-    error.servers.map((server) => `"${server}"`).join(", ")
+    [...error.servers].sort().map((server) => `"${server}"`).join(", ")
   }): name the server to ask`
 
 /** The message of a `ConfigError`. @internal */

@@ -105,13 +105,15 @@ describe("NodeMcpOAuth end to end", () => {
       assert.notStrictEqual(third.form!.refresh_token, firstRefresh)
     }))
 
-  it.live("refresh before expiry: a token the AS says expires in 1 s is refreshed before the next request, without a 401", () =>
+  it.effect("refresh before expiry: a token the AS says expires in 1 s is refreshed before the next request, without a 401", () =>
     Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
       const as = yield* startAuthServer({ expiresIn: 1 })
       const server = yield* startProtectedServer(as)
       const client = yield* connect({ url: server.url, oauth: { refreshBeforeExpirySeconds: 0 } })
       yield* client.callTool("echo", { text: "1" })
-      yield* Effect.sleep("1100 millis")
+      assert.deepStrictEqual(grants(as), ["authorization_code"])
+      yield* TestClock.adjust("1100 millis")
       const before = server.requests.length
       yield* client.callTool("echo", { text: "2" })
       assert.deepStrictEqual(grants(as), ["authorization_code", "refresh_token"])
