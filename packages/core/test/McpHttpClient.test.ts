@@ -518,6 +518,72 @@ describe("McpHttpClient: resuming a request's SSE stream", () => {
     }))
 })
 
+describe("McpHttpClient: SSE answers with a length", () => {
+  const whole = (text: string) =>
+    new Response(text, {
+      status: 200,
+      headers: { "content-type": "text/event-stream", "content-length": String(encoder.encode(text).length) }
+    })
+  const event = (value: unknown, id: string) => `event: message\nid: ${id}\ndata: ${JSON.stringify(value)}\n\n`
+
+  it.effect("a whole SSE body is read at once: progress, then the result", () =>
+    Effect.gen(function*() {
+      const fake = yield* makeFake({
+        onRequest: (message) => {
+          if (message.method !== "tools/call") return undefined
+          const token = message.params._meta.progressToken
+          return whole(
+            "retry: 500\nid: p1\ndata: \n\n" +
+              event({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } }, "p2") +
+              event(result(message.id, { content: [{ type: "text", text: "whole" }] }), "p3")
+          )
+        }
+      })
+      const session = yield* connectToFake(fake)
+      const progress = yield* Ref.make<ReadonlyArray<number>>([])
+      const answer = yield* session.request(McpSchema.CallTool, { name: "t", arguments: {} }, {
+        onProgress: (p) => Ref.update(progress, (all) => [...all, p.progress])
+      })
+      assert.deepStrictEqual(answer.content, [{ type: "text", text: "whole" }])
+      assert.deepStrictEqual(yield* Ref.get(progress), [1])
+      assert.isUndefined(fake.seen.find((s) => s.method === "GET" && s.headers["last-event-id"] !== undefined))
+    }))
+
+  it.effect("a whole SSE body without the result is resumed with GET + Last-Event-ID after the server's retry", () =>
+    Effect.gen(function*() {
+      const resumed = yield* Deferred.make<SseBody>()
+      let callId: unknown
+      const fake = yield* makeFake({
+        onRequest: (message) => {
+          if (message.method !== "tools/call") return undefined
+          callId = message.id
+          return whole("retry: 500\nid: p1\ndata: \n\n")
+        },
+        onGet: (seen) => {
+          if (seen.headers["last-event-id"] === undefined) return status(405)
+          const body = sseBody()
+          Deferred.doneUnsafe(resumed, Effect.succeed(body))
+          return body.response
+        }
+      })
+      const session = yield* connectToFake(fake)
+      const call = yield* session.request(McpSchema.CallTool, { name: "t", arguments: {} }).pipe(
+        Effect.forkChild({ startImmediately: true })
+      )
+      yield* settle
+      yield* TestClock.adjust("499 millis")
+      yield* settle
+      assert.isFalse(yield* Deferred.isDone(resumed))
+      yield* TestClock.adjust("1 millis")
+      const body = yield* Deferred.await(resumed)
+      const resume = fake.seen.find((s) => s.method === "GET" && s.headers["last-event-id"] !== undefined)!
+      assert.strictEqual(resume.headers["last-event-id"], "p1")
+      body.message(result(callId, { content: [{ type: "text", text: "resumed" }] }), "p2")
+      const answer = yield* Fiber.join(call)
+      assert.deepStrictEqual(answer.content, [{ type: "text", text: "resumed" }])
+    }))
+})
+
 describe("McpHttpClient: closing", () => {
   it.effect("a DELETE answered 405 is fine; every stream is let go", () =>
     Effect.gen(function*() {

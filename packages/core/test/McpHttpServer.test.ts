@@ -188,10 +188,12 @@ interface SseReader {
 const readSse = (response: HttpServerResponse.HttpServerResponse, scope: Scope.Scope) =>
   Effect.gen(function*() {
     assert.strictEqual(response.headers["content-type"], "text/event-stream")
+    // an answer ready at once comes whole, as one body with a length
     const body = response.body
-    assert.strictEqual(body._tag, "Stream")
-    if (body._tag !== "Stream") return yield* Effect.die("not a stream")
-    const pull = yield* Stream.toPull(body.stream).pipe(Scope.provide(scope))
+    assert.oneOf(body._tag, ["Stream", "Uint8Array"])
+    if (body._tag !== "Stream" && body._tag !== "Uint8Array") return yield* Effect.die("not a stream")
+    const chunks = body._tag === "Stream" ? body.stream : Stream.make(body.body)
+    const pull = yield* Stream.toPull(chunks).pipe(Scope.provide(scope))
     const events: Array<Sse.AnyEvent> = []
     const parser = Sse.makeParser((event) => events.push(event))
     const stream = new TextDecoder()
@@ -465,6 +467,22 @@ describe("McpHttpServer", () => {
         assert.strictEqual(answer?._tag === "Event" && JSON.parse(answer.data).id, 1)
         assert.isDefined(answer?._tag === "Event" ? answer.id : undefined)
         assert.isUndefined(yield* sse.next)
+      }))
+
+    it.effect("SSE mode: a quick answer goes out whole, with its length; a slow one streams", () =>
+      Effect.gen(function*() {
+        const { gate, open, post } = yield* harness({ responseMode: "sse" })
+        const id = yield* open()
+        const quick = yield* post(call(1, "add", { a: 1, b: 2 }), id)
+        assert.strictEqual(quick.body._tag, "Uint8Array")
+        assert.strictEqual(quick.headers["content-type"], "text/event-stream")
+        assert.strictEqual((yield* (yield* sseOf(quick)).message).result.content[0].text, `{"sum":3}`)
+        // the handler waits on the gate: the answer cannot be whole
+        const slow = yield* post(call(2, "steps", { n: 1 }), id)
+        assert.strictEqual(slow.body._tag, "Stream")
+        yield* Queue.offer(gate, undefined)
+        const rest = yield* (yield* sseOf(slow)).rest
+        assert.deepStrictEqual(rest.map((m) => m.result.content[0].text), ["did 1 steps"])
       }))
 
     it.effect("a 2025-06-18 session gets no priming events; event ids all the same", () =>

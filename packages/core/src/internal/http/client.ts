@@ -158,7 +158,8 @@ export const make = Effect.fnUntraced(function*(
   // ---------------------------------------------------------------------------
 
   // Reads one connection of an SSE stream: every message goes to `route`,
-  // and reading stops once the `expected` responses have arrived.
+  // and reading stops once the `expected` responses have arrived. A body
+  // with a (small) declared length is read whole, without a stream.
   const readStream = (
     response: HttpClientResponse.HttpClientResponse,
     cursor: Cursor,
@@ -168,26 +169,39 @@ export const make = Effect.fnUntraced(function*(
     Effect.suspend(() => {
       let responses = 0
       let events = 0
-      return ClientCommon.decodeSse(response.stream, options.maxEventSize).pipe(
-        Stream.mapError(ClientCommon.requestError),
-        Stream.runForEachWhile((item) => {
-          switch (item._tag) {
-            case "Retry":
-              cursor.retry = Duration.toMillis(item.duration)
-              return Effect.succeed(true)
-            case "TooLarge":
-              return Effect.as(Effect.logWarning("an SSE event over the size limit was dropped"), true)
-            case "Event": {
-              events++
-              if (item.id !== undefined) cursor.lastEventId = item.id
-              if (!ClientCommon.isMessageEvent(item)) return Effect.succeed(true)
-              // an array goes to the session whole: a batch outside 2025-03-26 is refused there
-              const value = ClientCommon.parseFrame(item.data)
-              for (const member of Array.isArray(value) ? value : [value]) if (ClientCommon.isResponse(member)) responses++
-              return Effect.as(route(value), responses < expected)
-            }
+      const onItem = (item: ClientCommon.SseItem): Effect.Effect<boolean> => {
+        switch (item._tag) {
+          case "Retry":
+            cursor.retry = Duration.toMillis(item.duration)
+            return Effect.succeed(true)
+          case "TooLarge":
+            return Effect.as(Effect.logWarning("an SSE event over the size limit was dropped"), true)
+          case "Event": {
+            events++
+            if (item.id !== undefined) cursor.lastEventId = item.id
+            if (!ClientCommon.isMessageEvent(item)) return Effect.succeed(true)
+            // an array goes to the session whole: a batch outside 2025-03-26 is refused there
+            const value = ClientCommon.parseFrame(item.data)
+            for (const member of Array.isArray(value) ? value : [value]) if (ClientCommon.isResponse(member)) responses++
+            return Effect.as(route(value), responses < expected)
           }
-        }),
+        }
+      }
+      const eachWhile = (items: ReadonlyArray<ClientCommon.SseItem>, index: number): Effect.Effect<void> =>
+        index === items.length
+          ? Effect.void
+          : Effect.flatMap(onItem(items[index]!), (more) => more ? eachWhile(items, index + 1) : Effect.void)
+      const items = () =>
+        ClientCommon.decodeSse(response.stream, options.maxEventSize).pipe(
+          Stream.mapError(ClientCommon.requestError)
+        )
+      const read = ClientCommon.wholeSseLength(response) !== undefined
+        ? Effect.flatMap(
+          Effect.mapError(response.text, ClientCommon.requestError),
+          (text) => eachWhile(ClientCommon.parseSse(text, options.maxEventSize), 0)
+        )
+        : Stream.runForEachWhile(items(), onItem)
+      return read.pipe(
         Effect.map(() => ({ answered: responses >= expected, events })),
         // a dropped connection is one more reason to resume, not an error
         Effect.catch((error) =>
@@ -205,24 +219,31 @@ export const make = Effect.fnUntraced(function*(
   // then resumes with a GET carrying `Last-Event-ID`. Stops when the stream
   // owed nothing more, when it cannot be resumed, when the server refuses
   // (405, or 404: the session is gone), or when the schedule gives up.
+  // `read`: the first connection was read already (a whole body), and this is how it went.
   const follow = (
     kind: "post" | "get",
     first: HttpClientResponse.HttpClientResponse | undefined,
     route: (value: unknown) => Effect.Effect<void>,
     expected: number,
-    connected?: Deferred.Deferred<void>
+    connected?: Deferred.Deferred<void>,
+    read?: { readonly cursor: Cursor; readonly outcome: Outcome }
   ): Effect.Effect<void> =>
     Effect.gen(function*() {
-      const cursor: Cursor = { lastEventId: undefined, retry: undefined }
+      const cursor: Cursor = read?.cursor ?? { lastEventId: undefined, retry: undefined }
       let step = yield* Schedule.toStep(reconnect)
       let response = first
-      let connectNow = first === undefined
+      let connectNow = first === undefined && read === undefined
+      let done = read?.outcome
       // every pass reads a connection or spends a step of the schedule, which is finite
       while (!closed) {
         if (response !== undefined) {
-          const outcome = yield* readStream(response, cursor, route, expected)
+          done = yield* readStream(response, cursor, route, expected)
           response = undefined
           if (kind === "get" && !closed) yield* onListenEnd
+        }
+        if (done !== undefined) {
+          const outcome = done
+          done = undefined
           if (outcome.answered || closed) return
           if (outcome.events > 0) step = yield* Schedule.toStep(reconnect)
           if (kind === "post" && cursor.lastEventId === undefined) {
@@ -300,7 +321,18 @@ export const make = Effect.fnUntraced(function*(
     const expected = ClientCommon.requestCount(frame)
     if (response.status === 202 || expected === 0) return ClientCommon.discard(response)
     const type = ClientCommon.mediaType(response)
-    if (type === "text/event-stream") return Effect.asVoid(background(follow("post", response, route, expected)))
+    if (type === "text/event-stream") {
+      if (ClientCommon.wholeSseLength(response) === undefined) {
+        return Effect.asVoid(background(follow("post", response, route, expected)))
+      }
+      // a whole body is read here, as a JSON one; only a stream that ended
+      // before its answers is followed in the background
+      const cursor: Cursor = { lastEventId: undefined, retry: undefined }
+      return Effect.flatMap(readStream(response, cursor, route, expected), (outcome) =>
+        outcome.answered
+          ? Effect.void
+          : Effect.asVoid(background(follow("post", undefined, route, expected, undefined, { cursor, outcome }))))
+    }
     if (type === "application/json") {
       return ClientCommon.readText(response, options.maxResponseBytes).pipe(
         Effect.flatMap((text) => Effect.forEach(ClientCommon.parseJson(text), route, { discard: true }))

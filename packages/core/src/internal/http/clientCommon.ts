@@ -202,6 +202,11 @@ export const readText = (
     )
   const declared = Number(response.headers["content-length"])
   if (Number.isFinite(declared) && declared > maxBytes) return Effect.fail(tooLarge())
+  // a declared length bounds the body: read it whole (reading it as a stream
+  // aborts the request at the end, which costs an error object per answer)
+  if (response.headers["content-length"] !== undefined && Number.isSafeInteger(declared) && declared >= 0) {
+    return Effect.mapError(response.text, requestError)
+  }
   return Effect.suspend(() => {
     const decoder = new TextDecoder()
     let size = 0
@@ -279,6 +284,28 @@ export const decodeSse = <E>(
       (state, chunk) => [state, state.feed(chunk)] as const
     )
   )
+
+/** The events of a whole SSE body (see {@link decodeSse}). */
+export const parseSse = (text: string, maxEventSize?: number): ReadonlyArray<SseItem> => {
+  const out: Array<SseItem> = []
+  const parser = Sse.makeParser((item) => out.push(item), { maxEventSize })
+  if (parser.feed(text) !== undefined) out.push({ _tag: "TooLarge" })
+  return out
+}
+
+/** The largest SSE body with a declared length read whole rather than as a stream (1 MiB). */
+export const MAX_WHOLE_SSE_BYTES = 1024 * 1024
+
+/**
+ * The declared length of an SSE body small enough to be read whole (a
+ * server that knew every event before it answered), else `undefined`.
+ */
+export const wholeSseLength = (response: HttpClientResponse.HttpClientResponse): number | undefined => {
+  const header = response.headers["content-length"]
+  if (header === undefined) return undefined
+  const length = Number(header)
+  return Number.isSafeInteger(length) && length >= 0 && length <= MAX_WHOLE_SSE_BYTES ? length : undefined
+}
 
 /** `true` when the data of an SSE event carries a message (events with empty data prime or keep alive). */
 export const isMessageEvent = (event: Sse.Event): boolean =>

@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type * as JsonRpc from "../../../JsonRpc.ts"
 import type * as McpHttpServer from "../../../McpHttpServer.ts"
+import * as SseStream from "./sseStream.ts"
 
 interface Log {
   /** The sequence number of `events[0]`. */
@@ -24,6 +25,8 @@ interface Log {
 // the size of an event: the length of its JSON text (a priming event counts 1)
 const sizeOf = (message: JsonRpc.Message | undefined): number => {
   if (message === undefined) return 1
+  const known = SseStream.textOf(message)
+  if (known !== undefined) return known.length
   const text = Result.try(() => JSON.stringify(message))
   return Result.isSuccess(text) && typeof text.success === "string" ? text.success.length : 1
 }

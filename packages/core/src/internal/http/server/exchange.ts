@@ -261,17 +261,18 @@ export const open = (
   // becomes a stream only when the handler streams
   const sseMode = state.sseMode && !modern
   const exchange = make(session, batch, requests, sseMode ? undefined : Deferred.makeUnsafe(), auth, modern)
-  let response: HttpServerResponse.HttpServerResponse | undefined
+  let response: Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined
   if (sseMode) {
     const stream = SessionStreams.make(session, "post")
     exchange.stream = stream
-    response = Responses.sse(SessionStreams.connect(state, session, stream, auth))
+    // attached before the messages go: a stream nobody reads drops what it is sent
+    response = SessionStreams.respond(state, session, stream, SseStream.attach(stream), auth)
   }
   for (const message of messages) {
     if ("method" in message && "id" in message) session.inflight.set(message.id, exchange)
   }
   for (const message of messages) offer(session, message)
-  if (response !== undefined) return Effect.succeed(response)
+  if (response !== undefined) return response
   return Deferred.await(exchange.reply!).pipe(
     Effect.onInterrupt(() =>
       Effect.sync(() => {

@@ -38,6 +38,10 @@ export const sse = (body: Stream.Stream<Uint8Array>, headers?: Record<string, st
     headers: headers === undefined ? SSE_HEADERS : { ...SSE_HEADERS, ...headers }
   })
 
+/** An SSE response whose events are all known: one body with a length. @internal */
+export const sseText = (text: string) =>
+  HttpServerResponse.text(text, { contentType: "text/event-stream", headers: SSE_HEADERS })
+
 /**
  * The `500` of a request whose handling failed unexpectedly (a defect): a
  * JSON-RPC internal error without detail (the cause goes to the log).

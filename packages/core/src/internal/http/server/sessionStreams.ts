@@ -10,11 +10,13 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../../JsonRpc.ts"
 import type * as McpAuth from "../../../McpAuth.ts"
 import * as McpSchema from "../../../McpSchema.ts"
+import * as Responses from "./responses.ts"
 import * as Sessions from "./sessions.ts"
 import * as SseStream from "./sseStream.ts"
 import type * as State from "./state.ts"
@@ -142,3 +144,22 @@ export const connect = (
   keepAlive = false,
   abandoned?: Effect.Effect<void>
 ): Stream.Stream<Uint8Array> => body(state, session, stream, SseStream.attach(stream), auth, prefix, keepAlive, abandoned)
+
+/**
+ * The SSE answer to a POST, for a connection already attached: a stream that
+ * ends within a few turns of the scheduler (a quick handler) goes out whole,
+ * as one body with a length; else the body streams.
+ *
+ * @internal
+ */
+export const respond = (
+  state: State.State,
+  session: State.Session,
+  stream: SseStream.SseStream,
+  connection: SseStream.Connection,
+  auth: McpAuth.AuthInfo | undefined
+): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.map(
+    SseStream.whole(stream, connection, { retry: state.retry, onEnd: ended(state, session, stream, undefined) }),
+    (text) => text === undefined ? Responses.sse(body(state, session, stream, connection, auth)) : Responses.sseText(text)
+  )

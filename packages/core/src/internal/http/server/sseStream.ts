@@ -7,7 +7,9 @@
  * new connection (`GET` with `Last-Event-ID`) takes ownership, waits for a
  * write in progress to finish, replays what the store holds after the id and
  * goes on with the buffer. With one writer at a time every event is stored,
- * and so delivered, exactly once and in order.
+ * and so delivered, exactly once and in order. A stream that ends within a
+ * few turns of the scheduler (a quick answer) goes out whole, as one body
+ * with a length (`whole`); the others stream (`body`).
  *
  * @internal
  */
@@ -56,6 +58,9 @@ export interface Connection {
 }
 
 const GET_BUFFER_LIMIT = 1000
+
+// how many scheduler turns a priming event waits for a first message (see `body`)
+const PRIMING_YIELDS = 4
 
 /** @internal */
 export const make = (
@@ -157,9 +162,13 @@ export const stringify = (message: JsonRpc.Message): string => {
   )
 }
 
+// one message's JSON text as SSE text
+const encodeData = (id: string | undefined, data: string): string =>
+  Sse.encoder.write({ _tag: "Event", event: "message", id, data })
+
 /** One message as SSE text. @internal */
 export const encodeEvent = (id: string | undefined, message: JsonRpc.Message): string =>
-  Sse.encoder.write({ _tag: "Event", event: "message", id, data: stringify(message) })
+  encodeData(id, stringify(message))
 
 /** A `retry` directive as SSE text. @internal */
 export const encodeRetry = (duration: Duration.Duration): string =>
@@ -182,32 +191,39 @@ export interface BodyOptions {
 
 type Chunk = Arr.NonEmptyReadonlyArray<Uint8Array>
 
-/** The body of the HTTP response for a connection made with {@link attach}. @internal */
-export const body = (stream: SseStream, connection: Connection, options: BodyOptions): Stream.Stream<Uint8Array> => {
-  let prefix = options.prefix
-  let completed = false
+const primingEvent = (id: string | undefined, retry: string | undefined) =>
+  id === undefined ? COMMENT : (retry ?? "") + Sse.encoder.write({ _tag: "Event", event: "message", id, data: "" })
 
-  const chunk = (text: string): Chunk => [textEncoder.encode(text)]
+const append = (stream: SseStream, store: McpHttpServer.EventStoreShape, message: JsonRpc.Message | undefined) =>
+  Effect.catch(store.append(stream.id, message), () => Effect.undefined)
 
-  const primingEvent = (id: string | undefined) =>
-    id === undefined ? COMMENT : (options.retry ?? "") + Sse.encoder.write({ _tag: "Event", event: "message", id, data: "" })
+// the JSON text of each message while it is being stored: the memory store
+// sizes an event by it rather than serialising the message again
+const texts = new WeakMap<JsonRpc.Message, string>()
 
-  const append = (store: McpHttpServer.EventStoreShape, message: JsonRpc.Message | undefined) =>
-    Effect.catch(store.append(stream.id, message), () => Effect.undefined)
+/** The JSON text of a message being stored, when this module is storing it. @internal */
+export const textOf = (message: JsonRpc.Message): string | undefined => texts.get(message)
 
-  // stores the batch one event after the other: each id is known before the next append
-  const appendAll = (
-    store: McpHttpServer.EventStoreShape,
-    batch: ReadonlyArray<JsonRpc.Message>,
-    index: number,
-    text: string
-  ): Effect.Effect<string> =>
-    index === batch.length ? Effect.succeed(text) : Effect.flatMap(
-      append(store, batch[index]),
-      (id) => appendAll(store, batch, index + 1, text + encodeEvent(id, batch[index]!))
-    )
+// stores the batch one event after the other: each id is known before the next append
+const appendAll = (
+  stream: SseStream,
+  store: McpHttpServer.EventStoreShape,
+  batch: ReadonlyArray<JsonRpc.Message>,
+  index: number,
+  text: string
+): Effect.Effect<string> => {
+  if (index === batch.length) return Effect.succeed(text)
+  const message = batch[index]!
+  const json = stringify(message)
+  texts.set(message, json)
+  return Effect.flatMap(append(stream, store, message), (id) => {
+    texts.delete(message)
+    return appendAll(stream, store, batch, index + 1, text + encodeData(id, json))
+  })
+}
 
-  const idle = Effect.sync(() => {
+const idle = (stream: SseStream) =>
+  Effect.sync(() => {
     stream.busy = false
     const waiting = stream.idle
     if (waiting !== undefined) {
@@ -216,26 +232,76 @@ export const body = (stream: SseStream, connection: Connection, options: BodyOpt
     }
   })
 
-  // Takes the buffer (and a due priming event, which goes out alone only when
-  // nothing else is ready) and stores it, uninterruptibly from the take on:
-  // what left the buffer is in the store before a new owner replays from it.
-  const drain: Effect.Effect<Chunk> = Effect.uninterruptible(Effect.suspend(() => {
-    const batch = stream.buffer
-    stream.buffer = []
+// Takes the buffer (unless `buffered` is false) and a due priming event, and
+// stores them, uninterruptibly from the take on: what left the buffer is in
+// the store before a new owner replays from it. The text of the events taken.
+const take = (stream: SseStream, retry: string | undefined, buffered = true): Effect.Effect<string> =>
+  Effect.uninterruptible(Effect.suspend(() => {
+    const batch = buffered ? stream.buffer : []
+    if (buffered) stream.buffer = []
     const priming = stream.priming
     stream.priming = false
     const store = stream.store
     if (store === undefined) {
       let text = ""
       for (const message of batch) text += encodeEvent(undefined, message)
-      return Effect.succeed(chunk(text))
+      return Effect.succeed(text)
     }
     stream.busy = true
     const text = priming
-      ? Effect.flatMap(append(store, undefined), (id) => appendAll(store, batch, 0, primingEvent(id)))
-      : appendAll(store, batch, 0, "")
-    return text.pipe(Effect.map(chunk), Effect.ensuring(idle))
+      ? Effect.flatMap(append(stream, store, undefined), (id) => appendAll(stream, store, batch, 0, primingEvent(id, retry)))
+      : appendAll(stream, store, batch, 0, "")
+    return Effect.ensuring(text, idle(stream))
   }))
+
+// the connection ends: the stream has no owner until a new one attaches
+const detach = (stream: SseStream, connection: Connection, options: BodyOptions, completed: boolean) =>
+  Effect.suspend(() => {
+    if (stream.owner === connection) {
+      stream.owner = undefined
+      // nobody can resume it: what comes later is lost anyway
+      if (stream.store === undefined) close(stream)
+    }
+    return options.onEnd(completed)
+  })
+
+/**
+ * The whole text of a connection made with {@link attach}, when its stream
+ * ends within a few turns of the scheduler (a quick answer): it goes out as
+ * one body with a length, priming event and all, and the connection is
+ * done. `undefined` when the stream has not ended by then: the connection
+ * goes on with {@link body}.
+ *
+ * @internal
+ */
+export const whole = (
+  stream: SseStream,
+  connection: Connection,
+  options: BodyOptions
+): Effect.Effect<string | undefined> => {
+  const ready = () => stream.ended || stream.closed || stream.kick || stream.owner !== connection
+  const settle = (turns: number): Effect.Effect<void> =>
+    turns === 0 || ready() ? Effect.void : Effect.andThen(Effect.yieldNow, Effect.suspend(() => settle(turns - 1)))
+  return settle(PRIMING_YIELDS).pipe(
+    Effect.onInterrupt(() => detach(stream, connection, options, false)),
+    Effect.flatMap(() => {
+      if (!stream.ended || stream.closed || stream.kick || stream.owner !== connection) return Effect.undefined
+      if (stream.priming && stream.store === undefined) stream.priming = false
+      return Effect.tap(take(stream, options.retry), () => detach(stream, connection, options, true))
+    })
+  )
+}
+
+/** The body of the HTTP response for a connection made with {@link attach}. @internal */
+export const body = (stream: SseStream, connection: Connection, options: BodyOptions): Stream.Stream<Uint8Array> => {
+  let prefix = options.prefix
+  let completed = false
+  let primingYields = 0
+
+  const chunk = (text: string): Chunk => [textEncoder.encode(text)]
+
+  // a due priming event goes out alone only when nothing else is ready
+  const drain: Effect.Effect<Chunk> = Effect.map(take(stream, options.retry), chunk)
 
   const pull: Pull.Pull<Chunk> = Effect.suspend((): Pull.Pull<Chunk> => {
     if (prefix !== undefined) {
@@ -246,10 +312,24 @@ export const body = (stream: SseStream, connection: Connection, options: BodyOpt
     if (stream.closed || stream.owner !== connection) return Cause.done()
     if (stream.kick) {
       stream.kick = false
+      const retry = options.retry ?? DEFAULT_KICK_RETRY
+      // a priming event still due goes first: its id is where the client resumes
+      if (stream.priming && stream.store !== undefined) {
+        return Effect.map(take(stream, options.retry, false), (text) => {
+          if (stream.owner === connection) stream.owner = undefined
+          return chunk(text + retry)
+        })
+      }
       stream.owner = undefined
-      return Effect.succeed(chunk(options.retry ?? DEFAULT_KICK_RETRY))
+      return Effect.succeed(chunk(retry))
     }
     if (stream.priming && stream.store === undefined) stream.priming = false
+    // a priming event alone waits a few turns of the scheduler for a quick
+    // answer, so that both (and the end of the stream) go out in one write
+    if (stream.priming && stream.buffer.length === 0 && !stream.ended && primingYields < PRIMING_YIELDS) {
+      primingYields++
+      return Effect.andThen(Effect.yieldNow, pull)
+    }
     if (stream.buffer.length > 0 || stream.priming) return drain
     if (stream.ended) {
       completed = true
@@ -261,13 +341,6 @@ export const body = (stream: SseStream, connection: Connection, options: BodyOpt
   })
 
   return Stream.fromPull(Effect.succeed(pull)).pipe(
-    Stream.ensuring(Effect.suspend(() => {
-      if (stream.owner === connection) {
-        stream.owner = undefined
-        // nobody can resume it: what comes later is lost anyway
-        if (stream.store === undefined) close(stream)
-      }
-      return options.onEnd(completed)
-    }))
+    Stream.ensuring(Effect.suspend(() => detach(stream, connection, options, completed)))
   )
 }
