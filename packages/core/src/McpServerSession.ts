@@ -20,6 +20,7 @@ import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import { principal } from "./internal/auth/principal.ts"
 import * as InputRequired from "./internal/era/inputRequired.ts"
+import { make as makeEngine } from "./internal/session/engine.ts"
 import * as RequestState from "./internal/era/requestState.ts"
 import * as Stateful from "./internal/era/stateful.ts"
 import * as Stateless from "./internal/era/stateless.ts"
@@ -28,7 +29,7 @@ import type * as McpError from "./McpError.ts"
 import * as McpMethod from "./McpMethod.ts"
 import * as McpSchema from "./McpSchema.ts"
 import * as McpSession from "./McpSession.ts"
-import type { McpTransport } from "./McpTransport.ts"
+import { McpTransport } from "./McpTransport.ts"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -180,6 +181,177 @@ export class McpServerSession extends Context.Service<McpServerSession, ServerSe
 
 const clientOf = (state: State) => state._tag === "NotInitialized" ? undefined : state.client
 
+// -----------------------------------------------------------------------------
+// Shared handlers
+// -----------------------------------------------------------------------------
+
+// What the handlers, shared by the sessions given the same handler list, read
+// of the session whose request they serve.
+interface Live {
+  readonly options: Options
+  readonly versions: Versions
+  readonly sealingKey: SealingKey
+  readonly stateTtl: number
+  readonly state: Ref.Ref<State>
+  readonly server: ServerSession
+  // built once per state, not per request
+  capabilityCheckOf: State | undefined
+  capabilityCheck: RequestContext["checkClientCapability"]
+}
+
+const declaresNothing = () => false
+
+// by the engine's session, which every handler is given
+const lives = new WeakMap<McpSession.Session, Live>()
+
+const liveOf = (session: McpSession.Session): Live => lives.get(session)!
+
+interface Versions {
+  readonly all: ReadonlyArray<string>
+  readonly modern: ReadonlyArray<string>
+  readonly supported: ReadonlyArray<string>
+}
+
+const versionsOf = (all: ReadonlyArray<string>): Versions => ({
+  all,
+  modern: all.filter(McpSchema.isModernProtocolVersion),
+  supported: all.filter((version) => !McpSchema.isModernProtocolVersion(version))
+})
+
+const defaultVersions = versionsOf([...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS])
+const versionsCache = new WeakMap<ReadonlyArray<string>, Versions>()
+const cachedVersions = (all: ReadonlyArray<string> | undefined): Versions => {
+  if (all === undefined) return defaultVersions
+  let versions = versionsCache.get(all)
+  if (versions === undefined) versionsCache.set(all, versions = versionsOf(all))
+  return versions
+}
+
+const initialize = McpSession.handler(McpSchema.Initialize, (params, context) => {
+  const live = liveOf(context.session)
+  const options = live.options
+  const protocolVersion = Stateful.negotiate(params.protocolVersion, live.versions.supported)
+  return Effect.as(Ref.set(live.state, { _tag: "Initializing", client: params, protocolVersion }), {
+    protocolVersion,
+    capabilities: typeof options.capabilities === "function" ? options.capabilities() : options.capabilities,
+    serverInfo: options.serverInfo,
+    ...(options.instructions === undefined ? {} : { instructions: options.instructions })
+  })
+})
+
+const initialized = McpSession.notificationHandler(
+  McpSchema.Initialized,
+  (_, session) =>
+    Ref.update(liveOf(session).state, (current): State =>
+      current._tag === "Initializing"
+        ? { _tag: "Initialized", client: current.client, protocolVersion: current.protocolVersion }
+        : current),
+  { inline: true }
+)
+
+const legacy = (live: Live, handler: Handler, params: unknown, context: McpSession.RequestContext) => {
+  // admission guarantees the handshake is done before any of these runs
+  const current = Ref.getUnsafe(live.state) as Exclude<State, { readonly _tag: "NotInitialized" }>
+  if (live.capabilityCheckOf !== current) {
+    live.capabilityCheckOf = current
+    live.capabilityCheck = (...path) => McpMethod.hasCapability(current.client.capabilities, McpMethod.clientCapability(...path))
+  }
+  return handler.handle(params, {
+    ...context,
+    session: live.server,
+    era: "legacy",
+    clientParams: current.client,
+    protocolVersion: current.protocolVersion,
+    checkClientCapability: live.capabilityCheck,
+    logLevel: undefined,
+    input: live.server.request
+  })
+}
+
+const stateless = (live: Live, handler: Handler, params: unknown, context: McpSession.RequestContext) => {
+  const client = Stateless.clientOf(context.meta)
+  const clientParams = { protocolVersion: client.protocolVersion, capabilities: client.capabilities, clientInfo: client.clientInfo }
+  const checkClientCapability = (...path: ReadonlyArray<string>) =>
+    McpMethod.hasCapability(client.capabilities, McpMethod.clientCapability(...path))
+  const contextWith = (input: RequestContext["input"]): RequestContext => ({
+    ...context,
+    session: live.server,
+    era: "modern",
+    clientParams,
+    protocolVersion: client.protocolVersion,
+    checkClientCapability,
+    logLevel: client.logLevel,
+    input
+  })
+  const method = handler.method.name
+  const handled = InputRequired.SUPPORTED.has(method)
+    ? InputRequired.run(method, params, {
+      key: live.sealingKey,
+      ttlMillis: live.stateTtl,
+      principal: principal(context.auth),
+      capabilities: client.capabilities
+    }, (ask) =>
+      handler.handle(
+        params,
+        contextWith(((method, params, options) => ask(method, params, options?.inputKey)) as RequestContext["input"])
+      ))
+    : handler.handle(params, contextWith(InputRequired.unsupportedAsk(method) as RequestContext["input"]))
+  return Effect.map(handled, (result) => Stateless.completeResult(result, live.options.serverInfo))
+}
+
+const wrap = (handler: Handler): McpSession.Handler => ({
+  method: handler.method,
+  handle: (params, context) => {
+    const live = liveOf(context.session)
+    const name = handler.method.name
+    const run = Stateless.isModern(name, params)
+      ? stateless(live, handler, params, context)
+      : legacy(live, handler, params, context)
+    const parent = TraceContext.parentOf(context.meta)
+    // a span costs about a fifth of a fast call: made when a tracer is
+    // installed or the client sent trace context, not for nobody
+    return Effect.withFiber((fiber) =>
+      parent === undefined && fiber.getRef(Tracer.Tracer) === TraceContext.untraced
+        ? run
+        : Effect.withSpan(run, `McpServer ${name}`, {
+          kind: "server",
+          attributes: { "mcp.method.name": name, "jsonrpc.request.id": String(context.requestId) },
+          ...(parent === undefined ? {} : { parent })
+        })
+    )
+  }
+})
+
+// a notification handler is given the server session
+const wrapNotification = (handler: McpSession.NotificationHandler): McpSession.NotificationHandler => ({
+  method: handler.method,
+  handle: (params, session) => handler.handle(params, liveOf(session).server),
+  inline: handler.inline
+})
+
+// The engine's handler lists, one per list given: the sessions of a server
+// share them (and the engine's tables built from them).
+const noHandlers: ReadonlyArray<never> = []
+const handlerLists = new WeakMap<ReadonlyArray<Handler>, ReadonlyArray<McpSession.Handler>>()
+const notificationLists = new WeakMap<
+  ReadonlyArray<McpSession.NotificationHandler>,
+  ReadonlyArray<McpSession.NotificationHandler>
+>()
+
+const handlersOf = (list: ReadonlyArray<Handler>): ReadonlyArray<McpSession.Handler> => {
+  let wrapped = handlerLists.get(list)
+  if (wrapped === undefined) handlerLists.set(list, wrapped = [initialize, ...list.map(wrap)])
+  return wrapped
+}
+
+const notificationHandlersOf = (
+  list: ReadonlyArray<McpSession.NotificationHandler>
+): ReadonlyArray<McpSession.NotificationHandler> => {
+  let wrapped = notificationLists.get(list)
+  if (wrapped === undefined) notificationLists.set(list, wrapped = [initialized, ...list.map(wrapNotification)])
+  return wrapped
+}
+
 /**
  * Serves one connection over the transport in context, for as long as the
  * scope lasts.
@@ -187,123 +359,27 @@ const clientOf = (state: State) => state._tag === "NotInitialized" ? undefined :
  * @category constructors
  * @since 0.1.0
  */
-export const make = Effect.fn("McpServerSession.make")(function*(
+export const make = Effect.fnUntraced(function*(
   options: Options
 ): Effect.fn.Return<ServerSession, never, McpTransport | Scope.Scope> {
-  const all = options.protocolVersions ?? [...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS]
-  const modern = all.filter(McpSchema.isModernProtocolVersion)
-  const supported = all.filter((version) => !McpSchema.isModernProtocolVersion(version))
+  // untraced: a span made here would be the parent of the session's fibers
+  // and live as long as the session
+  const versions = cachedVersions(options.protocolVersions)
   const sealingKey = options.sealingKey ?? (yield* makeSealingKey())
   const stateTtl = Duration.toMillis(Duration.fromInputUnsafe(options.requestStateTtl ?? Duration.minutes(10)))
   const state = yield* Ref.make<State>({ _tag: "NotInitialized" })
   const clientCapabilities = () => clientOf(Ref.getUnsafe(state))?.capabilities
+  const transport = yield* McpTransport
 
-  const initialize = McpSession.handler(McpSchema.Initialize, (params) => {
-    const protocolVersion = Stateful.negotiate(params.protocolVersion, supported)
-    return Effect.as(Ref.set(state, { _tag: "Initializing", client: params, protocolVersion }), {
-      protocolVersion,
-      capabilities: typeof options.capabilities === "function" ? options.capabilities() : options.capabilities,
-      serverInfo: options.serverInfo,
-      ...(options.instructions === undefined ? {} : { instructions: options.instructions })
-    })
-  })
-
-  const initialized = McpSession.notificationHandler(
-    McpSchema.Initialized,
-    () =>
-      Ref.update(state, (current): State =>
-        current._tag === "Initializing"
-          ? { _tag: "Initialized", client: current.client, protocolVersion: current.protocolVersion }
-          : current
-      ),
-    { inline: true }
-  )
-
-  const ask = <M extends McpMethod.Request>(method: M, params: McpMethod.Params<M>, requestOptions?: McpSession.RequestOptions) =>
-    session.request(method, params, requestOptions)
-
-  // built once per state, not per request
-  let capabilityCheckOf: State | undefined
-  let capabilityCheck: RequestContext["checkClientCapability"] = () => false
-
-  const legacy = (handler: Handler, params: unknown, context: McpSession.RequestContext) => {
-    // admission guarantees the handshake is done before any of these runs
-    const current = Ref.getUnsafe(state) as Exclude<State, { readonly _tag: "NotInitialized" }>
-    if (capabilityCheckOf !== current) {
-      capabilityCheckOf = current
-      capabilityCheck = (...path) => McpMethod.hasCapability(current.client.capabilities, McpMethod.clientCapability(...path))
-    }
-    return handler.handle(params, {
-      ...context,
-      era: "legacy",
-      clientParams: current.client,
-      protocolVersion: current.protocolVersion,
-      checkClientCapability: capabilityCheck,
-      logLevel: undefined,
-      input: ask
-    })
-  }
-
-  const stateless = (handler: Handler, params: unknown, context: McpSession.RequestContext) => {
-    const client = Stateless.clientOf(context.meta)
-    const clientParams = { protocolVersion: client.protocolVersion, capabilities: client.capabilities, clientInfo: client.clientInfo }
-    const checkClientCapability = (...path: ReadonlyArray<string>) =>
-      McpMethod.hasCapability(client.capabilities, McpMethod.clientCapability(...path))
-    const contextWith = (input: RequestContext["input"]): RequestContext => ({
-      ...context,
-      era: "modern",
-      clientParams,
-      protocolVersion: client.protocolVersion,
-      checkClientCapability,
-      logLevel: client.logLevel,
-      input
-    })
-    const method = handler.method.name
-    const handled = InputRequired.SUPPORTED.has(method)
-      ? InputRequired.run(method, params, {
-        key: sealingKey,
-        ttlMillis: stateTtl,
-        principal: principal(context.auth),
-        capabilities: client.capabilities
-      }, (ask) =>
-        handler.handle(
-          params,
-          contextWith(((method, params, options) => ask(method, params, options?.inputKey)) as RequestContext["input"])
-        ))
-      : handler.handle(params, contextWith(InputRequired.unsupportedAsk(method) as RequestContext["input"]))
-    return Effect.map(handled, (result) => Stateless.completeResult(result, options.serverInfo))
-  }
-
-  const wrap = (handler: Handler): McpSession.Handler => ({
-    method: handler.method,
-    handle: (params, context) => {
-      const name = handler.method.name
-      const run = Stateless.isModern(name, params)
-        ? stateless(handler, params, context)
-        : legacy(handler, params, context)
-      const parent = TraceContext.parentOf(context.meta)
-      // a span costs about a fifth of a fast call: made when a tracer is
-      // installed or the client sent trace context, not for nobody
-      return Effect.withFiber((fiber) =>
-        parent === undefined && fiber.getRef(Tracer.Tracer) === TraceContext.untraced
-          ? run
-          : Effect.withSpan(run, `McpServer ${name}`, {
-            kind: "server",
-            attributes: { "mcp.method.name": name, "jsonrpc.request.id": String(context.requestId) },
-            ...(parent === undefined ? {} : { parent })
-          })
-      )
-    }
-  })
-
-  const session = yield* McpSession.make({
+  let server: ServerSession | undefined
+  yield* makeEngine(transport, {
     role: "server",
-    handlers: [initialize, ...(options.handlers ?? []).map(wrap)],
-    notificationHandlers: [initialized, ...(options.notificationHandlers ?? [])],
+    handlers: handlersOf(options.handlers ?? noHandlers),
+    notificationHandlers: notificationHandlersOf(options.notificationHandlers ?? noHandlers),
     capabilities: { own: options.capabilities, peer: clientCapabilities },
     admit: (message, kind) =>
       Stateless.isModern(message.method, message.params)
-        ? Stateless.admit(message, kind, modern, all)
+        ? Stateless.admit(message, kind, versions.modern, versions.all)
         : Stateful.admitOnServer(Ref.getUnsafe(state), message, kind),
     acceptBatches: () => {
       const current = Ref.getUnsafe(state)
@@ -314,15 +390,26 @@ export const make = Effect.fn("McpServerSession.make")(function*(
     keepAlive: options.keepAlive === undefined
       ? undefined
       : { ...options.keepAlive, when: () => Ref.getUnsafe(state)._tag === "Initialized" }
+  }, (session) => {
+    server = {
+      ...session,
+      state: Ref.get(state),
+      clientParams: Effect.map(Ref.get(state), (current) => Option.fromUndefinedOr(clientOf(current))),
+      checkClientCapability: (...path) =>
+        Effect.sync(() => McpMethod.hasCapability(clientCapabilities(), McpMethod.clientCapability(...path)))
+    }
+    lives.set(session, {
+      options,
+      versions,
+      sealingKey,
+      stateTtl,
+      state,
+      server,
+      capabilityCheckOf: undefined,
+      capabilityCheck: declaresNothing
+    })
   })
-
-  return {
-    ...session,
-    state: Ref.get(state),
-    clientParams: Effect.map(Ref.get(state), (current) => Option.fromUndefinedOr(clientOf(current))),
-    checkClientCapability: (...path) =>
-      Effect.sync(() => McpMethod.hasCapability(clientCapabilities(), McpMethod.clientCapability(...path)))
-  }
+  return server!
 })
 
 /**

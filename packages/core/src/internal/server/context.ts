@@ -33,11 +33,12 @@ export interface LiveSession {
   shared: Omit<McpServer.NotificationContext, "kind" | "method"> | undefined
   /** The threshold set by `logging/setLevel` (none: everything is sent). */
   logLevel: McpSchema.LoggingLevel | undefined
-  readonly subscriptions: Set<string>
-  /** Done when the connection is closing: its `subscriptions/listen` streams end then. */
-  readonly closing: Deferred.Deferred<void>
-  /** The fibers answering its `subscriptions/listen` requests. */
-  readonly listens: Set<Fiber.Fiber<unknown, unknown>>
+  /** Its resource subscriptions (made at the first). */
+  subscriptions: Set<string> | undefined
+  /** Done when the connection is closing: its `subscriptions/listen` streams end then (made at the first, or at the end). */
+  closing: Deferred.Deferred<void> | undefined
+  /** The fibers answering its `subscriptions/listen` requests (made at the first). */
+  listens: Set<Fiber.Fiber<unknown, unknown>> | undefined
 }
 
 /**

@@ -5,7 +5,6 @@
  * @internal
  */
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
@@ -220,19 +219,27 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       update(definition, (entry) => entry === undefined || entry.enabled === value ? entry : { ...entry, enabled: value })
 
     // -------------------------------------------------------------------------
-    // handlers of one session
+    // handlers, shared by the sessions
     // -------------------------------------------------------------------------
 
-    const handlersOf = (live: LiveSession) => {
+    // the server's part of each session, by the session its handlers are given
+    const lives = new WeakMap<McpSession.Session, LiveSession>()
+
+    const handlersOf = () => {
       const handler = <M extends McpMethod.Request>(
         method: M,
-        handle: (params: McpMethod.Params<M>, context: McpServer.RequestContext) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>
+        handle: (
+          params: McpMethod.Params<M>,
+          context: McpServer.RequestContext,
+          live: LiveSession
+        ) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>
       ) =>
         McpServerSession.handler(method, (params, sessionContext) => {
+          const live = lives.get(sessionContext.session)!
           const context = requestContext(live, sessionContext, live.session!)
-          const run = middleware.length === 0 ? handle(params, context) : middleware.reduceRight<Effect.Effect<unknown, McpError.McpError>>(
+          const run = middleware.length === 0 ? handle(params, context, live) : middleware.reduceRight<Effect.Effect<unknown, McpError.McpError>>(
             (next, wrap) => wrap(context, method.name, params, next),
-            Effect.suspend(() => handle(params, context))
+            Effect.suspend(() => handle(params, context, live))
           )
           // `updateContext` rather than `provideService`, which builds a function per call
           return Effect.updateContext(run, (current) => Context.add(current, CurrentRequestContext, context)) as Effect.Effect<
@@ -255,7 +262,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
               capabilities: currentCapabilities(),
               ...(options.instructions === undefined ? {} : { instructions: options.instructions })
             }, []))),
-        handler(McpSchema.SubscriptionsListen, (params, context) =>
+        handler(McpSchema.SubscriptionsListen, (params, context, live) =>
           Subscriptions.listen(listeners, live, params.notifications, currentCapabilities(), context)),
         handler(McpSchema.ListTools, (params, context) =>
           Effect.map(list<McpTool.McpTool>("tools", params.cursor, byName), (page) =>
@@ -311,14 +318,15 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
                 : notFound
             )
           })),
-        handler(McpSchema.Subscribe, (params) =>
+        handler(McpSchema.Subscribe, (params, _, live) =>
           Effect.sync(() => {
+            if (live.subscriptions === undefined) live.subscriptions = new Set()
             live.subscriptions.add(params.uri)
             return {}
           })),
-        handler(McpSchema.Unsubscribe, (params) =>
+        handler(McpSchema.Unsubscribe, (params, _, live) =>
           Effect.sync(() => {
-            live.subscriptions.delete(params.uri)
+            live.subscriptions?.delete(params.uri)
             return {}
           })),
         handler(McpSchema.ListPrompts, (params, context) =>
@@ -361,7 +369,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
               })
             )
           })),
-        handler(McpSchema.SetLevel, (params) =>
+        handler(McpSchema.SetLevel, (params, _, live) =>
           Effect.sync(() => {
             live.logLevel = params.level
             return {}
@@ -369,10 +377,12 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       ]
     }
 
-    const notificationHandlersOf = (live: LiveSession) =>
+    const notificationHandlersOf = () =>
       options.onRootsListChanged === undefined ? [] : [
-        McpSession.notificationHandler(McpSchema.RootsListChanged, (params) =>
+        // given the server session (see `McpServerSession`)
+        McpSession.notificationHandler(McpSchema.RootsListChanged, (params, server) =>
           Effect.gen(function*() {
+            const live = lives.get(server)!
             const session = live.session!
             const client = yield* session.clientParams
             if (Option.isNone(client)) return
@@ -410,15 +420,18 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       }
     }
 
+    const handlers = handlersOf()
+    const notificationHandlers = notificationHandlersOf()
+
     const serve = (counted: boolean) =>
       Effect.gen(function*() {
         const live: LiveSession = {
           session: undefined,
           shared: undefined,
           logLevel: undefined,
-          subscriptions: new Set(),
-          closing: Deferred.makeUnsafe(),
-          listens: new Set()
+          subscriptions: undefined,
+          closing: undefined,
+          listens: undefined
         }
         const session = yield* McpServerSession.make({
           serverInfo,
@@ -426,20 +439,22 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           capabilities: currentCapabilities,
           instructions: options.instructions,
           protocolVersions: options.protocolVersions,
-          handlers: handlersOf(live),
-          notificationHandlers: notificationHandlersOf(live),
+          handlers,
+          notificationHandlers,
           defaultTimeout: options.defaultTimeout,
           keepAlive: options.keepAlive,
           sealingKey,
           requestStateTtl: options.requestState?.ttl
         })
         live.session = session
-        if (counted) {
-          sessions.add(live)
-          yield* Effect.addFinalizer(() => Effect.sync(() => sessions.delete(live)))
-        }
+        lives.set(session, live)
+        if (counted) sessions.add(live)
         // before the session ends: listen streams answer their graceful end
-        yield* Effect.addFinalizer(() => Subscriptions.end(live))
+        yield* Effect.addFinalizer(() =>
+          counted
+            ? Effect.andThen(Subscriptions.end(live), Effect.sync(() => sessions.delete(live)))
+            : Subscriptions.end(live)
+        )
         return session
       })
 
@@ -468,7 +483,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       notifyResourceUpdated: (uri) =>
         Effect.andThen(
           Effect.forEach(sessions, (live) =>
-            live.session !== undefined && live.subscriptions.has(uri)
+            live.session !== undefined && live.subscriptions?.has(uri) === true
               ? Effect.ignore(live.session.notify(McpSchema.ResourceUpdated, { uri }))
               : Effect.void, { discard: true }),
           Subscriptions.resourceUpdated(listeners, uri)

@@ -98,16 +98,18 @@ export const listen = (
       Effect.forever
     )
     const acknowledge = Effect.ignore(session.notify(McpSchema.SubscriptionsAcknowledged, { _meta: meta, notifications: filter }))
+    const closing = live.closing ??= Deferred.makeUnsafe()
+    const listens = live.listens ??= new Set()
     return Effect.sync(() => {
       listeners.add(listener)
-      live.listens.add(fiber)
+      listens.add(fiber)
     }).pipe(
       Effect.andThen(acknowledge),
-      Effect.andThen(Effect.raceFirst(forward, Effect.raceFirst(Deferred.await(live.closing), session.awaitClosing))),
+      Effect.andThen(Effect.raceFirst(forward, Effect.raceFirst(Deferred.await(closing), session.awaitClosing))),
       Effect.as({ _meta: meta }),
       Effect.ensuring(Effect.sync(() => {
         listeners.delete(listener)
-        live.listens.delete(fiber)
+        listens.delete(fiber)
       }))
     )
   }))
@@ -120,8 +122,9 @@ export const listen = (
  */
 export const end = (live: LiveSession): Effect.Effect<void> =>
   Effect.suspend(() => {
-    Deferred.doneUnsafe(live.closing, Effect.void)
-    if (live.listens.size === 0) return Effect.void
+    // made here if no listen did: one that comes later ends at once
+    Deferred.doneUnsafe(live.closing ??= Deferred.makeUnsafe(), Effect.void)
+    if (live.listens === undefined || live.listens.size === 0) return Effect.void
     return Effect.forEach(Array.from(live.listens), Fiber.await, { discard: true }).pipe(
       Effect.timeoutOption(END_GRACE),
       Effect.asVoid

@@ -38,20 +38,21 @@ export const make = (options: {
 
   // the requests of a batch still unanswered, by id: their answers go back
   // together, as one array, once the last is known (JSON-RPC 2.0 batches)
-  const batches = new Map<JsonRpc.RequestId, Batch>()
+  // (made at the first batch)
+  let batches: Map<JsonRpc.RequestId, Batch> | undefined
 
   const flush = (batch: Batch) =>
     batch.pending === 0 && batch.responses.length > 0 ? send(batch.responses).pipe(Effect.ignore) : Effect.void
 
   // every answer to a request goes through here
   const answer = (response: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse): Effect.Effect<void> => {
-    const batch = response.id === null ? undefined : batches.get(response.id)
+    const batch = response.id === null || batches === undefined ? undefined : batches.get(response.id)
     if (batch === undefined) {
       const sent = send(response)
       // a transport that sent at once answers with a successful exit: nothing to ignore
       return Exit.isExit(sent) && Exit.isSuccess(sent) ? Effect.void : Effect.ignore(sent)
     }
-    batches.delete(response.id!)
+    batches!.delete(response.id!)
     batch.pending--
     batch.responses.push(response)
     return flush(batch)
@@ -59,9 +60,9 @@ export const make = (options: {
 
   // a batched request that will get no answer (it was cancelled)
   const unanswered = (id: JsonRpc.RequestId): Effect.Effect<void> => {
-    const batch = batches.get(id)
+    const batch = batches?.get(id)
     if (batch === undefined) return Effect.void
-    batches.delete(id)
+    batches!.delete(id)
     batch.pending--
     return flush(batch)
   }
@@ -78,6 +79,7 @@ export const make = (options: {
     if (!acceptBatches()) {
       return reply(null, JsonRpc.ErrorCode.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported")
     }
+    const open = batches ??= new Map()
     const batch: Batch = { pending: 0, responses: [] }
     const members: Array<JsonRpc.Classified> = []
     const refuse = (id: JsonRpc.RequestId | null, reason: string) =>
@@ -90,11 +92,11 @@ export const make = (options: {
       }
       if (classified._tag === "Request") {
         const id = classified.message.id
-        if (isRunning(id) || batches.has(id)) {
+        if (isRunning(id) || open.has(id)) {
           refuse(id, `Duplicate request id ${id}`)
           continue
         }
-        batches.set(id, batch)
+        open.set(id, batch)
         batch.pending++
       }
       members.push(classified)
@@ -104,5 +106,5 @@ export const make = (options: {
     return batch.pending === 0 ? Effect.andThen(dispatched, flush(batch)) : dispatched
   }
 
-  return { answer, unanswered, has: (id) => batches.has(id), onBatch }
+  return { answer, unanswered, has: (id) => batches !== undefined && batches.has(id), onBatch }
 }

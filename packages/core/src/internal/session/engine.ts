@@ -45,33 +45,73 @@ interface QueuedNotification {
   readonly params: unknown
 }
 
-/** @internal */
+// The handlers by method, one table per handler list: the sessions of a
+// server, given the same list, share it.
+const handlerTables = new WeakMap<ReadonlyArray<McpSession.Handler>, ReadonlyMap<string, McpSession.Handler>>()
+const notificationTables = new WeakMap<
+  ReadonlyArray<McpSession.NotificationHandler>,
+  ReadonlyMap<string, McpSession.NotificationHandler>
+>()
+const noHandlers: ReadonlyArray<never> = []
+
+const handlerTable = (list: ReadonlyArray<McpSession.Handler>): ReadonlyMap<string, McpSession.Handler> => {
+  let table = handlerTables.get(list)
+  if (table === undefined) {
+    const map = new Map<string, McpSession.Handler>()
+    for (const handler of list) map.set(handler.method.name, handler)
+    if (!map.has(McpSchema.Ping.name)) map.set(McpSchema.Ping.name, pingHandler)
+    handlerTables.set(list, table = map)
+  }
+  return table
+}
+
+const notificationTable = (
+  list: ReadonlyArray<McpSession.NotificationHandler>
+): ReadonlyMap<string, McpSession.NotificationHandler> => {
+  let table = notificationTables.get(list)
+  if (table === undefined) {
+    const map = new Map<string, McpSession.NotificationHandler>()
+    for (const handler of list) map.set(handler.method.name, handler)
+    notificationTables.set(list, table = map)
+  }
+  return table
+}
+
+/**
+ * `onSession` is given the session before anything is read from the
+ * transport (its handlers may look up what belongs to it).
+ *
+ * @internal
+ */
 export const make = Effect.fnUntraced(function*(
   transport: McpTransport["Service"],
-  options: McpSession.Options
+  options: McpSession.Options,
+  onSession?: (session: McpSession.Session) => void
 ): Effect.fn.Return<McpSession.Session, never, Scope.Scope> {
   const role = options.role
   const pending = yield* Pending.make
-  const handlers = new Map<string, McpSession.Handler>()
-  for (const handler of options.handlers ?? []) handlers.set(handler.method.name, handler)
-  if (!handlers.has(McpSchema.Ping.name)) handlers.set(McpSchema.Ping.name, pingHandler)
-  const notificationHandlers = new Map<string, McpSession.NotificationHandler>()
-  for (const handler of options.notificationHandlers ?? []) notificationHandlers.set(handler.method.name, handler)
+  const handlers = handlerTable(options.handlers ?? noHandlers)
+  const notificationHandlers = notificationTable(options.notificationHandlers ?? noHandlers)
   const defaultTimeout = toMillis(options.defaultTimeout, DEFAULT_TIMEOUT)
   const admit = options.admit
   const own = options.capabilities?.own
-  const ownCapabilities = typeof own === "function" ? own as () => unknown : () => own
-  const peerCapabilities = options.capabilities?.peer ?? (() => undefined)
+  const ownCapabilities = typeof own === "function" ? own as () => unknown : undefined
+  const peerCapabilities = options.capabilities?.peer
 
   let nextId = 0
   let open = true
   const closed = yield* Deferred.make<void>()
   const closing = yield* Deferred.make<void>()
   // the handler fibers of incoming requests, by request id
-  const running = new Map<JsonRpc.RequestId, Fiber.Fiber<void>>()
+  // (made when the first one outlives its start: an idle session has none)
+  let running: Map<JsonRpc.RequestId, Fiber.Fiber<void>> | undefined
   const clock = yield* Clock.clockWith(Effect.succeed)
   const scope = yield* Effect.scope
-  const inbox = yield* Queue.unbounded<QueuedNotification, Cause.Done>()
+  // the services the session was made with: its background fibers, started
+  // on first use from whichever fiber needs them, run with these
+  const services = yield* Effect.context<never>()
+  // the queued notifications' runner and its queue, made at the first one
+  let inbox: Queue.Queue<QueuedNotification, Cause.Done> | undefined
 
   // ---------------------------------------------------------------------------
   // closing
@@ -84,11 +124,11 @@ export const make = Effect.fnUntraced(function*(
       if (!open) return Effect.void
       open = false
       Deferred.doneUnsafe(closing, Effect.void)
-      const draining = options?.drain === true
+      const draining = options?.drain === true && running !== undefined
         ? Effect.forEach(Array.from(running.values()), Fiber.await, { discard: true })
         : Effect.void
       return Pending.failAll(pending, error).pipe(
-        Effect.andThen(Queue.end(inbox)),
+        Effect.andThen(Effect.suspend(() => inbox === undefined ? Effect.void : Queue.end(inbox))),
         Effect.andThen(draining),
         Effect.andThen(Deferred.succeed(closed, undefined))
       )
@@ -108,7 +148,9 @@ export const make = Effect.fnUntraced(function*(
     if (!McpMethod.canSend(method, role)) return McpError.unsupported(method.name, `${role} → ${method.from === "client" ? "server" : "client"} direction`)
     const capability = method.capability(params)
     if (capability === undefined) return undefined
-    const declared = capability.side === role ? ownCapabilities() : peerCapabilities()
+    const declared = capability.side === role
+      ? (ownCapabilities === undefined ? own : ownCapabilities())
+      : peerCapabilities?.()
     return Capabilities.declares(declared, capability)
       ? undefined
       : McpError.unsupported(method.name, McpMethod.capabilityName(capability))
@@ -128,8 +170,10 @@ export const make = Effect.fnUntraced(function*(
   // One sweeper per session fails the replies whose time is up: it sleeps
   // until the nearest deadline, or until a request with a nearer one wakes
   // it. Progress only moves deadlines later, so it never needs to wake it.
+  // It is started by the first request: an idle session has none.
   let sweepAt = Infinity
-  let wake = Deferred.makeUnsafe<void>()
+  let wake: Deferred.Deferred<void> | undefined
+  let sweeping = false
 
   const expire = (entry: Pending.Entry) => {
     const total = entry.totalDeadline <= entry.lastActivity + entry.idle
@@ -158,9 +202,17 @@ export const make = Effect.fnUntraced(function*(
     const deadline = Pending.deadline(entry)
     if (deadline < sweepAt) {
       sweepAt = deadline
-      Deferred.doneUnsafe(wake, Effect.void)
+      if (wake !== undefined) Deferred.doneUnsafe(wake, Effect.void)
     }
   }
+
+  // it scans the pending requests when it starts: those registered before it
+  // runs are armed too
+  const startSweeper = Effect.suspend(() => {
+    if (sweeping) return Effect.void
+    sweeping = true
+    return Effect.asVoid(Effect.forkIn(Effect.updateContext(sweep, (_: Context.Context<never>) => services), scope))
+  })
 
   // after a failure, interruption or timeout: forget the request, and tell the
   // peer unless the session is gone
@@ -201,10 +253,11 @@ export const make = Effect.fnUntraced(function*(
         lastActivity: now
       }
       const wire = onProgress === undefined ? params : withProgressToken(params, id)
+      const registered = Pending.register(pending, id, entry)
       // data-first calls: no closure per step, as `pipe` with data-last ones builds
       return Effect.onError(
         Effect.flatMap(
-          Effect.andThen(Pending.register(pending, id, entry), () => {
+          Effect.andThen(sweeping ? registered : Effect.andThen(startSweeper, registered), () => {
             armTimeout(entry)
             const reply = Deferred.await(entry.reply)
             const sent = Effect.andThen(send(JsonRpc.request(id, method.name, wire)), reply)
@@ -236,8 +289,8 @@ export const make = Effect.fnUntraced(function*(
   // batched requests are answered together (see `batch.ts`)
   const batches = Batch.make({
     send,
-    acceptBatches: () => options.acceptBatches?.() === true,
-    isRunning: (id) => running.has(id),
+    acceptBatches: options.acceptBatches ?? refuseBatches,
+    isRunning: (id) => running !== undefined && running.has(id),
     dispatch: (classified) => dispatch(classified)
   })
   const { answer, onBatch, unanswered } = batches
@@ -275,14 +328,14 @@ export const make = Effect.fnUntraced(function*(
         `Invalid params for ${message.method}: ${Option.getOrElse(description, () => "invalid")}`
       )
     }
-    if (running.has(message.id)) {
+    if (running !== undefined && running.has(message.id)) {
       return reply(message.id, JsonRpc.ErrorCode.InvalidRequest, `Duplicate request id ${message.id}`)
     }
     const handled = handler.handle(params.value, requestContext(message, auth))
     const answered = Effect.flatMap(
       Effect.exit(auth === undefined ? handled : Effect.updateContext(handled, (current) => Context.add(current, CurrentAuth, auth))),
       (exit) => {
-        running.delete(message.id)
+        running?.delete(message.id)
         return respond(message, exit)
       }
     )
@@ -291,7 +344,7 @@ export const make = Effect.fnUntraced(function*(
       : answered
     // a child of the reading fiber: interrupted with it when the session ends
     return Effect.map(Effect.forkChild(handle, startImmediately), (fiber) => {
-      if (fiber.pollUnsafe() === undefined) running.set(message.id, fiber)
+      if (fiber.pollUnsafe() === undefined) (running ??= new Map()).set(message.id, fiber)
     })
   }
 
@@ -333,9 +386,31 @@ export const make = Effect.fnUntraced(function*(
   // handled.
   const onNotification = (message: JsonRpc.Notification): Effect.Effect<void> => {
     const handled = routeNotification(message)
-    observeNotification?.(message)
+    if (observedLater) observedLater = false
+    else observeNotification?.(message)
     return handled
   }
+
+  // set by `routeNotification` when the first queued notification starts the
+  // runner: the observer is called then, once it is queued
+  let observedLater = false
+
+  const startRunner = (first: QueuedNotification, message: JsonRpc.Notification): Effect.Effect<void> =>
+    Effect.flatMap(Queue.unbounded<QueuedNotification, Cause.Done>(), (queue) => {
+      if (inbox !== undefined) Queue.offerUnsafe(inbox, first)
+      else if (open) {
+        inbox = queue
+        Queue.offerUnsafe(queue, first)
+        // forked from the reading fiber, with its services; a finalizer of
+        // the session's scope interrupts it
+        return Effect.andThen(
+          Effect.forkIn(Stream.runForEach(Stream.fromQueue(queue), runNotification), scope),
+          Effect.sync(() => observeNotification?.(message))
+        )
+      }
+      observeNotification?.(message)
+      return Effect.void
+    })
 
   const routeNotification = (message: JsonRpc.Notification): Effect.Effect<void> => {
     const method = message.method
@@ -344,9 +419,9 @@ export const make = Effect.fnUntraced(function*(
       if (Exit.isFailure(params) || params.value.requestId === undefined) {
         return Effect.logWarning("malformed notifications/cancelled dropped")
       }
-      const fiber = running.get(params.value.requestId)
+      const fiber = running?.get(params.value.requestId)
       if (fiber === undefined) return Effect.logDebug(`cancel for unknown request ${params.value.requestId} ignored`)
-      running.delete(params.value.requestId)
+      running!.delete(params.value.requestId)
       return Effect.andThen(Effect.sync(() => fiber.interruptUnsafe()), unanswered(params.value.requestId))
     }
     if (method === McpSchema.Progress.name) {
@@ -361,6 +436,10 @@ export const make = Effect.fnUntraced(function*(
     if (Exit.isFailure(params)) return Effect.logWarning(`notification ${method} with invalid params dropped`)
     if (handler.inline === true) return runNotification({ handler, params: params.value })
     // the inbox is unbounded: queued now, before the observer is called
+    if (inbox === undefined) {
+      observedLater = true
+      return startRunner({ handler, params: params.value }, message)
+    }
     Queue.offerUnsafe(inbox, { handler, params: params.value })
     return Effect.void
   }
@@ -412,11 +491,17 @@ export const make = Effect.fnUntraced(function*(
   // fibers and finalizers
   // ---------------------------------------------------------------------------
 
-  yield* Stream.fromQueue(inbox).pipe(
-    Stream.runForEach(runNotification),
-    Effect.provideService(Logger.LogToStderr, true),
-    Effect.forkScoped
-  )
+  const session: McpSession.Session = {
+    role,
+    request,
+    notify,
+    ping: (pingOptions) => Effect.asVoid(request(McpSchema.Ping, {}, pingOptions)),
+    pendingCount: Pending.size(pending),
+    awaitClose: Deferred.await(closed),
+    awaitClosing: Deferred.await(closing),
+    isOpen: Effect.sync(() => open)
+  }
+  onSession?.(session)
 
   yield* transport.incoming.pipe(
     Stream.runForEach(onMessage),
@@ -433,19 +518,6 @@ export const make = Effect.fnUntraced(function*(
     Effect.forkScoped
   )
 
-  const session: McpSession.Session = {
-    role,
-    request,
-    notify,
-    ping: (pingOptions) => Effect.asVoid(request(McpSchema.Ping, {}, pingOptions)),
-    pendingCount: Pending.size(pending),
-    awaitClose: Deferred.await(closed),
-    awaitClosing: Deferred.await(closing),
-    isOpen: Effect.sync(() => open)
-  }
-
-  yield* sweep.pipe(Effect.forkScoped)
-
   if (options.keepAlive !== undefined) {
     yield* keepAlive(session, options.keepAlive, shutdown).pipe(Effect.forkScoped)
   }
@@ -457,6 +529,8 @@ export const make = Effect.fnUntraced(function*(
 
 // a request without a progress token reports nothing
 const noProgress = () => Effect.void
+
+const refuseBatches = () => false
 
 const startImmediately = { startImmediately: true } as const
 
