@@ -40,6 +40,7 @@ import * as Stateless from "../era/stateless.ts"
 import * as ClientCommon from "./clientCommon.ts"
 import * as ClientHooks from "./clientHooks.ts"
 import * as ClientModels from "./clientModels.ts"
+import * as ClientStream from "./clientStream.ts"
 import * as ModernClient from "./modernClient.ts"
 import * as SseClient from "../sse/client.ts"
 
@@ -53,20 +54,6 @@ export const defaultReconnect: Schedule.Schedule<unknown, unknown> = ClientModel
 const LEGACY_STATUSES: ReadonlySet<number> = new Set([400, 404, 405])
 
 const isOk = (response: HttpClientResponse.HttpClientResponse) => response.status >= 200 && response.status < 300
-
-/** Where an SSE stream resumes: the last event id seen and the server's `retry`, in ms. */
-interface Cursor {
-  lastEventId: string | undefined
-  retry: number | undefined
-}
-
-/** How one connection of an SSE stream went. */
-interface Outcome {
-  /** Every response the stream owed has arrived. */
-  readonly answered: boolean
-  /** How many events it delivered (a connection that delivered none does not reset the backoff). */
-  readonly events: number
-}
 
 const untraced = Context.make(HttpClient.TracerDisabledWhen, constTrue).pipe(
   Context.add(HttpClient.TracerPropagationEnabled, false)
@@ -157,61 +144,8 @@ export const make = Effect.fnUntraced(function*(
   // SSE streams
   // ---------------------------------------------------------------------------
 
-  // Reads one connection of an SSE stream: every message goes to `route`,
-  // and reading stops once the `expected` responses have arrived. A body
-  // with a (small) declared length is read whole, without a stream.
-  const readStream = (
-    response: HttpClientResponse.HttpClientResponse,
-    cursor: Cursor,
-    route: (value: unknown) => Effect.Effect<void>,
-    expected: number
-  ): Effect.Effect<Outcome> =>
-    Effect.suspend(() => {
-      let responses = 0
-      let events = 0
-      const onItem = (item: ClientCommon.SseItem): Effect.Effect<boolean> => {
-        switch (item._tag) {
-          case "Retry":
-            cursor.retry = Duration.toMillis(item.duration)
-            return Effect.succeed(true)
-          case "TooLarge":
-            return Effect.as(Effect.logWarning("an SSE event over the size limit was dropped"), true)
-          case "Event": {
-            events++
-            if (item.id !== undefined) cursor.lastEventId = item.id
-            if (!ClientCommon.isMessageEvent(item)) return Effect.succeed(true)
-            // an array goes to the session whole: a batch outside 2025-03-26 is refused there
-            const value = ClientCommon.parseFrame(item.data)
-            for (const member of Array.isArray(value) ? value : [value]) if (ClientCommon.isResponse(member)) responses++
-            return Effect.as(route(value), responses < expected)
-          }
-        }
-      }
-      const eachWhile = (items: ReadonlyArray<ClientCommon.SseItem>, index: number): Effect.Effect<void> =>
-        index === items.length
-          ? Effect.void
-          : Effect.flatMap(onItem(items[index]!), (more) => more ? eachWhile(items, index + 1) : Effect.void)
-      const items = () =>
-        ClientCommon.decodeSse(response.stream, options.maxEventSize).pipe(
-          Stream.mapError(ClientCommon.requestError)
-        )
-      const read = ClientCommon.wholeSseLength(response) !== undefined
-        ? Effect.flatMap(
-          Effect.mapError(response.text, ClientCommon.requestError),
-          (text) => eachWhile(ClientCommon.parseSse(text, options.maxEventSize), 0)
-        )
-        : Stream.runForEachWhile(items(), onItem)
-      return read.pipe(
-        Effect.map(() => ({ answered: responses >= expected, events })),
-        // a dropped connection is one more reason to resume, not an error
-        Effect.catch((error) =>
-          Effect.as(Effect.logDebug(`an SSE stream of ${url} dropped: ${error.message}`), {
-            answered: responses >= expected,
-            events
-          })
-        )
-      )
-    })
+  // reads one connection of an SSE stream (see `clientStream.ts`)
+  const readStream = ClientStream.reader(url, options.maxEventSize)
 
   // Follows one logical SSE stream across connections: the response of a POST
   // (`first`) or the session's GET stream (`first` undefined). After a
@@ -226,10 +160,10 @@ export const make = Effect.fnUntraced(function*(
     route: (value: unknown) => Effect.Effect<void>,
     expected: number,
     connected?: Deferred.Deferred<void>,
-    read?: { readonly cursor: Cursor; readonly outcome: Outcome }
+    read?: { readonly cursor: ClientStream.Cursor; readonly outcome: ClientStream.Outcome }
   ): Effect.Effect<void> =>
     Effect.gen(function*() {
-      const cursor: Cursor = read?.cursor ?? { lastEventId: undefined, retry: undefined }
+      const cursor: ClientStream.Cursor = read?.cursor ?? { lastEventId: undefined, retry: undefined }
       let step = yield* Schedule.toStep(reconnect)
       let response = first
       let connectNow = first === undefined && read === undefined
@@ -327,7 +261,7 @@ export const make = Effect.fnUntraced(function*(
       }
       // a whole body is read here, as a JSON one; only a stream that ended
       // before its answers is followed in the background
-      const cursor: Cursor = { lastEventId: undefined, retry: undefined }
+      const cursor: ClientStream.Cursor = { lastEventId: undefined, retry: undefined }
       return Effect.flatMap(readStream(response, cursor, route, expected), (outcome) =>
         outcome.answered
           ? Effect.void

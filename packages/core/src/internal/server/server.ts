@@ -22,63 +22,13 @@ import { CurrentRequestContext, type LiveSession, requestContext, sessionContext
 import * as Failure from "./failure.ts"
 import { type HeaderParam, headerParams } from "../jsonSchema/headers.ts"
 import * as Pagination from "./pagination.ts"
+import { enabled, type Entry, type Kind, keyOf, kindOf, listChanged, type Registry } from "./registry.ts"
+import { withServices } from "./services.ts"
 import * as Subscriptions from "./subscriptions.ts"
 
 // -----------------------------------------------------------------------------
 // Registry
 // -----------------------------------------------------------------------------
-
-interface Entry<D> {
-  readonly definition: D
-  readonly enabled: boolean
-}
-
-interface Registry {
-  readonly tools: ReadonlyMap<string, Entry<McpTool.McpTool>>
-  readonly resources: ReadonlyMap<string, Entry<McpResource.McpResource>>
-  readonly resourceTemplates: ReadonlyMap<string, Entry<McpResource.McpResourceTemplate>>
-  readonly prompts: ReadonlyMap<string, Entry<McpPrompt.McpPrompt>>
-}
-
-type Kind = keyof Registry
-
-const kindOf = (definition: McpServer.Definition<any>): Kind => {
-  switch (definition._tag) {
-    case "McpTool":
-      return "tools"
-    case "McpResource":
-      return "resources"
-    case "McpResourceTemplate":
-      return "resourceTemplates"
-    case "McpPrompt":
-      return "prompts"
-  }
-}
-
-const keyOf = (definition: McpServer.Definition<any>): string => {
-  switch (definition._tag) {
-    case "McpTool":
-    case "McpPrompt":
-      return definition.name
-    case "McpResource":
-      return definition.uri
-    case "McpResourceTemplate":
-      return definition.uriTemplate
-  }
-}
-
-const listChanged = {
-  tools: McpSchema.ToolListChanged,
-  resources: McpSchema.ResourceListChanged,
-  resourceTemplates: McpSchema.ResourceListChanged,
-  prompts: McpSchema.PromptListChanged
-} as const
-
-const enabled = <D>(map: ReadonlyMap<string, Entry<D>>): Array<D> => {
-  const out: Array<D> = []
-  for (const entry of map.values()) if (entry.enabled) out.push(entry.definition)
-  return out
-}
 
 // tools are listed by name: the same order on every replica and every call
 const byName = (a: { readonly name: string }, b: { readonly name: string }) =>
@@ -96,53 +46,6 @@ const headersOf = (tool: McpTool.McpTool<any>): ReadonlyArray<HeaderParam> => {
 }
 
 type Cached = { readonly cache?: Partial<McpSchema.CacheHints> | undefined }
-
-const missing: unique symbol = Symbol()
-const absent = () => missing
-
-// Runs a definition's effect with the services captured when it was
-// registered; the request's own services (middleware's, the current context)
-// win over them.
-const withServices = <D>(definition: D, services: Context.Context<never>): D => {
-  // looked up by key, not through `mapUnsafe`: that would flatten the
-  // request's context (its `CurrentRequestContext` overlay) into a new map
-  const keys = Array.from(services.mapUnsafe.keys(), (key) => ({ key }) as unknown as Context.Key<any, any>)
-  // usually every captured service is already there: then the context is
-  // left as it is (a new context costs the fiber its context cache)
-  const complete = (current: Context.Context<any>) => {
-    for (const key of keys) if (Context.getOrElse(current, key, absent) === missing) return Context.merge(services, current)
-    return current
-  }
-  const provide = <A, E>(effect: Effect.Effect<A, E, any>): Effect.Effect<A, E> =>
-    Effect.updateContext(effect, complete) as Effect.Effect<A, E>
-  const provideEach = (complete: Readonly<Record<string, McpResource.Complete<any>>>) =>
-    Object.fromEntries(
-      Object.entries(complete).map(([name, f]) => [name, (value: string, ctx: { readonly arguments: Readonly<Record<string, string>> }) => provide(f(value, ctx))])
-    )
-  const d = definition as unknown as McpServer.Definition<any>
-  switch (d._tag) {
-    case "McpTool":
-      return { ...d, call: (args: unknown, context: McpServer.RequestContext) => provide(d.call(args, context)) } as D
-    case "McpResource":
-      return { ...d, read: (context: McpServer.RequestContext) => provide(d.read(context)) } as D
-    case "McpResourceTemplate": {
-      const list = d.list
-      return {
-        ...d,
-        read: (uri: string, variables: Readonly<Record<string, string | ReadonlyArray<string>>>, context: McpServer.RequestContext) =>
-          provide(d.read(uri, variables, context)),
-        list: list && ((context: McpServer.RequestContext) => provide(list(context))),
-        complete: provideEach(d.complete)
-      } as D
-    }
-    case "McpPrompt":
-      return {
-        ...d,
-        get: (args: Readonly<Record<string, string>>, context: McpServer.RequestContext) => provide(d.get(args, context)),
-        complete: provideEach(d.complete)
-      } as D
-  }
-}
 
 // -----------------------------------------------------------------------------
 // Server

@@ -15,11 +15,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as HashMap from "effect/HashMap"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
-import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
@@ -31,51 +28,11 @@ import type * as McpSession from "../../McpSession.ts"
 import { type McpTransport, RequestOrigin } from "../../McpTransport.ts"
 import * as Capabilities from "../era/capabilities.ts"
 import * as Batch from "./batch.ts"
+import { handlerTable, noHandlers, notificationTable } from "./handlers.ts"
+import * as KeepAlive from "./keepAlive.ts"
+import * as Notifications from "./notifications.ts"
 import * as Pending from "./pending.ts"
-
-const DEFAULT_TIMEOUT = Duration.seconds(60)
-
-const toMillis = (input: Duration.Input | undefined, fallback: Duration.Duration): number => {
-  const duration = input === undefined ? fallback : Duration.fromInputUnsafe(input)
-  return Duration.isFinite(duration) ? Duration.toMillis(duration) : Infinity
-}
-
-interface QueuedNotification {
-  readonly handler: McpSession.NotificationHandler
-  readonly params: unknown
-}
-
-// The handlers by method, one table per handler list: the sessions of a
-// server, given the same list, share it.
-const handlerTables = new WeakMap<ReadonlyArray<McpSession.Handler>, ReadonlyMap<string, McpSession.Handler>>()
-const notificationTables = new WeakMap<
-  ReadonlyArray<McpSession.NotificationHandler>,
-  ReadonlyMap<string, McpSession.NotificationHandler>
->()
-const noHandlers: ReadonlyArray<never> = []
-
-const handlerTable = (list: ReadonlyArray<McpSession.Handler>): ReadonlyMap<string, McpSession.Handler> => {
-  let table = handlerTables.get(list)
-  if (table === undefined) {
-    const map = new Map<string, McpSession.Handler>()
-    for (const handler of list) map.set(handler.method.name, handler)
-    if (!map.has(McpSchema.Ping.name)) map.set(McpSchema.Ping.name, pingHandler)
-    handlerTables.set(list, table = map)
-  }
-  return table
-}
-
-const notificationTable = (
-  list: ReadonlyArray<McpSession.NotificationHandler>
-): ReadonlyMap<string, McpSession.NotificationHandler> => {
-  let table = notificationTables.get(list)
-  if (table === undefined) {
-    const map = new Map<string, McpSession.NotificationHandler>()
-    for (const handler of list) map.set(handler.method.name, handler)
-    notificationTables.set(list, table = map)
-  }
-  return table
-}
+import * as Timeouts from "./timeouts.ts"
 
 /**
  * `onSession` is given the session before anything is read from the
@@ -92,7 +49,7 @@ export const make = Effect.fnUntraced(function*(
   const pending = yield* Pending.make
   const handlers = handlerTable(options.handlers ?? noHandlers)
   const notificationHandlers = notificationTable(options.notificationHandlers ?? noHandlers)
-  const defaultTimeout = toMillis(options.defaultTimeout, DEFAULT_TIMEOUT)
+  const defaultTimeout = Timeouts.toMillis(options.defaultTimeout, Timeouts.DEFAULT_TIMEOUT)
   const admit = options.admit
   const own = options.capabilities?.own
   const ownCapabilities = typeof own === "function" ? own as () => unknown : undefined
@@ -110,8 +67,6 @@ export const make = Effect.fnUntraced(function*(
   // the services the session was made with: its background fibers, started
   // on first use from whichever fiber needs them, run with these
   const services = yield* Effect.context<never>()
-  // the queued notifications' runner and its queue, made at the first one
-  let inbox: Queue.Queue<QueuedNotification, Cause.Done> | undefined
 
   // ---------------------------------------------------------------------------
   // closing
@@ -128,7 +83,7 @@ export const make = Effect.fnUntraced(function*(
         ? Effect.forEach(Array.from(running.values()), Fiber.await, { discard: true })
         : Effect.void
       return Pending.failAll(pending, error).pipe(
-        Effect.andThen(Effect.suspend(() => inbox === undefined ? Effect.void : Queue.end(inbox))),
+        Effect.andThen(notifications.end),
         Effect.andThen(draining),
         Effect.andThen(Deferred.succeed(closed, undefined))
       )
@@ -167,52 +122,8 @@ export const make = Effect.fnUntraced(function*(
       )
       : Effect.void
 
-  // One sweeper per session fails the replies whose time is up: it sleeps
-  // until the nearest deadline, or until a request with a nearer one wakes
-  // it. Progress only moves deadlines later, so it never needs to wake it.
-  // It is started by the first request: an idle session has none.
-  let sweepAt = Infinity
-  let wake: Deferred.Deferred<void> | undefined
-  let sweeping = false
-
-  const expire = (entry: Pending.Entry) => {
-    const total = entry.totalDeadline <= entry.lastActivity + entry.idle
-    Deferred.doneUnsafe(
-      entry.reply,
-      Effect.fail(McpError.timeout(entry.method, total ? entry.total : entry.idle, total ? "total" : "idle"))
-    )
-  }
-
-  const sweep: Effect.Effect<void> = Effect.suspend(() => {
-    const now = clock.currentTimeMillisUnsafe()
-    let next = Infinity
-    for (const entry of HashMap.values(Ref.getUnsafe(pending))) {
-      if (Deferred.isDoneUnsafe(entry.reply)) continue
-      const deadline = Pending.deadline(entry)
-      if (deadline <= now) expire(entry)
-      else if (deadline < next) next = deadline
-    }
-    sweepAt = next
-    wake = Deferred.makeUnsafe()
-    const woken = Deferred.await(wake)
-    return Effect.andThen(next === Infinity ? woken : Effect.raceFirst(Effect.sleep(next - now), woken), sweep)
-  })
-
-  const armTimeout = (entry: Pending.Entry) => {
-    const deadline = Pending.deadline(entry)
-    if (deadline < sweepAt) {
-      sweepAt = deadline
-      if (wake !== undefined) Deferred.doneUnsafe(wake, Effect.void)
-    }
-  }
-
-  // it scans the pending requests when it starts: those registered before it
-  // runs are armed too
-  const startSweeper = Effect.suspend(() => {
-    if (sweeping) return Effect.void
-    sweeping = true
-    return Effect.asVoid(Effect.forkIn(Effect.updateContext(sweep, (_: Context.Context<never>) => services), scope))
-  })
+  // fails the replies whose time is up (see `timeouts.ts`)
+  const timeouts = Timeouts.make({ pending, clock, services, scope })
 
   // after a failure, interruption or timeout: forget the request, and tell the
   // peer unless the session is gone
@@ -236,8 +147,10 @@ export const make = Effect.fnUntraced(function*(
       if (refused !== undefined) return Effect.fail(refused)
       const id = nextId++
       const onProgress = requestOptions?.onProgress
-      const idle = requestOptions?.timeout === undefined ? defaultTimeout : toMillis(requestOptions.timeout, DEFAULT_TIMEOUT)
-      const total = toMillis(requestOptions?.maxTotalTimeout, Duration.infinity)
+      const idle = requestOptions?.timeout === undefined
+        ? defaultTimeout
+        : Timeouts.toMillis(requestOptions.timeout, Timeouts.DEFAULT_TIMEOUT)
+      const total = Timeouts.toMillis(requestOptions?.maxTotalTimeout, Duration.infinity)
       const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? true
       const now = clock.currentTimeMillisUnsafe()
       const entry: Pending.Entry = {
@@ -257,8 +170,8 @@ export const make = Effect.fnUntraced(function*(
       // data-first calls: no closure per step, as `pipe` with data-last ones builds
       return Effect.onError(
         Effect.flatMap(
-          Effect.andThen(sweeping ? registered : Effect.andThen(startSweeper, registered), () => {
-            armTimeout(entry)
+          Effect.andThen(timeouts.started(registered), () => {
+            timeouts.arm(entry)
             const reply = Deferred.await(entry.reply)
             const sent = Effect.andThen(send(JsonRpc.request(id, method.name, wire)), reply)
             // a send that blocks (an HTTP POST awaiting its answer) must not hold
@@ -378,39 +291,13 @@ export const make = Effect.fnUntraced(function*(
       })
     })
 
-  const observeNotification = options.observeNotification
-
   // The observer is called once the notification is queued for its handler
-  // and before the handler runs: an observer's subscriber that wakes after
-  // the handler's fiber (both are woken on the same turn, in order) sees it
-  // handled.
+  // and before the handler runs (see `notifications.ts`).
   const onNotification = (message: JsonRpc.Notification): Effect.Effect<void> => {
     const handled = routeNotification(message)
-    if (observedLater) observedLater = false
-    else observeNotification?.(message)
+    notifications.observe(message)
     return handled
   }
-
-  // set by `routeNotification` when the first queued notification starts the
-  // runner: the observer is called then, once it is queued
-  let observedLater = false
-
-  const startRunner = (first: QueuedNotification, message: JsonRpc.Notification): Effect.Effect<void> =>
-    Effect.flatMap(Queue.unbounded<QueuedNotification, Cause.Done>(), (queue) => {
-      if (inbox !== undefined) Queue.offerUnsafe(inbox, first)
-      else if (open) {
-        inbox = queue
-        Queue.offerUnsafe(queue, first)
-        // forked from the reading fiber, with its services; a finalizer of
-        // the session's scope interrupts it
-        return Effect.andThen(
-          Effect.forkIn(Stream.runForEach(Stream.fromQueue(queue), runNotification), scope),
-          Effect.sync(() => observeNotification?.(message))
-        )
-      }
-      observeNotification?.(message)
-      return Effect.void
-    })
 
   const routeNotification = (message: JsonRpc.Notification): Effect.Effect<void> => {
     const method = message.method
@@ -434,20 +321,9 @@ export const make = Effect.fnUntraced(function*(
     if (handler === undefined) return Effect.logDebug(`notification ${method} has no handler; dropped`)
     const params = handler.method.validateParams(message.params ?? {})
     if (Exit.isFailure(params)) return Effect.logWarning(`notification ${method} with invalid params dropped`)
-    if (handler.inline === true) return runNotification({ handler, params: params.value })
-    // the inbox is unbounded: queued now, before the observer is called
-    if (inbox === undefined) {
-      observedLater = true
-      return startRunner({ handler, params: params.value }, message)
-    }
-    Queue.offerUnsafe(inbox, { handler, params: params.value })
-    return Effect.void
+    if (handler.inline === true) return notifications.run({ handler, params: params.value })
+    return notifications.enqueue({ handler, params: params.value }, message)
   }
-
-  const runNotification = ({ handler, params }: QueuedNotification) =>
-    handler.handle(params, session).pipe(
-      Effect.catchCause((cause) => Effect.logWarning(`handler of ${handler.method.name} failed`, cause))
-    )
 
   const onResponse = (message: JsonRpc.SuccessResponse | JsonRpc.ErrorResponse): Effect.Effect<void> => {
     if (message.id === null) {
@@ -501,6 +377,14 @@ export const make = Effect.fnUntraced(function*(
     awaitClosing: Deferred.await(closing),
     isOpen: Effect.sync(() => open)
   }
+  // the queued notifications' runner (see `notifications.ts`): used only once
+  // messages are read, or at `shutdown`, both below
+  const notifications = Notifications.make({
+    session,
+    scope,
+    isOpen: () => open,
+    observe: options.observeNotification
+  })
   onSession?.(session)
 
   yield* transport.incoming.pipe(
@@ -519,7 +403,7 @@ export const make = Effect.fnUntraced(function*(
   )
 
   if (options.keepAlive !== undefined) {
-    yield* keepAlive(session, options.keepAlive, shutdown).pipe(Effect.forkScoped)
+    yield* KeepAlive.run(session, options.keepAlive, shutdown).pipe(Effect.forkScoped)
   }
 
   // runs before the fibers above are interrupted: callers wake with ClosedError
@@ -533,11 +417,6 @@ const noProgress = () => Effect.void
 const refuseBatches = () => false
 
 const startImmediately = { startImmediately: true } as const
-
-const pingHandler: McpSession.Handler = {
-  method: McpSchema.Ping,
-  handle: () => Effect.succeed({})
-}
 
 const withProgressToken = (params: unknown, token: JsonRpc.RequestId): unknown => {
   const object = (params ?? {}) as { readonly _meta?: Record<string, unknown> }
@@ -553,33 +432,4 @@ const decodeReply = <M extends McpMethod.Request>(
   return Exit.isSuccess(result)
     ? Effect.succeed(result.value)
     : Effect.fail(McpError.invalidResult(method.name, Option.getOrElse(Cause.findErrorOption(result.cause), () => "invalid")))
-}
-
-const keepAlive = (
-  session: McpSession.Session,
-  options: NonNullable<McpSession.Options["keepAlive"]>,
-  shutdown: (error: McpError.McpError) => Effect.Effect<void>
-): Effect.Effect<void> => {
-  const maxFailures = options.maxFailures ?? 3
-  // any answer shows the peer is alive, a JSON-RPC error too (a 2026-07-28 server has no `ping`)
-  const ping = Effect.exit(session.ping({ timeout: options.timeout ?? options.interval })).pipe(
-    Effect.map((exit) => {
-      if (Exit.isSuccess(exit)) return exit
-      const error = Cause.findErrorOption(exit.cause)
-      return Option.isSome(error) && error.value.reason._tag === "ProtocolError" ? Exit.void : exit
-    })
-  )
-  const round = (failures: number): Effect.Effect<void> =>
-    Effect.sleep(options.interval).pipe(
-      // asked when the interval is over, not when the round is built
-      Effect.andThen(Effect.suspend(() => options.when === undefined || options.when() ? ping : Effect.succeed(Exit.void))),
-      Effect.flatMap((exit) => {
-        if (Exit.isSuccess(exit)) return round(0)
-        if (failures + 1 >= maxFailures) {
-          return shutdown(McpError.transport(`keep-alive: ${maxFailures} pings in a row failed`))
-        }
-        return round(failures + 1)
-      })
-    )
-  return round(0)
 }

@@ -1,0 +1,94 @@
+/**
+ * The timeouts of a session's outgoing requests: one sweeper fiber fails the
+ * replies whose time is up. It sleeps until the nearest deadline, or until a
+ * request with a nearer one wakes it; progress only moves deadlines later,
+ * so it never needs to wake it. It is started by the first request: an idle
+ * session has none.
+ *
+ * @internal
+ */
+import type * as Clock from "effect/Clock"
+import type * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as McpError from "../../McpError.ts"
+import * as Pending from "./pending.ts"
+
+/** @internal */
+export const DEFAULT_TIMEOUT = Duration.seconds(60)
+
+/** @internal */
+export const toMillis = (input: Duration.Input | undefined, fallback: Duration.Duration): number => {
+  const duration = input === undefined ? fallback : Duration.fromInputUnsafe(input)
+  return Duration.isFinite(duration) ? Duration.toMillis(duration) : Infinity
+}
+
+/** @internal */
+export interface Timeouts {
+  /** Runs `effect` once the sweeper is started (started now if it is not). */
+  readonly started: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
+  /** Wakes the sweeper if the entry's deadline is nearer than the one it sleeps to. */
+  readonly arm: (entry: Pending.Entry) => void
+}
+
+/** @internal */
+export const make = (options: {
+  readonly pending: Pending.Pending
+  readonly clock: Clock.Clock
+  /** The services the sweeper runs with (it is started from whichever fiber sends first). */
+  readonly services: Context.Context<never>
+  readonly scope: Scope.Scope
+}): Timeouts => {
+  const { clock, pending, scope, services } = options
+  let sweepAt = Infinity
+  let wake: Deferred.Deferred<void> | undefined
+  let sweeping = false
+
+  const expire = (entry: Pending.Entry) => {
+    const total = entry.totalDeadline <= entry.lastActivity + entry.idle
+    Deferred.doneUnsafe(
+      entry.reply,
+      Effect.fail(McpError.timeout(entry.method, total ? entry.total : entry.idle, total ? "total" : "idle"))
+    )
+  }
+
+  const sweep: Effect.Effect<void> = Effect.suspend(() => {
+    const now = clock.currentTimeMillisUnsafe()
+    let next = Infinity
+    for (const entry of HashMap.values(Ref.getUnsafe(pending))) {
+      if (Deferred.isDoneUnsafe(entry.reply)) continue
+      const deadline = Pending.deadline(entry)
+      if (deadline <= now) expire(entry)
+      else if (deadline < next) next = deadline
+    }
+    sweepAt = next
+    wake = Deferred.makeUnsafe()
+    const woken = Deferred.await(wake)
+    return Effect.andThen(next === Infinity ? woken : Effect.raceFirst(Effect.sleep(next - now), woken), sweep)
+  })
+
+  const arm = (entry: Pending.Entry) => {
+    const deadline = Pending.deadline(entry)
+    if (deadline < sweepAt) {
+      sweepAt = deadline
+      if (wake !== undefined) Deferred.doneUnsafe(wake, Effect.void)
+    }
+  }
+
+  // it scans the pending requests when it starts: those registered before it
+  // runs are armed too
+  const startSweeper = Effect.suspend(() => {
+    if (sweeping) return Effect.void
+    sweeping = true
+    return Effect.asVoid(Effect.forkIn(Effect.updateContext(sweep, (_: Context.Context<never>) => services), scope))
+  })
+
+  const started = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    sweeping ? effect : Effect.andThen(startSweeper, effect)
+
+  return { started, arm }
+}
