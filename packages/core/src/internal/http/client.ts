@@ -107,13 +107,48 @@ export const make = Effect.fnUntraced(function*(
     return options.tracing === true ? sent : Effect.provideContext(sent, untraced)
   }, options.auth)
 
-  const post = (frame: JsonRpc.Frame, session: string | undefined, withVersion: boolean) =>
-    Effect.flatMap(ClientCommon.resolveHeaders(options.headers), (custom) =>
-      execute(ClientCommon.postFrame(url, frame, custom, {
-        accept: ClientCommon.ACCEPT_POST,
-        "mcp-session-id": session,
-        "mcp-protocol-version": withVersion ? protocolVersion : undefined
-      })))
+  // the POST without its body, built again only when its headers change
+  let postBase:
+    | {
+      readonly custom: Readonly<Record<string, string>>
+      readonly session: string | undefined
+      readonly version: string | undefined
+      readonly request: HttpClientRequest.HttpClientRequest
+    }
+    | undefined
+  const postWith = (
+    frame: JsonRpc.Frame,
+    session: string | undefined,
+    version: string | undefined,
+    custom: Readonly<Record<string, string>>
+  ) => {
+    let base = postBase
+    if (base === undefined || base.custom !== custom || base.session !== session || base.version !== version) {
+      base = postBase = {
+        custom,
+        session,
+        version,
+        request: ClientCommon.postRequest(url, custom, {
+          accept: ClientCommon.ACCEPT_POST,
+          "mcp-session-id": session,
+          "mcp-protocol-version": version
+        })
+      }
+    }
+    return execute(ClientCommon.withFrame(base.request, frame))
+  }
+  const noHeaders: Readonly<Record<string, string>> = {}
+  const fixedHeaders = options.headers === undefined
+    ? noHeaders
+    : Effect.isEffect(options.headers)
+    ? undefined
+    : options.headers
+  const post = (frame: JsonRpc.Frame, session: string | undefined, withVersion: boolean) => {
+    const version = withVersion ? protocolVersion : undefined
+    return fixedHeaders !== undefined
+      ? postWith(frame, session, version, fixedHeaders)
+      : Effect.flatMap(ClientCommon.resolveHeaders(options.headers), (custom) => postWith(frame, session, version, custom))
+  }
 
   const get = (lastEventId: string | undefined) =>
     Effect.flatMap(ClientCommon.resolveHeaders(options.headers), (custom) =>
@@ -254,9 +289,10 @@ export const make = Effect.fnUntraced(function*(
   ): Effect.Effect<void, McpError.McpError> => {
     const expected = ClientCommon.requestCount(frame)
     if (response.status === 202 || expected === 0) return ClientCommon.discard(response)
-    const type = ClientCommon.mediaType(response)
+    const headers = response.headers
+    const type = ClientCommon.mediaTypeOf(headers)
     if (type === "text/event-stream") {
-      if (ClientCommon.wholeSseLength(response) === undefined) {
+      if (ClientCommon.wholeSseLength(response, headers) === undefined) {
         return Effect.asVoid(background(follow("post", response, route, expected)))
       }
       // a whole body is read here, as a JSON one; only a stream that ended
@@ -268,13 +304,13 @@ export const make = Effect.fnUntraced(function*(
           : Effect.asVoid(background(follow("post", undefined, route, expected, undefined, { cursor, outcome }))))
     }
     if (type === "application/json") {
-      return ClientCommon.readText(response, options.maxResponseBytes).pipe(
+      return ClientCommon.readText(response, options.maxResponseBytes, headers).pipe(
         Effect.flatMap((text) => Effect.forEach(ClientCommon.parseJson(text), route, { discard: true }))
       )
     }
     return Effect.andThen(
       ClientCommon.discard(response),
-      Effect.fail(McpError.transport(`POST ${url} answered a request with ${response.headers["content-type"] ?? "no content type"}`))
+      Effect.fail(McpError.transport(`POST ${url} answered a request with ${headers["content-type"] ?? "no content type"}`))
     )
   }
 

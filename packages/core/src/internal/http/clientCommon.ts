@@ -10,6 +10,7 @@ import * as Sse from "effect/encoding/Sse"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import type * as Headers from "effect/http/Headers"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as Predicate from "effect/Predicate"
@@ -112,16 +113,37 @@ export const withHeaders = (
   return out
 }
 
+/**
+ * A POST to `url` without a body, with the custom headers first, so that
+ * the protocol's own (lower-case names) win: the headers are built once,
+ * not copied for each one.
+ */
+export const postRequest = (
+  url: string,
+  custom: Readonly<Record<string, string>>,
+  own: Readonly<Record<string, string | undefined>>
+): HttpClientRequest.HttpClientRequest => {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(custom)) headers[name.toLowerCase()] = value
+  for (const [name, value] of Object.entries(own)) {
+    if (value !== undefined) headers[name] = value
+  }
+  return HttpClientRequest.post(url, { headers })
+}
+
+/** `request` with one frame as its JSON body. */
+export const withFrame = (
+  request: HttpClientRequest.HttpClientRequest,
+  frame: JsonRpc.Frame
+): HttpClientRequest.HttpClientRequest => HttpClientRequest.bodyText(request, JSON.stringify(frame), "application/json")
+
 /** A POST of one frame as JSON. */
 export const postFrame = (
   url: string,
   frame: JsonRpc.Frame,
   custom: Readonly<Record<string, string>>,
   own: Readonly<Record<string, string | undefined>>
-): HttpClientRequest.HttpClientRequest =>
-  withHeaders(HttpClientRequest.post(url), custom, own).pipe(
-    HttpClientRequest.bodyText(JSON.stringify(frame), "application/json")
-  )
+): HttpClientRequest.HttpClientRequest => withFrame(postRequest(url, custom, own), frame)
 
 /** How a transport executes one request. */
 export type Execute = (
@@ -177,8 +199,11 @@ export const authorized = (execute: Execute, auth: McpAuth.ClientAuth | undefine
 // -----------------------------------------------------------------------------
 
 /** The media type of a response, lower case, without parameters. */
-export const mediaType = (response: HttpClientResponse.HttpClientResponse): string =>
-  (response.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
+export const mediaType = (response: HttpClientResponse.HttpClientResponse): string => mediaTypeOf(response.headers)
+
+/** The media type of a response's headers (read once: each read of `response.headers` may copy them). */
+export const mediaTypeOf = (headers: Headers.Headers): string =>
+  (headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
 
 /** Reads and discards a body that nobody wants. */
 export const discard = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
@@ -194,17 +219,19 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
  */
 export const readText = (
   response: HttpClientResponse.HttpClientResponse,
-  maxBytes: number = DEFAULT_MAX_RESPONSE_BYTES
+  maxBytes: number = DEFAULT_MAX_RESPONSE_BYTES,
+  headers: Headers.Headers = response.headers
 ): Effect.Effect<string, McpError.McpError> => {
   const tooLarge = () =>
     McpError.transport(
       `the ${response.request.method} ${response.request.url} answer is larger than ${maxBytes} bytes (maxResponseBytes)`
     )
-  const declared = Number(response.headers["content-length"])
+  const length = headers["content-length"]
+  const declared = Number(length)
   if (Number.isFinite(declared) && declared > maxBytes) return Effect.fail(tooLarge())
   // a declared length bounds the body: read it whole (reading it as a stream
   // aborts the request at the end, which costs an error object per answer)
-  if (response.headers["content-length"] !== undefined && Number.isSafeInteger(declared) && declared >= 0) {
+  if (length !== undefined && Number.isSafeInteger(declared) && declared >= 0) {
     return Effect.mapError(response.text, requestError)
   }
   return Effect.suspend(() => {
@@ -300,8 +327,11 @@ export const MAX_WHOLE_SSE_BYTES = 1024 * 1024
  * The declared length of an SSE body small enough to be read whole (a
  * server that knew every event before it answered), else `undefined`.
  */
-export const wholeSseLength = (response: HttpClientResponse.HttpClientResponse): number | undefined => {
-  const header = response.headers["content-length"]
+export const wholeSseLength = (
+  response: HttpClientResponse.HttpClientResponse,
+  headers: Headers.Headers = response.headers
+): number | undefined => {
+  const header = headers["content-length"]
   if (header === undefined) return undefined
   const length = Number(header)
   return Number.isSafeInteger(length) && length >= 0 && length <= MAX_WHOLE_SSE_BYTES ? length : undefined

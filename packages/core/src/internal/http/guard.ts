@@ -175,10 +175,28 @@ export const PROTOCOL_VERSION = "mcp-protocol-version"
 export const mediaTypes = (header: string | undefined): Array<string> =>
   header === undefined ? [] : header.split(",").map((part) => part.split(";")[0]!.trim().toLowerCase())
 
+// a client sends the same `Accept` with every POST: the last answer is kept
+let lastAccept: string | undefined
+let lastAccepted = false
+
 /** A POST must accept both JSON and SSE answers. @internal */
 export const acceptsPost = (header: string | undefined) => {
+  if (header !== undefined && header === lastAccept) return lastAccepted
   const types = mediaTypes(header)
-  return types.includes("*/*") || (types.includes("application/json") && types.includes("text/event-stream"))
+  const accepted = types.includes("*/*") || (types.includes("application/json") && types.includes("text/event-stream"))
+  if (header !== undefined) {
+    lastAccept = header
+    lastAccepted = accepted
+  }
+  return accepted
+}
+
+/** The media type of a `Content-Type` header, lower-case, without parameters (`""` when absent). @internal */
+export const contentType = (header: string | undefined): string => {
+  if (header === undefined) return ""
+  // the usual header, as it is
+  if (header === "application/json") return header
+  return mediaTypes(header)[0]!
 }
 
 /** A GET must accept SSE. @internal */

@@ -74,7 +74,7 @@ export const handle: State.Handler = (state, request, auth) =>
         "Not Acceptable: accept both application/json and text/event-stream"
       )
     }
-    if (Guard.mediaTypes(headers["content-type"])[0] !== "application/json") {
+    if (Guard.contentType(headers["content-type"]) !== "application/json") {
       return Responses.error(415, JsonRpc.ErrorCode.ServerError, "Unsupported Media Type: the body must be application/json")
     }
     const body = yield* readBody(state, request)
