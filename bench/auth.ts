@@ -64,7 +64,8 @@ import {
   SERVER_FLAGS,
   spawnLineChild,
   TEXT,
-  TS_FLAGS
+  TS_FLAGS,
+  warmupFor
 } from "./harness.ts"
 
 const ALL = ["ours", "ours-nocache", "ours-noauth", "official", "official-noauth"] as const
@@ -75,7 +76,7 @@ const ROUNDS = positiveInt(option("rounds", "BENCH_ROUNDS"), 3, "rounds")
 const TIMEOUT_S = positiveInt(option("timeout", "BENCH_AUTH_TIMEOUT"), 300, "timeout")
 const CONCURRENCY = intList(option("concurrency", "BENCH_CONCURRENCY") ?? "1,64", "concurrency")
 const IMPLS = selection(ALL, option("only", "BENCH_AUTH_ONLY"))
-const WARMUP = Math.min(2000, Math.max(200, Math.floor(CALLS / 10)))
+const WARMUP = warmupFor(CALLS)
 
 hardTimeout(TIMEOUT_S, "bench/auth")
 

@@ -80,7 +80,8 @@ import {
   TEXT,
   TS_FLAGS,
   watchOfficialProtocol,
-  writeJson
+  writeJson,
+  warmupFor
 } from "./harness.ts"
 import { floorHttp, openSession } from "./floor.ts"
 import { median } from "./stats.ts"
@@ -103,7 +104,7 @@ const ROUNDS = positiveInt(option("rounds", "BENCH_ROUNDS"), 3, "rounds")
 const TIMEOUT_S = positiveInt(option("timeout", "BENCH_HTTP_TIMEOUT"), 300, "timeout")
 const CONCURRENCY = intList(option("concurrency", "BENCH_CONCURRENCY") ?? "1,64", "concurrency")
 const IMPLS = selection(ALL, option("only", "BENCH_HTTP_ONLY"))
-const WARMUP = Math.min(2000, Math.max(200, Math.floor(CALLS / 10)))
+const WARMUP = warmupFor(CALLS)
 
 hardTimeout(TIMEOUT_S, "bench/http")
 

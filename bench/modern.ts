@@ -70,7 +70,8 @@ import {
   SERVER_FLAGS,
   spawnLineChild,
   TEXT,
-  TS_FLAGS
+  TS_FLAGS,
+  warmupFor
 } from "./harness.ts"
 import { formatMicros, median } from "./stats.ts"
 
@@ -82,7 +83,7 @@ const ROUNDS = positiveInt(option("rounds", "BENCH_ROUNDS"), 3, "rounds")
 const TIMEOUT_S = positiveInt(option("timeout", "BENCH_MODERN_TIMEOUT"), 300, "timeout")
 const CONCURRENCY = intList(option("concurrency", "BENCH_CONCURRENCY") ?? "1,64", "concurrency")
 const IMPLS = selection(ALL, option("only", "BENCH_MODERN_ONLY") ?? "ours,official")
-const WARMUP = Math.min(2000, Math.max(200, Math.floor(CALLS / 10)))
+const WARMUP = warmupFor(CALLS)
 
 hardTimeout(TIMEOUT_S, "bench/modern")
 
