@@ -24,6 +24,7 @@ import * as JsonRpc from "./JsonRpc.ts"
 import type * as McpAuth from "./McpAuth.ts"
 import * as McpError from "./McpError.ts"
 import { ndjsonDecoder } from "./internal/framing/ndjson.ts"
+import * as Direct from "./internal/session/direct.ts"
 
 // -----------------------------------------------------------------------------
 // Service
@@ -251,25 +252,84 @@ const handoff = (): Scheduler.Scheduler => {
  */
 export const makeInMemoryLink: Effect.Effect<InMemoryLink> = Effect.gen(function*() {
   // the queues hand messages over through the link's own scheduler (see `handoff`)
+  const scheduler = handoff()
   const [toServer, toClient] = yield* Effect.provideService(
     Effect.all([Queue.unbounded<unknown, Cause.Done>(), Queue.unbounded<unknown, Cause.Done>()]),
     Scheduler.Scheduler,
-    handoff()
+    scheduler
   )
-  const end = (inbox: Queue.Queue<unknown, Cause.Done>, outbox: Queue.Queue<unknown, Cause.Done>) =>
-    Layer.effect(
+  const serverBound = direction(toServer, scheduler)
+  const clientBound = direction(toClient, scheduler)
+  const end = (incoming: Direction, outgoing: Direction) => {
+    const inbox = incoming.direct.inbox
+    const outbox = outgoing.direct.inbox
+    return Layer.effect(
       McpTransport,
       Effect.acquireRelease(
         Effect.succeed(McpTransport.of({
-          incoming: Stream.fromQueue(inbox),
-          send: (frame) =>
-            Queue.offerUnsafe(outbox, frame) ? Effect.void : Effect.fail(McpError.closed("transport closed"))
+          incoming: Object.assign(Stream.fromQueue(inbox), { [Direct.DirectTypeId]: incoming.direct }),
+          send: outgoing.send
         })),
-        () => Effect.andThen(Queue.end(outbox), Queue.end(inbox))
+        () =>
+          Effect.suspend(() => {
+            outgoing.close()
+            incoming.close()
+            return Effect.andThen(Queue.end(outbox), Queue.end(inbox))
+          })
       )
     )
-  return { client: end(toClient, toServer), server: end(toServer, toClient) }
+  }
+  return { client: end(clientBound, serverBound), server: end(serverBound, clientBound) }
 })
+
+type Direction = ReturnType<typeof direction>
+
+// One direction of the link. What is sent is delivered in a task of the link's
+// scheduler, all that was sent meanwhile at once: each message is offered to
+// the receiver the session installed (see `internal/session/direct.ts`) while
+// nothing waits in the queue ahead of it, and queued otherwise.
+const direction = (inbox: Queue.Queue<unknown, Cause.Done>, scheduler: Scheduler.Scheduler) => {
+  const dispatcher = scheduler.makeDispatcher()
+  let sent: Array<unknown> = []
+  let scheduled = false
+  let open = true
+  let receiver: Direct.Receiver | undefined
+  const deliver = () => {
+    scheduled = false
+    const frames = sent
+    sent = []
+    for (let i = 0; i < frames.length; i++) {
+      const frame = frames[i]
+      if (receiver !== undefined && Queue.sizeUnsafe(inbox) === 0 && receiver(frame)) continue
+      Queue.offerUnsafe(inbox, frame)
+    }
+  }
+  return {
+    direct: {
+      inbox,
+      install: (installed: Direct.Receiver | undefined) => {
+        receiver = installed
+      }
+    } satisfies Direct.Direct,
+    send: (frame: JsonRpc.Frame): Effect.Effect<void, McpError.McpError> => {
+      if (!open) return Effect.fail(McpError.closed("transport closed"))
+      sent.push(frame)
+      if (!scheduled) {
+        scheduled = true
+        dispatcher.scheduleTask(deliver, 0)
+      }
+      return Effect.void
+    },
+    // what was sent before is still delivered, through the queue
+    close: () => {
+      open = false
+      receiver = undefined
+      const frames = sent
+      sent = []
+      for (let i = 0; i < frames.length; i++) Queue.offerUnsafe(inbox, frames[i])
+    }
+  }
+}
 
 /**
  * A linked pair of in-memory transports in the current scope, for code that

@@ -10,6 +10,7 @@
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
+import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as JsonRpc from "../../JsonRpc.ts"
@@ -58,6 +59,15 @@ export const take = (pending: Pending, id: JsonRpc.RequestId): Effect.Effect<Opt
     const entry = HashMap.get(map, id)
     return [entry, Option.isSome(entry) ? HashMap.remove(map, id) : map] as const
   })
+
+/** {@link take}, outside of any fiber (direct delivery). @internal */
+export const takeUnsafe = (pending: Pending, id: JsonRpc.RequestId): Entry | undefined => {
+  const map = MutableRef.get(pending.ref)
+  const entry = HashMap.get(map, id)
+  if (Option.isNone(entry)) return undefined
+  MutableRef.set(pending.ref, HashMap.remove(map, id))
+  return entry.value
+}
 
 /** @internal */
 export const remove = (pending: Pending, id: JsonRpc.RequestId): Effect.Effect<void> =>
