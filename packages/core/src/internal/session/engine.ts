@@ -17,7 +17,6 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
@@ -30,6 +29,7 @@ import { type McpTransport, RequestOrigin } from "../../McpTransport.ts"
 import * as Capabilities from "../era/capabilities.ts"
 import * as Batch from "./batch.ts"
 import * as Direct from "./direct.ts"
+import * as DirectReceiver from "./directReceiver.ts"
 import { handlerTable, noHandlers, notificationTable } from "./handlers.ts"
 import * as KeepAlive from "./keepAlive.ts"
 import * as Notifications from "./notifications.ts"
@@ -228,7 +228,7 @@ export const make = Effect.fnUntraced(function*(
   // The checks, then what runs the request: `fork` (the handler) is forked by
   // the reader, or is the whole fiber of a directly delivered request; an
   // `answer` (a refusal) is answered at once.
-  const prepare = (message: JsonRpc.Request): Prepared => {
+  const prepare = (message: JsonRpc.Request): DirectReceiver.Prepared => {
     // asked first, once: a transport may hand it over only once
     const auth = authOf === undefined ? undefined : authOf(message.id)
     const handler = handlers.get(message.method)
@@ -401,73 +401,22 @@ export const make = Effect.fnUntraced(function*(
   })
   onSession?.(session)
 
-  // ---------------------------------------------------------------------------
-  // direct delivery (see `direct.ts`)
-  // ---------------------------------------------------------------------------
-
+  // direct delivery (see `direct.ts`, `directReceiver.ts`)
   const direct = Direct.get(transport.incoming)
-  // whether the reader holds a message it has not finished with: then what
-  // arrives must wait its turn in the queue
-  let busy = false
-  // the fibers of directly delivered requests run with the reader's services
-  const runDirect = Effect.runForkWith(Context.add(services, Logger.LogToStderr, true))
-
-  // takes a reply to a pending request, or a request to run (as a fiber of its
-  // own, interrupted when the reader ends); declines the rest
-  const receive: Direct.Receiver = (value) => {
-    if (busy || typeof value !== "object" || value === null || Array.isArray(value)) return false
-    const classified = JsonRpc.classify(value)
-    if (classified._tag === "Response") {
-      const id = classified.message.id
-      const entry = id === null ? undefined : Pending.takeUnsafe(pending, id)
-      if (entry === undefined) return false
-      Deferred.doneUnsafe(entry.reply, Exit.succeed(classified.message))
-      return true
-    }
-    if (classified._tag !== "Request" || batches.has(classified.message.id)) return false
-    const message = classified.message
-    // prepared in the fiber: what goes wrong there stays there; a handler's
-    // fiber is known before it runs (what it completes may resume a fiber that
-    // closes the session)
-    runDirect(Effect.withFiber((fiber) => {
-      const prepared = prepare(message)
-      if (prepared.fork) (running ??= new Map()).set(message.id, fiber as Fiber.Fiber<void>)
-      return prepared.effect
-    }))
-    return true
-  }
-
-  // the reader of a transport with direct delivery: a take loop on its queue
-  const readQueue = (inbox: Direct.Direct["inbox"]): Effect.Effect<void> => {
-    const take = (value: unknown): Effect.Effect<void, Cause.Done> => {
-      busy = true
-      return Effect.andThen(onMessage(value), next)
-    }
-    const next: Effect.Effect<void, Cause.Done> = Effect.suspend(() => {
-      const taken = Queue.takeUnsafe(inbox)
-      if (taken === undefined) {
-        busy = false
-        return Effect.flatMap(Queue.take(inbox), take)
-      }
-      return Exit.isSuccess(taken) ? take(taken.value) : taken
-    })
-    return Effect.catch(next, () => Effect.void)
-  }
-
-  // the fibers of directly delivered requests have no parent to end them
-  const endDirect = Effect.suspend(() => {
-    direct!.install(undefined)
-    return running === undefined || running.size === 0 ? Effect.void : Fiber.interruptAll(Array.from(running.values()))
+  const receiver = direct === undefined ? undefined : yield* DirectReceiver.make({
+    direct,
+    pending,
+    services,
+    isBatched: (id) => batches.has(id),
+    prepare,
+    track: (id, fiber) => {
+      (running ??= new Map()).set(id, fiber)
+    },
+    running: () => running,
+    onMessage
   })
 
-  if (direct !== undefined) {
-    direct.install(receive)
-    // also when the reader is interrupted before it ever ran (it has not
-    // started when the first requests are delivered directly)
-    yield* Effect.addFinalizer(() => endDirect)
-  }
-
-  yield* (direct === undefined ? Stream.runForEach(transport.incoming, onMessage) : readQueue(direct.inbox)).pipe(
+  yield* (receiver === undefined ? Stream.runForEach(transport.incoming, onMessage) : receiver.read).pipe(
     Effect.matchCauseEffect({
       // nothing more will arrive, but what is being handled may still answer
       onSuccess: () =>
@@ -477,7 +426,7 @@ export const make = Effect.fnUntraced(function*(
         return shutdown(Option.isSome(error) ? error.value : McpError.transport("the connection failed", { cause: Cause.squash(cause) }))
       }
     }),
-    (reading) => direct === undefined ? reading : Effect.ensuring(reading, endDirect),
+    (reading) => receiver === undefined ? reading : Effect.ensuring(reading, receiver.end),
     Effect.provideService(Logger.LogToStderr, true),
     Effect.forkScoped
   )
@@ -497,11 +446,6 @@ const noProgress = () => Effect.void
 const refuseBatches = () => false
 
 const startImmediately = { startImmediately: true } as const
-
-interface Prepared {
-  readonly fork: boolean
-  readonly effect: Effect.Effect<void>
-}
 
 const withProgressToken = (params: unknown, token: JsonRpc.RequestId): unknown => {
   const object = (params ?? {}) as { readonly _meta?: Record<string, unknown> }
