@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import type * as Cause from "effect/Cause"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -150,6 +150,62 @@ export const decodeNdjson = (options?: NdjsonOptions) =>
     )
   )
 }
+
+/**
+ * The receiving end of a byte pipe the process reads itself (a child's
+ * stdout, this process's stdin): `push` decodes chunks as {@link decodeNdjson}
+ * does, and `incoming` yields the values. A session reading `incoming` takes
+ * a value as it is decoded (a reply to a pending request, a request to run)
+ * when nothing is queued ahead of it, without waking its reader fiber.
+ *
+ * @category framing
+ * @since 0.2.0
+ */
+export interface NdjsonInbox {
+  readonly incoming: Stream.Stream<unknown, McpError.McpError>
+  /** Decodes a chunk read from the pipe. Call outside of any fiber. */
+  readonly push: (chunk: Uint8Array) => void
+  /** The pipe ended: a last line without a newline, then the end of `incoming`. */
+  readonly end: () => void
+  /** `incoming` fails with `error` after what is queued. */
+  readonly fail: (error: McpError.McpError) => void
+}
+
+/**
+ * Makes an {@link NdjsonInbox}.
+ *
+ * @category framing
+ * @since 0.2.0
+ */
+export const makeNdjsonInbox = (options?: NdjsonOptions): Effect.Effect<NdjsonInbox> =>
+  Effect.map(Queue.unbounded<unknown, McpError.McpError | Cause.Done>(), (inbox) => {
+    const decoder = ndjsonDecoder(options?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
+    let receiver: Direct.Receiver | undefined
+    const direct: Direct.Direct = {
+      inbox,
+      install: (installed) => {
+        receiver = installed
+      }
+    }
+    const offer = (values: ReadonlyArray<unknown>) => {
+      for (let i = 0; i < values.length; i++) {
+        const value = values[i]
+        if (receiver !== undefined && Queue.sizeUnsafe(inbox) === 0 && receiver(value)) continue
+        Queue.offerUnsafe(inbox, value)
+      }
+    }
+    return {
+      incoming: Object.assign(Stream.fromQueue(inbox), { [Direct.DirectTypeId]: direct }),
+      push: (chunk) => offer(decoder.push(chunk)),
+      end: () => {
+        offer(decoder.end())
+        Queue.endUnsafe(inbox)
+      },
+      fail: (error) => {
+        Queue.failCauseUnsafe(inbox, Cause.fail(error))
+      }
+    }
+  })
 
 const encoder = new TextEncoder()
 

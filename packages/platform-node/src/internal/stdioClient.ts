@@ -73,7 +73,8 @@ export const makeClient = Effect.fnUntraced(function*(
   const killTimeout = millisOf(options.shutdown?.killTimeout, 1_000)
   const exitGrace = millisOf(options.exitGrace, 250)
   const tail = makeTail(options.stderrTailBytes ?? 8 * 1024)
-  const chunks = yield* Queue.unbounded<Uint8Array, McpError.McpError | Cause.Done>()
+  // decoded as read; the session takes what it can at once (McpTransport.makeNdjsonInbox)
+  const inbox = yield* McpTransport.makeNdjsonInbox({ maxLineBytes: options.maxLineBytes })
   const started = yield* Deferred.make<void, McpError.McpError>()
   const exited = yield* Deferred.make<NodeMcpStdio.ExitStatus>()
   const closed = yield* Deferred.make<void>()
@@ -116,7 +117,7 @@ export const makeClient = Effect.fnUntraced(function*(
       // EPIPE and the like: reported by the write that failed, and by the exit
     })
     child.stdout?.on("data", (chunk: Uint8Array) => {
-      Queue.offerUnsafe(chunks, chunk)
+      inbox.push(chunk)
     })
     child.stdout?.once("end", () => Deferred.doneUnsafe(stdoutEnded, Effect.void))
     child.stdout?.once("close", () => Deferred.doneUnsafe(stdoutEnded, Effect.void))
@@ -235,7 +236,7 @@ export const makeClient = Effect.fnUntraced(function*(
         child.stdin?.destroy()
         child.stdout?.destroy()
         child.stderr?.destroy()
-        Queue.failCauseUnsafe(chunks, Cause.fail(McpError.closed("transport closed")))
+        inbox.fail(McpError.closed("transport closed"))
       }))
     )
 
@@ -246,7 +247,7 @@ export const makeClient = Effect.fnUntraced(function*(
   // after a grace period), `incoming` fails with the exit status
   yield* Effect.raceFirst(Deferred.await(exited), Deferred.await(stdoutEnded)).pipe(
     Effect.andThen(Effect.raceFirst(Deferred.await(closed), Effect.sleep(exitGrace))),
-    Effect.andThen(Effect.suspend(() => Queue.fail(chunks, exitError()))),
+    Effect.andThen(Effect.sync(() => inbox.fail(exitError()))),
     Effect.forkScoped({ startImmediately: true })
   )
 
@@ -256,7 +257,7 @@ export const makeClient = Effect.fnUntraced(function*(
 
   return {
     pid: child.pid!,
-    incoming: Stream.fromQueue(chunks).pipe(McpTransport.decodeNdjson({ maxLineBytes: options.maxLineBytes })),
+    incoming: inbox.incoming,
     send: (frame) =>
       Effect.callback<void, McpError.McpError>((resume) => {
         const stdin = child.stdin

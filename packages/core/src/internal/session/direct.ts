@@ -16,6 +16,7 @@
  */
 import type * as Cause from "effect/Cause"
 import type * as Queue from "effect/Queue"
+import type * as McpError from "../../McpError.ts"
 
 /** @internal */
 export const DirectTypeId: unique symbol = Symbol.for("@effect-mcp/core/internal/DirectDelivery")
@@ -26,7 +27,7 @@ export type Receiver = (value: unknown) => boolean
 /** @internal */
 export interface Direct {
   /** The queue `incoming` streams from, for a reader that takes from it directly. */
-  readonly inbox: Queue.Dequeue<unknown, Cause.Done>
+  readonly inbox: Queue.Dequeue<unknown, McpError.McpError | Cause.Done>
   readonly install: (receiver: Receiver | undefined) => void
 }
 

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type * as Cause from "effect/Cause"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -15,6 +15,7 @@ import * as Logger from "effect/Logger"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as JsonRpc from "../../JsonRpc.ts"
+import type * as McpError from "../../McpError.ts"
 import type * as Direct from "./direct.ts"
 import * as Pending from "./pending.ts"
 
@@ -44,7 +45,7 @@ export interface Options {
 /** @internal */
 export interface DirectReceiver {
   /** The reader: a take loop on the queue, until it ends. */
-  readonly read: Effect.Effect<void>
+  readonly read: Effect.Effect<void, McpError.McpError>
   /** Uninstalls the receiver and interrupts the requests still running. */
   readonly end: Effect.Effect<void>
 }
@@ -89,11 +90,11 @@ export const make = (options: Options): Effect.Effect<DirectReceiver, never, Sco
   }
 
   // the reader of a transport with direct delivery: a take loop on its queue
-  const take = (value: unknown): Effect.Effect<void, Cause.Done> => {
+  const take = (value: unknown): Effect.Effect<void, McpError.McpError | Cause.Done> => {
     busy = true
     return Effect.andThen(onMessage(value), next)
   }
-  const next: Effect.Effect<void, Cause.Done> = Effect.suspend(() => {
+  const next: Effect.Effect<void, McpError.McpError | Cause.Done> = Effect.suspend(() => {
     const taken = Queue.takeUnsafe(direct.inbox)
     if (taken === undefined) {
       busy = false
@@ -113,6 +114,6 @@ export const make = (options: Options): Effect.Effect<DirectReceiver, never, Sco
     direct.install(receive)
     // also when the reader is interrupted before it ever ran (it has not
     // started when the first requests are delivered directly)
-    return Effect.as(Effect.addFinalizer(() => end), { read: Effect.catch(next, () => Effect.void), end })
+    return Effect.as(Effect.addFinalizer(() => end), { read: Effect.catchIf(next, Cause.isDone, () => Effect.void), end })
   })
 }
