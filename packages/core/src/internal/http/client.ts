@@ -40,6 +40,7 @@ import * as Stateless from "../era/stateless.ts"
 import * as ClientCommon from "./clientCommon.ts"
 import * as ClientHooks from "./clientHooks.ts"
 import * as ClientModels from "./clientModels.ts"
+import * as ClientPost from "./clientPost.ts"
 import * as ClientStream from "./clientStream.ts"
 import * as ModernClient from "./modernClient.ts"
 import * as SseClient from "../sse/client.ts"
@@ -107,48 +108,10 @@ export const make = Effect.fnUntraced(function*(
     return options.tracing === true ? sent : Effect.provideContext(sent, untraced)
   }, options.auth)
 
-  // the POST without its body, built again only when its headers change
-  let postBase:
-    | {
-      readonly custom: Readonly<Record<string, string>>
-      readonly session: string | undefined
-      readonly version: string | undefined
-      readonly request: HttpClientRequest.HttpClientRequest
-    }
-    | undefined
-  const postWith = (
-    frame: JsonRpc.Frame,
-    session: string | undefined,
-    version: string | undefined,
-    custom: Readonly<Record<string, string>>
-  ) => {
-    let base = postBase
-    if (base === undefined || base.custom !== custom || base.session !== session || base.version !== version) {
-      base = postBase = {
-        custom,
-        session,
-        version,
-        request: ClientCommon.postRequest(url, custom, {
-          accept: ClientCommon.ACCEPT_POST,
-          "mcp-session-id": session,
-          "mcp-protocol-version": version
-        })
-      }
-    }
-    return execute(ClientCommon.withFrame(base.request, frame))
-  }
-  const noHeaders: Readonly<Record<string, string>> = {}
-  const fixedHeaders = options.headers === undefined
-    ? noHeaders
-    : Effect.isEffect(options.headers)
-    ? undefined
-    : options.headers
-  const post = (frame: JsonRpc.Frame, session: string | undefined, withVersion: boolean) => {
-    const version = withVersion ? protocolVersion : undefined
-    return fixedHeaders !== undefined
-      ? postWith(frame, session, version, fixedHeaders)
-      : Effect.flatMap(ClientCommon.resolveHeaders(options.headers), (custom) => postWith(frame, session, version, custom))
-  }
+  // the POST without its body is built once per session id, version and headers
+  const postFrame = ClientPost.make(url, options.headers, execute)
+  const post = (frame: JsonRpc.Frame, session: string | undefined, withVersion: boolean) =>
+    postFrame(frame, session, withVersion ? protocolVersion : undefined)
 
   const get = (lastEventId: string | undefined) =>
     Effect.flatMap(ClientCommon.resolveHeaders(options.headers), (custom) =>
