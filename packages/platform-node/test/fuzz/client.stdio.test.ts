@@ -103,10 +103,10 @@ describe("fuzz: our client over stdio", () => {
     }).pipe(
       // the client warns about every dropped frame: keep the test output to the figures
       Effect.provideService(References.MinimumLogLevel, "Error")
-    ), 120_000)
+    ), Math.max(120_000, RUNS * 60))
 
   it("answers every frame per JSON-RPC 2.0 / MCP", () => {
     assert.isAbove(tally.sent, 0)
-    assert.deepStrictEqual(tally.disagreements.map((d) => `${d.how}: ${d.problem}`), [])
+    assert.deepStrictEqual(tally.problems(), [])
   })
 })

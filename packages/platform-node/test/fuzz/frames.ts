@@ -586,6 +586,10 @@ export class Tally {
   constructor(name: string) {
     this.name = name
   }
+  /** Each disagreement as `how: problem` (empty when every frame was answered per spec). */
+  problems(): ReadonlyArray<string> {
+    return this.disagreements.map((d) => `${d.how}: ${d.problem}`)
+  }
   record(frame: Frame, problem: string | undefined, expected?: Expected | string) {
     if (expected !== undefined) {
       const kind = typeof expected === "string"

@@ -95,11 +95,11 @@ describe("fuzz: our server over stdio", () => {
     assert.isUndefined(crashed)
     assert.deepStrictEqual(badLines, [])
     if (rss.after !== undefined) assert.isBelow(rss.after, RSS_BOUND)
-  }, 120_000)
+  }, Math.max(120_000, RUNS * 60))
 
   it("answers every frame per JSON-RPC 2.0 / MCP", () => {
     assert.isAbove(tally.sent, 0)
-    assert.deepStrictEqual(tally.disagreements.map((d) => `${d.how}: ${d.problem}`), [])
+    assert.deepStrictEqual(tally.problems(), [])
   })
 })
 
@@ -162,15 +162,15 @@ describe("fuzz: our server over stdio, 2025-03-26 batches", () => {
       console.error(invalidTally.report())
     }
     assert.isUndefined(crashed)
-  }, 120_000)
+  }, Math.max(120_000, RUNS * 60))
 
   it("answers batches of valid messages per JSON-RPC 2.0 §6 (one array, one response per request)", () => {
     assert.isAbove(tally.sent, 0)
-    assert.deepStrictEqual(tally.disagreements.map((d) => `${d.how}: ${d.problem}`), [])
+    assert.deepStrictEqual(tally.problems(), [])
   })
 
   it("answers batches with invalid members per JSON-RPC 2.0 §6 (an error per invalid member)", () => {
     assert.isAbove(invalidTally.sent, 0)
-    assert.deepStrictEqual(invalidTally.disagreements.map((d) => `${d.how}: ${d.problem}`), [])
+    assert.deepStrictEqual(invalidTally.problems(), [])
   })
 })
