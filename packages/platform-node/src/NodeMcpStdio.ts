@@ -12,7 +12,6 @@
  * @since 0.1.0
  */
 /// <reference types="node" preserve="true" />
-import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import * as McpError from "@effect-mcp/core/McpError"
 import * as McpServer from "@effect-mcp/core/McpServer"
 import * as McpTransport from "@effect-mcp/core/McpTransport"
@@ -49,6 +48,42 @@ export const make = Effect.gen(function*() {
   })
 })
 
+// This process's stdin, read directly: chunks are decoded as they arrive and
+// the session takes what it can at once (`McpTransport.makeNdjsonInbox`). The
+// stream is paused again when the scope closes, so the process can exit.
+const readStdin = (maxLineBytes: number | undefined) =>
+  Effect.flatMap(McpTransport.makeNdjsonInbox({ maxLineBytes }), (inbox) => {
+    const stdin = process.stdin
+    let ended = false
+    const onData = (chunk: Uint8Array) => inbox.push(chunk)
+    const onEnd = () => {
+      if (ended) return
+      ended = true
+      inbox.end()
+    }
+    const onError = (cause: unknown) => inbox.fail(McpError.transport("stdin failed", { cause }))
+    return Effect.as(
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          stdin.on("data", onData)
+          stdin.once("end", onEnd)
+          stdin.once("close", onEnd)
+          stdin.on("error", onError)
+          if (stdin.readableEnded) onEnd()
+        }),
+        () =>
+          Effect.sync(() => {
+            stdin.off("data", onData)
+            stdin.off("end", onEnd)
+            stdin.off("close", onEnd)
+            stdin.off("error", onError)
+            stdin.pause()
+          })
+      ),
+      inbox.incoming
+    )
+  })
+
 // This process's stdout, written directly: on Linux a pipe write is
 // synchronous, so the frames of one turn cost one write call (see
 // `internal/lineWriter.ts`) and no fiber hop; a full buffer waits for
@@ -57,7 +92,6 @@ export const make = Effect.gen(function*() {
 // Frames reach the real stdout while other output is redirected to stderr.
 const makeProcess = (redirectConsole: boolean, maxLineBytes: number | undefined) => Effect.gen(function*() {
   if (redirectConsole) yield* InternalConsole.redirect
-  const stdio = yield* Stdio.Stdio
   const stdout = process.stdout
   const writer = LineWriter.make((chunk) => {
     if (!stdout.destroyed && !stdout.writableEnded) InternalConsole.writeProtocol(chunk)
@@ -79,11 +113,9 @@ const makeProcess = (redirectConsole: boolean, maxLineBytes: number | undefined)
         Effect.ensuring(Effect.sync(() => stdout.off("error", ignore)))
       )
   )
+  const incoming = yield* readStdin(maxLineBytes)
   return McpTransport.McpTransport.of({
-    incoming: stdio.stdin.pipe(
-      Stream.mapError((cause) => McpError.transport("stdin failed", { cause })),
-      McpTransport.decodeNdjson({ maxLineBytes })
-    ),
+    incoming,
     send: (frame) =>
       Effect.callback<void, McpError.McpError>((resume) => {
         if (stdout.destroyed || stdout.writableEnded) return resume(Effect.fail(McpError.closed("stdout closed")))
@@ -140,9 +172,7 @@ export interface ServerOptions {
  * @since 0.2.0
  */
 export const layerWith = (options?: ServerOptions): Layer.Layer<McpTransport.McpTransport> =>
-  Layer.effect(McpTransport.McpTransport, makeProcess(options?.redirectConsole !== false, options?.maxLineBytes)).pipe(
-    Layer.provide(NodeStdio.layer)
-  )
+  Layer.effect(McpTransport.McpTransport, makeProcess(options?.redirectConsole !== false, options?.maxLineBytes))
 
 /**
  * The process's stdin/stdout transport; while it lasts, other output to
