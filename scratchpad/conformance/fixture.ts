@@ -1,7 +1,7 @@
 /**
  * The conformance server's features: the tools, resources and prompts that
  * the server scenarios of `@modelcontextprotocol/conformance` (0.1.16, and
- * 0.2.0-alpha.12 with the 2026-07-28 ones of `modern.ts`) call by name, built with our own API (McpTool, McpResource, McpPrompt,
+ * 0.2.0-alpha.12 with the 2026-07-28 ones of `modern.ts` and the tasks ones of `tasks.ts`) call by name, built with our own API (McpTool, McpResource, McpPrompt,
  * McpContent and the request context).
  *
  * `server.ts` serves them over stdio or Streamable HTTP.
@@ -9,6 +9,7 @@
 import { McpContent, McpPrompt, McpResource, McpSchema, McpServer, McpTool } from "@effect-mcp/core"
 import { Effect, Layer, Schema } from "effect"
 import * as Modern from "./modern.ts"
+import * as Tasks from "./tasks.ts"
 
 /** A 1×1 PNG, base64. */
 export const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="
@@ -365,7 +366,8 @@ export const layer = (options?: {
     promptWithArguments,
     promptWithEmbeddedResource,
     promptWithImage,
-    ...Modern.definitions
+    ...Modern.definitions,
+    ...Tasks.definitions
   ).pipe(
     Layer.provideMerge(McpServer.layer({ name: "effect-mcp-conformance-server", version: "0.1.0" }))
   )

@@ -9,6 +9,7 @@
 //   --only server       the 0.1.16 server suite (1.) alone
 //   --only server-next  the alpha.12 `--requirements` runs (2.) alone, both revisions;
 //                       --only server@2026-07-28 / server@2025-11-25 runs one of them
+//   --only server-tasks the alpha.12 tasks-* scenarios (2b.) alone
 //   --only client       the client scenarios (3.) alone
 //   --only client-next  the alpha.12 client `--requirements 2026-07-28` scenarios (4.) alone
 //   (none: everything, in that order; any other value counts one failure)
@@ -21,7 +22,14 @@
 //    the ones it names under "Run and reported, but never scored" (extension, pending,
 //    added-after-release: the tasks-* extension for 2026-07-28, ...) run too and get a summary
 //    line marked "(not scored: CATEGORY)", but count in no total (their checks stay in the
-//    out dir); a scenario in neither list is scored;
+//    out dir); a scenario in neither list is scored; the tasks-* ones of 2b. are never
+//    scored here (marked "(not scored: scored in server@tasks)" while 2b. scores them);
+// 2b. server@tasks: the ten tasks-* scenarios of the io.modelcontextprotocol/tasks extension
+//    (TASK_SCENARIOS; "extension", so never scored by --requirements), each run by name against
+//    one fresh server (or --server-url): `server --url URL --scenario NAME -o <out>/server-tasks`
+//    (at the 2026-07-28 wire). Scored unless CONFORMANCE_SCORE_TASKS=0 (then run and reported
+//    as "(not scored: CONFORMANCE_SCORE_TASKS=0)", counting in no total). tasks-status-notifications
+//    is a placeholder upstream (one SKIPPED check): listed as 0 passed, 0 failed, no failure;
 // 3. client: the client `--suite all` (26 scenarios in 0.1.16, every `auth/*` one included;
 //    the list comes from `conformance list --client`), with scratchpad/conformance/client.ts
 //    (our McpClient + NodeMcpHttpClient + NodeMcpOAuth) as the command: every scenario but
@@ -42,7 +50,7 @@
 // Output: the runner's own output for the server runs; for the client scenarios one line
 // each as they end (the runner's output is kept in <out>/client/<scenario>/runner.log, or
 // <out>/client@2026-07-28/..., the client's stdout/stderr next to its checks.json); then one
-// line per scenario, a subtotal per run (server, server@REVISION, client, client@2026-07-28), and a closing `N passed, N failed`, counting CHECKS
+// line per scenario, a subtotal per run (server, server@REVISION, server@tasks, client, client@2026-07-28), and a closing `N passed, N failed`, counting CHECKS
 // (checks.json of every scored scenario): SUCCESS passes; FAILURE fails; in client runs a
 // WARNING fails too (the runner fails a client run on one), but not in client@2026-07-28.
 // A scenario with no pass/fail check at all counts as one failure (the runner reports such
@@ -86,7 +94,32 @@ const SERVER_START_TIMEOUT_MS = 30_000
 const REQUIREMENTS = ["2026-07-28", "2025-11-25"]
 /** The spec revision of the alpha.12 `client --requirements` run. */
 const CLIENT_REQUIREMENTS = "2026-07-28"
-const ONLY_VALUES = ["server", "server-next", ...REQUIREMENTS.map((revision) => `server@${revision}`), "client", "client-next"]
+/** The scenarios of the tasks extension (SEP-2663), run by name in server@tasks. */
+const TASK_SCENARIOS = [
+  "tasks-lifecycle",
+  "tasks-capability-negotiation",
+  "tasks-wire-fields",
+  "tasks-request-state-removal",
+  "tasks-mrtr-input",
+  "tasks-request-headers",
+  "tasks-dispatch-and-envelope",
+  "tasks-status-notifications",
+  "tasks-required-task-error",
+  "tasks-mrtr-composition"
+]
+/** Placeholders upstream: only SKIPPED checks, which count 0/0 here rather than one failure. */
+const EXPECTED_EMPTY = new Set(["tasks-status-notifications"])
+/** Whether server@tasks counts in the totals: on unless CONFORMANCE_SCORE_TASKS=0. */
+const SCORE_TASKS = process.env.CONFORMANCE_SCORE_TASKS !== "0"
+const TASK_SCENARIO_TIMEOUT_MS = 120_000
+const ONLY_VALUES = [
+  "server",
+  "server-next",
+  ...REQUIREMENTS.map((revision) => `server@${revision}`),
+  "server-tasks",
+  "client",
+  "client-next"
+]
 
 // ---------------------------------------------------------------------------
 // arguments
@@ -347,22 +380,65 @@ const nextServerRun = async (revision) => {
     )
     const found = readScenarios(dir, /^server-/)
     const rows = []
+    // the tasks-* ones count in server@tasks alone
+    const notScored = (name) => SCORE_TASKS && TASK_SCENARIOS.includes(name) ? "scored in server@tasks" : unscored.get(name)
     for (const { name, checks } of found) {
       const row = tallyScenario(mode, name, checks)
       // unscored: shown as the runner counts it (a scenario with only SKIPPED checks is no failure)
-      if (unscored.has(name)) report({ ...row, failed: row.failed - (row.empty ? 1 : 0) }, unscored.get(name))
+      if (notScored(name) !== undefined) report({ ...row, failed: row.failed - (row.empty ? 1 : 0) }, notScored(name))
       else {
         add(row)
         rows.push(row)
       }
     }
     for (const name of scored) {
+      if (notScored(name) !== undefined) continue
       if (!found.some((scenario) => scenario.name === name)) problem(mode, name, "no results (scenario did not run)")
     }
     const failure = runnerProblem(result)
     if (failure !== undefined && !rows.some((row) => row.failed > 0)) problem(mode, "(runner)", failure)
   })
 }
+
+// ---------------------------------------------------------------------------
+// server, alpha.12 tasks-* scenarios by name
+// ---------------------------------------------------------------------------
+
+const tasksRun = async () => {
+  const mode = "server@tasks"
+  const scoring = SCORE_TASKS ? "scored" : "not scored: CONFORMANCE_SCORE_TASKS=0"
+  log(`=== conformance: ${mode} (0.2.0-alpha.12, server --scenario NAME, ${TASK_SCENARIOS.length} scenarios, ${scoring}) ===`)
+  const count = (row) => SCORE_TASKS ? add(row) : report(row, "CONFORMANCE_SCORE_TASKS=0")
+  if (!existsSync(conformanceNext)) return count(failureRow(mode, "(runner)", `${conformanceNext} is missing (npm ci)`))
+  const dir = join(out, "server-tasks")
+  await withServer(mode, async (url) => {
+    for (const name of TASK_SCENARIOS) {
+      log(`--- ${mode}: ${name} ---`)
+      const result = await runner(
+        ["server", "--url", url, "--scenario", name, "-o", dir],
+        TASK_SCENARIO_TIMEOUT_MS,
+        undefined,
+        conformanceNext
+      )
+      const found = readScenarios(dir, /^server-/).filter((scenario) => scenario.name === name)
+      const rows = found.map(({ checks }) => {
+        const row = tallyScenario(mode, name, checks)
+        if (!(row.empty && EXPECTED_EMPTY.has(name))) return row
+        const skipped = checks.filter((check) => check.status === "SKIPPED").length
+        return { ...row, failed: row.failed - 1, notes: [`placeholder upstream: ${skipped} SKIPPED check(s), nothing to pass`] }
+      })
+      if (rows.length === 0) rows.push(failureRow(mode, name, "no results (scenario did not run)"))
+      const failure = runnerProblem(result)
+      // the runner exits non-zero on a failing check; only a failure no check recorded counts
+      if (failure !== undefined && !rows.some((row) => row.failed > 0) && !EXPECTED_EMPTY.has(name)) {
+        rows.push(failureRow(mode, name, failure))
+      }
+      for (const row of rows) count(row)
+    }
+  })
+}
+
+const failureRow = (mode, scenario, note) => ({ mode, scenario, passed: 0, failed: 1, warnings: 0, empty: true, notes: [note] })
 
 // ---------------------------------------------------------------------------
 // client scenarios
@@ -477,6 +553,7 @@ if (only === undefined || only === "server") await serverSuite()
 for (const revision of REQUIREMENTS) {
   if (only === undefined || only === "server-next" || only === `server@${revision}`) await nextServerRun(revision)
 }
+if (only === undefined || only === "server-tasks") await tasksRun()
 if (only === undefined || only === "client") await clientScenarios()
 if (only === undefined || only === "client-next") await nextClientRun(CLIENT_REQUIREMENTS)
 

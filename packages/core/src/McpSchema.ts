@@ -31,6 +31,7 @@ import { ListRoots, RootsListChanged } from "./internal/schema/roots.ts"
 import { CreateMessage } from "./internal/schema/sampling.ts"
 import { Discover, SubscriptionsAcknowledged, SubscriptionsListen } from "./internal/schema/stateless.ts"
 import { CancelTask, GetTask, GetTaskPayload, ListTasks, TaskStatusNotification } from "./internal/schema/tasks.ts"
+import { TasksNotification, UpdateTask } from "./internal/schema/tasksModern.ts"
 import { CallTool, ListTools, ToolListChanged } from "./internal/schema/tools.ts"
 
 export * from "./internal/schema/base.ts"
@@ -46,6 +47,7 @@ export * from "./internal/schema/roots.ts"
 export * from "./internal/schema/sampling.ts"
 export * from "./internal/schema/stateless.ts"
 export * from "./internal/schema/tasks.ts"
+export * from "./internal/schema/tasksModern.ts"
 export * from "./internal/schema/tools.ts"
 
 // -----------------------------------------------------------------------------
@@ -124,6 +126,7 @@ export const requests = byRequestName({
   "tasks/result": GetTaskPayload,
   "tasks/list": ListTasks,
   "tasks/cancel": CancelTask,
+  "tasks/update": UpdateTask,
   "server/discover": Discover,
   "subscriptions/listen": SubscriptionsListen
 })
@@ -146,6 +149,7 @@ export const notifications = byNotificationName({
   "notifications/roots/list_changed": RootsListChanged,
   "notifications/elicitation/complete": ElicitationComplete,
   "notifications/tasks/status": TaskStatusNotification,
+  "notifications/tasks": TasksNotification,
   "notifications/subscriptions/acknowledged": SubscriptionsAcknowledged
 })
 

@@ -14,6 +14,7 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -43,6 +44,14 @@ export interface McpTool<out R = never> {
   readonly tool: McpSchema.Tool
   /** Cache hints of this definition's list entry (and, for resources, reads) in 2026-07-28 answers; default: the server's. */
   readonly cache?: Partial<McpSchema.CacheHints> | undefined
+  /** Whether a call may, must or must not run as a task (`execution.taskSupport`). */
+  readonly task: TaskSupport
+  /**
+   * 2026-07-28: how long a call runs as a plain request before the server
+   * turns it into a task (asks made before then are input-required rounds);
+   * `undefined`: the server's default (`McpServer.Options.tasks.after`).
+   */
+  readonly taskAfter: Duration.Duration | undefined
   /** Runs a call; failures are `isError` results, but for protocol errors `-32042` (URL elicitation required), `-32021` (missing client capability) and `-32602` (bad params, e.g. an input answer). */
   readonly call: (
     args: unknown,
@@ -61,6 +70,14 @@ export type Output =
   | McpSchema.ContentBlock
   | ReadonlyArray<McpSchema.ContentBlock>
   | McpSchema.CallToolResult
+
+/**
+ * Whether a tool's calls run as tasks (`execution.taskSupport`).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type TaskSupport = "forbidden" | "optional" | "required"
 
 /**
  * What the handler of a tool without `input` receives: no arguments.
@@ -82,6 +99,19 @@ export interface Info {
   readonly annotations?: McpSchema.ToolAnnotations | undefined
   readonly icons?: ReadonlyArray<McpSchema.Icon> | undefined
   readonly execution?: McpSchema.Tool["execution"] | undefined
+  /**
+   * Whether a call may run as a task (a long-running call the client polls):
+   * `"forbidden"` (the default), `"optional"` or `"required"`. Listed as
+   * `execution.taskSupport`. The handler is the same either way.
+   */
+  readonly task?: TaskSupport | undefined
+  /**
+   * 2026-07-28: how long a call of a task-supporting tool runs as a plain
+   * request before it becomes a task; what it asks the client before then
+   * goes through input-required rounds. Default: the server's
+   * (`McpServer.Options.tasks.after`, 0: a task at once).
+   */
+  readonly taskAfter?: Duration.Input | undefined
   /** Cache hints of this definition's list entry (and, for resources, reads) in 2026-07-28 answers; default: the server's. */
   readonly cache?: Partial<McpSchema.CacheHints> | undefined
   readonly _meta?: Readonly<Record<string, unknown>> | undefined
@@ -169,6 +199,7 @@ export const make: {
     name,
     tool,
     cache: options.cache,
+    ...taskOptions(options),
     call: (args, context) =>
       Effect.matchEffect(decode(args ?? {}, allErrors), {
         onFailure: (error) => Effect.succeed(invalidArguments(name, error.issue)),
@@ -215,6 +246,7 @@ export const fromJsonSchema = <E, R>(name: string, options: Info & {
   name,
   tool: listing(name, options, options.inputSchema, options.outputSchema),
   cache: options.cache,
+  ...taskOptions(options),
   call: (args, context) =>
     Effect.flatMap(currentValidator, (validator) => {
       const input = (args ?? {}) as Record<string, unknown>
@@ -252,6 +284,20 @@ export const header = (name: string): { readonly "x-mcp-header": string } => ({ 
 // -----------------------------------------------------------------------------
 // Results
 // -----------------------------------------------------------------------------
+
+/**
+ * An error a handler fails with to answer the call with a JSON-RPC error
+ * (`code`, `message`, `data`) instead of an `isError` result, which is what
+ * other failures become. A call running as a task ends `failed` with it.
+ *
+ * @category results
+ * @since 0.2.0
+ */
+export const protocolError = (code: number, message: string, data?: unknown): McpError.McpError => {
+  const error = McpError.protocol(code, message, data)
+  answeredAsErrors.add(error)
+  return error
+}
 
 /**
  * An `isError: true` result with one text block.
@@ -294,10 +340,17 @@ const listing = (
   if (outputSchema !== undefined) tool.outputSchema = outputSchema
   if (info.annotations !== undefined) tool.annotations = info.annotations
   if (info.icons !== undefined) tool.icons = info.icons
-  if (info.execution !== undefined) tool.execution = info.execution
+  if (info.execution !== undefined || (info.task !== undefined && info.task !== "forbidden")) {
+    tool.execution = info.task === undefined ? info.execution : { ...info.execution, taskSupport: info.task }
+  }
   if (info._meta !== undefined) tool._meta = info._meta
   return tool as McpSchema.Tool
 }
+
+const taskOptions = (info: Info): Pick<McpTool, "task" | "taskAfter"> => ({
+  task: info.task ?? info.execution?.taskSupport ?? "forbidden",
+  taskAfter: info.taskAfter === undefined ? undefined : Duration.fromInputUnsafe(info.taskAfter)
+})
 
 // errors about the request rather than the tool's work stay JSON-RPC errors
 // (a protocol error with bad params: an input answer that is not one)
@@ -307,8 +360,12 @@ const PASSED_THROUGH: ReadonlySet<number> = new Set([
   JsonRpc.ErrorCode.InvalidParams
 ])
 
+// the errors made by `protocolError`
+const answeredAsErrors = new WeakSet<McpError.McpError>()
+
 const isPassedThrough = (error: unknown): error is McpError.McpError =>
-  McpError.isMcpError(error) && error.reason._tag === "ProtocolError" && PASSED_THROUGH.has(error.reason.code)
+  McpError.isMcpError(error) && error.reason._tag === "ProtocolError" &&
+  (PASSED_THROUGH.has(error.reason.code) || answeredAsErrors.has(error))
 
 const issueFormatter = SchemaIssue.makeFormatterStandardSchemaV1()
 

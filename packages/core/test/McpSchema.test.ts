@@ -559,8 +559,8 @@ describe("McpSchema", () => {
     it("key every declaration by its name", () => {
       const requests = Object.entries(McpSchema.requests)
       const notifications = Object.entries(McpSchema.notifications)
-      assert.strictEqual(requests.length, 22)
-      assert.strictEqual(notifications.length, 12)
+      assert.strictEqual(requests.length, 23)
+      assert.strictEqual(notifications.length, 13)
       for (const [key, method] of requests) {
         assert.strictEqual(method.name, key)
         assert.strictEqual(method._tag, "Request")

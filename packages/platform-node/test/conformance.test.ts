@@ -86,7 +86,7 @@ describe("conformance: the server fixture over Streamable HTTP", () => {
       await client.connect(new StreamableHTTPClientTransport(new URL(url)))
       try {
         const { tools } = await client.listTools()
-        assert.strictEqual(tools.length, 28)
+        assert.strictEqual(tools.length, 35)
         const result = await client.callTool({ name: "test_simple_text", arguments: {} })
         assert.deepStrictEqual(result.content, [{ type: "text", text: "This is a simple text response for testing." }])
       } finally {
@@ -121,7 +121,13 @@ describe("conformance: the server fixture over stdio", () => {
       const { tools } = await client.listTools()
       // listed in name order (2026-07-28), whatever the order of registration
       assert.deepStrictEqual(tools.map((tool) => tool.name), [
+        "confirm_delete",
+        "failing_job",
+        "greet",
         "json_schema_2020_12_tool",
+        "multi_input",
+        "protocol_error_job",
+        "slow_compute",
         "test_audio_content",
         "test_elicitation",
         "test_elicitation_sep1034_defaults",
@@ -147,6 +153,7 @@ describe("conformance: the server fixture over stdio", () => {
         "test_streaming_elicitation",
         "test_tool_with_logging",
         "test_tool_with_progress",
+        "test_tool_with_task",
         "test_trigger_prompt_change",
         "test_trigger_tool_change"
       ])

@@ -17,7 +17,11 @@ import * as McpSchema from "../../McpSchema.ts"
 const { MetaKey } = McpSchema
 
 /** Methods of this era only. @internal */
-export const MODERN_ONLY: ReadonlySet<string> = new Set([McpSchema.Discover.name, McpSchema.SubscriptionsListen.name])
+export const MODERN_ONLY: ReadonlySet<string> = new Set([
+  McpSchema.Discover.name,
+  McpSchema.SubscriptionsListen.name,
+  McpSchema.UpdateTask.name
+])
 
 /** Methods the stateless revision removed: a modern request for one is an unknown method. @internal */
 export const LEGACY_ONLY: ReadonlySet<string> = new Set([

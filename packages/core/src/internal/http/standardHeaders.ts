@@ -1,6 +1,6 @@
 /**
  * The standard headers of a 2026-07-28 request over Streamable HTTP, both
- * ways: `Mcp-Method`, `Mcp-Name` (the tool, prompt or resource) and
+ * ways: `Mcp-Method`, `Mcp-Name` (the tool, prompt, resource or task) and
  * `Mcp-Param-*` values, in plain ASCII or, when a value cannot be one, in the
  * `=?base64?…?=` form; and reading them back.
  *
@@ -41,15 +41,21 @@ export const encodeValue = (value: string): string =>
     ? value
     : `=?base64?${Base64.encode(value)}?=`
 
-/** What `Mcp-Name` names for a request: the tool, prompt or resource. @internal */
+/** What `Mcp-Name` names for a request: the tool, prompt, resource or task. @internal */
 export const nameOf = (method: string, params: unknown): string | undefined => {
-  const object = params as { readonly name?: unknown; readonly uri?: unknown } | undefined
+  const object = params as
+    | { readonly name?: unknown; readonly uri?: unknown; readonly taskId?: unknown }
+    | undefined
   switch (method) {
     case McpSchema.CallTool.name:
     case McpSchema.GetPrompt.name:
       return typeof object?.name === "string" ? object.name : undefined
     case McpSchema.ReadResource.name:
       return typeof object?.uri === "string" ? object.uri : undefined
+    case McpSchema.GetTask.name:
+    case McpSchema.UpdateTask.name:
+    case McpSchema.CancelTask.name:
+      return typeof object?.taskId === "string" ? object.taskId : undefined
     default:
       return undefined
   }

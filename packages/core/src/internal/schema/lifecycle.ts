@@ -14,18 +14,23 @@ import { EmptyResult, Implementation, JsonObject, Meta, NotificationParams, Requ
 
 const Flag = Schema.optionalKey(JsonObject)
 
+// extensions by id (2026-07-28), each with its (often empty) settings
+const Extensions = Schema.optionalKey(Schema.Record(Schema.String, JsonObject))
+
 /**
  * What a client supports. Present keys mean support; values declared as
  * `object` in the spec are (usually empty) JSON objects. `elicitation` is new
  * in 2025-06-18 (its `form` / `url` keys in 2025-11-25; `elicitation: {}`
  * means form only); `sampling.context`, `sampling.tools` and `tasks` are new
- * in 2025-11-25.
+ * in 2025-11-25; `extensions` (by extension id, e.g. the tasks extension) in
+ * 2026-07-28.
  *
  * @category schemas
  * @since 0.1.0
  */
 export const ClientCapabilities = Schema.Struct({
   experimental: Schema.optionalKey(Schema.Record(Schema.String, JsonObject)),
+  extensions: Extensions,
   roots: Schema.optionalKey(Schema.Struct({
     listChanged: Schema.optionalKey(Schema.Boolean)
   })),
@@ -55,13 +60,14 @@ export type ClientCapabilities = typeof ClientCapabilities.Type
 
 /**
  * What a server supports. `completions` is new in 2025-03-26, `tasks` in
- * 2025-11-25.
+ * 2025-11-25, `extensions` (by extension id) in 2026-07-28.
  *
  * @category schemas
  * @since 0.1.0
  */
 export const ServerCapabilities = Schema.Struct({
   experimental: Schema.optionalKey(Schema.Record(Schema.String, JsonObject)),
+  extensions: Extensions,
   logging: Flag,
   completions: Flag,
   prompts: Schema.optionalKey(Schema.Struct({

@@ -154,7 +154,8 @@ export const Discover = McpMethod.request({
 // -----------------------------------------------------------------------------
 
 /**
- * Which change notifications a `subscriptions/listen` stream carries.
+ * Which change notifications a `subscriptions/listen` stream carries;
+ * `taskIds` asks for `notifications/tasks` of those tasks (tasks extension).
  *
  * @category schemas
  * @since 0.2.0
@@ -163,7 +164,8 @@ export const SubscriptionFilter = Schema.Struct({
   toolsListChanged: Schema.optionalKey(Schema.Boolean),
   promptsListChanged: Schema.optionalKey(Schema.Boolean),
   resourcesListChanged: Schema.optionalKey(Schema.Boolean),
-  resourceSubscriptions: Schema.optionalKey(Schema.Array(Schema.String))
+  resourceSubscriptions: Schema.optionalKey(Schema.Array(Schema.String)),
+  taskIds: Schema.optionalKey(Schema.Array(Schema.String))
 })
 
 /**

@@ -7,6 +7,9 @@
  * must declare `tasks.*` depends on the direction. Use
  * {@link taskRequestCapability} and {@link taskAugmentationCapability}.
  *
+ * Under 2026-07-28 tasks are the extension {@link TASKS_EXTENSION_ID}; its
+ * shapes are in `tasksModern.ts`.
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
@@ -34,6 +37,16 @@ export const RELATED_TASK_META_KEY = "io.modelcontextprotocol/related-task" as c
  * @since 0.1.0
  */
 export const MODEL_IMMEDIATE_RESPONSE_META_KEY = "io.modelcontextprotocol/model-immediate-response" as const
+
+/**
+ * The id of the tasks extension of 2026-07-28 (SEP-2663): a client declares
+ * it per request in `capabilities.extensions`, a server in its discovered
+ * capabilities.
+ *
+ * @category constants
+ * @since 0.2.0
+ */
+export const TASKS_EXTENSION_ID = "io.modelcontextprotocol/tasks" as const
 
 /**
  * The state of a task. `completed`, `failed` and `cancelled` are terminal.

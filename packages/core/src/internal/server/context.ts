@@ -39,6 +39,8 @@ export interface LiveSession {
   closing: Deferred.Deferred<void> | undefined
   /** The fibers answering its `subscriptions/listen` requests (made at the first). */
   listens: Set<Fiber.Fiber<unknown, unknown>> | undefined
+  /** Whom its tasks belong to when requests carry no principal (made at the first task). */
+  requestor?: string | undefined
 }
 
 /**

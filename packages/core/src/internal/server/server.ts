@@ -25,6 +25,9 @@ import * as Pagination from "./pagination.ts"
 import { enabled, type Entry, type Kind, keyOf, kindOf, listChanged, type Registry } from "./registry.ts"
 import { withServices } from "./services.ts"
 import * as Subscriptions from "./subscriptions.ts"
+import * as TaskCall from "../task/call.ts"
+import * as TaskHandlers from "../task/handlers.ts"
+import * as Tasks from "../task/tasks.ts"
 
 // -----------------------------------------------------------------------------
 // Registry
@@ -67,6 +70,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     })
     const sessions = new Set<LiveSession>()
     const listeners = Subscriptions.make()
+    const tasks = yield* Tasks.make(options.tasks)
     const sealingKey = yield* McpServerSession.makeSealingKey(options.requestState?.secret, options.requestState?.maxBytes)
     const supportedVersions = options.protocolVersions ??
       [...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS]
@@ -134,15 +138,18 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         handle: (
           params: McpMethod.Params<M>,
           context: McpServer.RequestContext,
-          live: LiveSession
+          live: LiveSession,
+          raw: McpServerSession.RequestContext
         ) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>
       ) =>
         McpServerSession.handler(method, (params, sessionContext) => {
           const live = lives.get(sessionContext.session)!
           const context = requestContext(live, sessionContext, live.session!)
-          const run = middleware.length === 0 ? handle(params, context, live) : middleware.reduceRight<Effect.Effect<unknown, McpError.McpError>>(
+          const run = middleware.length === 0 ? handle(params, context, live, sessionContext) : middleware.reduceRight<
+            Effect.Effect<unknown, McpError.McpError>
+          >(
             (next, wrap) => wrap(context, method.name, params, next),
-            Effect.suspend(() => handle(params, context, live))
+            Effect.suspend(() => handle(params, context, live, sessionContext))
           )
           // `updateContext` rather than `provideService`, which builds a function per call
           return Effect.updateContext(run, (current) => Context.add(current, CurrentRequestContext, context)) as Effect.Effect<
@@ -162,21 +169,30 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           Effect.map(Ref.get(registry), (current) =>
             withHints(context, {
               supportedVersions,
-              capabilities: currentCapabilities(),
+              capabilities: modernCapabilities(),
               ...(options.instructions === undefined ? {} : { instructions: options.instructions })
             }, []))),
         handler(McpSchema.SubscriptionsListen, (params, context, live) =>
-          Subscriptions.listen(listeners, live, params.notifications, currentCapabilities(), context)),
+          Subscriptions.listen(listeners, live, params.notifications, modernCapabilities(), context)),
         handler(McpSchema.ListTools, (params, context) =>
           Effect.map(list<McpTool.McpTool>("tools", params.cursor, byName), (page) =>
             withHints(context, withCursor({ tools: page.items.map((tool) => tool.tool) }, page.nextCursor), page.items))),
-        handler(McpSchema.CallTool, (params, context) => {
+        handler(McpSchema.CallTool, (params, context, live, raw) => {
           const entry = Ref.getUnsafe(registry).tools.get(params.name)
           if (entry === undefined || !entry.enabled) {
             return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown tool: ${params.name}`))
           }
-          return entry.definition.call(params.arguments, context)
+          const tool = entry.definition
+          // a task only when the tool takes one and a 2025-11-25 request does not ask
+          return tool.task === "forbidden" && (context.era === "modern" || params.task === undefined)
+            ? tool.call(params.arguments, context)
+            : TaskCall.call(tasks, tool, params, context, raw, live) as Effect.Effect<McpSchema.CallToolResult, McpError.McpError>
         }),
+        handler(McpSchema.GetTask, TaskHandlers.get(tasks) as never),
+        handler(McpSchema.CancelTask, TaskHandlers.cancel(tasks) as never),
+        handler(McpSchema.UpdateTask, TaskHandlers.update(tasks) as never),
+        handler(McpSchema.GetTaskPayload, TaskHandlers.result(tasks) as never),
+        handler(McpSchema.ListTasks, TaskHandlers.list(tasks, pageSize) as never),
         handler(McpSchema.ListResources, (params, context) =>
           Effect.gen(function*() {
             const current = yield* Ref.get(registry)
@@ -319,8 +335,17 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           : {}),
         ...(current.prompts.size > 0 ? { prompts: { listChanged: true } } : {}),
         ...(completions ? { completions: {} } : {}),
+        ...(hasTaskTools(current) ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
         ...options.capabilities
       }
+    }
+
+    // 2026-07-28: tasks are the extension, never the 2025-11-25 capability
+    const modernOf = (legacy: McpSchema.ServerCapabilities): McpSchema.ServerCapabilities => {
+      const { tasks: _, ...rest } = legacy
+      return hasTaskTools(Ref.getUnsafe(registry))
+        ? { ...rest, extensions: { ...rest.extensions, [McpSchema.TASKS_EXTENSION_ID]: {} } }
+        : rest
     }
 
     const handlers = handlersOf()
@@ -364,13 +389,19 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     // computed once per registry value
     let capabilitiesOf: Registry | undefined
     let cachedCapabilities: McpSchema.ServerCapabilities = {}
+    let cachedModern: McpSchema.ServerCapabilities = {}
     const currentCapabilities = () => {
       const current = Ref.getUnsafe(registry)
       if (current !== capabilitiesOf) {
         capabilitiesOf = current
         cachedCapabilities = capabilities(current)
+        cachedModern = modernOf(cachedCapabilities)
       }
       return cachedCapabilities
+    }
+    const modernCapabilities = () => {
+      currentCapabilities()
+      return cachedModern
     }
 
     return {
@@ -401,6 +432,11 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       }
     }
   })
+
+const hasTaskTools = (current: Registry) => {
+  for (const entry of current.tools.values()) if (entry.definition.task !== "forbidden") return true
+  return false
+}
 
 const implementation = (options: McpServer.Options): McpSchema.Implementation => {
   const info: Record<string, unknown> = { name: options.name, version: options.version }

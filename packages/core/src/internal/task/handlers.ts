@@ -1,0 +1,162 @@
+/**
+ * The `tasks/*` requests a server answers, in the era of each request:
+ * `tasks/get` and `tasks/cancel` in both, `tasks/update` in 2026-07-28,
+ * `tasks/result` and `tasks/list` in 2025-11-25. A task is only ever found
+ * with the key of the requestor that created it: another's is not found.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../../JsonRpc.ts"
+import * as McpError from "../../McpError.ts"
+import * as McpSchema from "../../McpSchema.ts"
+import type * as McpServer from "../../McpServer.ts"
+import * as McpTaskStore from "../../McpTaskStore.ts"
+import { missingCapability } from "../era/stateless.ts"
+import type { LiveSession } from "../server/context.ts"
+import { extension, requestorOf } from "./call.ts"
+import * as Tasks from "./tasks.ts"
+import * as Wire from "./wire.ts"
+
+const invalid = (message: string) => McpError.protocol(JsonRpc.ErrorCode.InvalidParams, message)
+
+const notFound = invalid("Failed to retrieve task: Task not found")
+
+const keyOf = (taskId: string, context: McpServer.RequestContext, live: LiveSession): McpTaskStore.TaskKey => ({
+  requestor: requestorOf(context, live),
+  taskId
+})
+
+// 2026-07-28: only a request that declared the extension may use tasks
+const gated = <A>(
+  method: string,
+  context: McpServer.RequestContext,
+  effect: Effect.Effect<A, McpError.McpError>
+): Effect.Effect<A, McpError.McpError> =>
+  context.era === "modern" && !context.checkClientCapability(...extension.path)
+    ? Effect.fail(missingCapability(extension, method))
+    : effect
+
+const found = (tasks: Tasks.Tasks, key: McpTaskStore.TaskKey) =>
+  Effect.flatMap(tasks.store.get(key), (record) => Option.isSome(record) ? Effect.succeed(record.value) : Effect.fail(notFound))
+
+type Params = { readonly taskId: string }
+
+/** `tasks/get`. @internal */
+export const get = (tasks: Tasks.Tasks) => (params: Params, context: McpServer.RequestContext, live: LiveSession) =>
+  gated(
+    "tasks/get",
+    context,
+    Effect.map(
+      found(tasks, keyOf(params.taskId, context, live)),
+      (record) => context.era === "modern" ? Wire.modernDetailed(record) : Wire.legacyTask(record)
+    )
+  )
+
+/** `tasks/cancel`: 2026-07-28 acknowledges (a finished task too); 2025-11-25 answers the cancelled task and refuses a finished one. @internal */
+export const cancel = (tasks: Tasks.Tasks) => (params: Params, context: McpServer.RequestContext, live: LiveSession) =>
+  gated(
+    "tasks/cancel",
+    context,
+    Effect.gen(function*() {
+      const key = keyOf(params.taskId, context, live)
+      const record = yield* found(tasks, key)
+      if (McpTaskStore.isTerminal(record.status)) {
+        if (context.era === "modern") return {}
+        return yield* invalid(`Cannot cancel task ${params.taskId}: it is already ${record.status}`)
+      }
+      const cancelled = yield* Tasks.cancel(tasks, key)
+      if (context.era === "modern") return {}
+      return Option.isSome(cancelled) ? Wire.legacyTask(cancelled.value) : yield* notFound
+    })
+  )
+
+/**
+ * `tasks/update` (2026-07-28): answers to outstanding input requests move
+ * into the task, where its fiber takes them; other keys are ignored. An
+ * answer that is not a result of the asked method is refused (`-32602`) and
+ * nothing is applied.
+ *
+ * @internal
+ */
+export const update = (tasks: Tasks.Tasks) =>
+(
+  params: McpSchema.UpdateTaskParams,
+  context: McpServer.RequestContext,
+  live: LiveSession
+) =>
+  gated(
+    "tasks/update",
+    context,
+    Effect.gen(function*() {
+      const key = keyOf(params.taskId, context, live)
+      const record = yield* found(tasks, key)
+      for (const [name, answer] of Object.entries(params.inputResponses)) {
+        const request = record.inputRequests[name]
+        const method = request === undefined ? undefined : McpSchema.requests[request.method as McpSchema.RequestMethod]
+        if (method !== undefined && Exit.isFailure(method.validateResult(answer))) {
+          return yield* invalid(`Invalid params: inputResponses["${name}"] is not a ${request!.method} result`)
+        }
+      }
+      yield* Tasks.change(tasks, key, (current, now) => {
+        let requests: Record<string, McpTaskStore.InputRequest> | undefined
+        let responses: Record<string, unknown> | undefined
+        for (const [name, answer] of Object.entries(params.inputResponses)) {
+          if (!(name in current.inputRequests) || (requests !== undefined && !(name in requests))) continue
+          requests ??= { ...current.inputRequests }
+          responses ??= { ...current.inputResponses }
+          delete requests[name]
+          responses[name] = answer
+        }
+        if (requests === undefined) return undefined
+        return {
+          ...current,
+          status: Object.keys(requests).length === 0 ? "working" : "input_required",
+          lastUpdatedAt: now,
+          inputRequests: requests,
+          inputResponses: responses!
+        }
+      })
+      return {}
+    })
+  )
+
+/**
+ * `tasks/result` (2025-11-25): waits for the task to end, then answers what
+ * the request would have (tagged with the task) or fails with its error.
+ *
+ * @internal
+ */
+export const result = (tasks: Tasks.Tasks) => (params: Params, context: McpServer.RequestContext, live: LiveSession) =>
+  Effect.gen(function*() {
+    const key = keyOf(params.taskId, context, live)
+    yield* found(tasks, key)
+    const ended = yield* tasks.store.changes(key).pipe(
+      Stream.filter((record) => McpTaskStore.isTerminal(record.status)),
+      Stream.runHead
+    )
+    if (Option.isNone(ended)) return yield* notFound
+    const record = ended.value
+    if (record.status === "completed" && record.result !== undefined) {
+      const related = { [McpSchema.RELATED_TASK_META_KEY]: { taskId: record.taskId } }
+      const meta = record.result._meta as Record<string, unknown> | undefined
+      return { ...record.result, _meta: { ...meta, ...related } }
+    }
+    if (record.error !== undefined) return yield* McpError.fromErrorObject(record.error)
+    return yield* McpError.protocol(JsonRpc.ErrorCode.InternalError, `Task ${record.taskId} was ${record.status}`)
+  })
+
+/** `tasks/list` (2025-11-25): the requestor's tasks, newest first. @internal */
+export const list = (tasks: Tasks.Tasks, pageSize: number) =>
+(
+  params: { readonly cursor?: string | undefined },
+  context: McpServer.RequestContext,
+  live: LiveSession
+) =>
+  Effect.map(tasks.store.list(requestorOf(context, live), params.cursor, pageSize), (page) => ({
+    tasks: page.records.map(Wire.legacyTask),
+    ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
+  }))

@@ -1,0 +1,207 @@
+/**
+ * A server's tasks: the store, the fibers running its tasks (owned by the
+ * server, not by the requests that started them), how a run ends in the
+ * store, and how a running task asks its client for input.
+ *
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberMap from "effect/FiberMap"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../../JsonRpc.ts"
+import * as McpError from "../../McpError.ts"
+import type * as McpMethod from "../../McpMethod.ts"
+import type * as McpSchema from "../../McpSchema.ts"
+import type * as McpServer from "../../McpServer.ts"
+import * as McpTaskStore from "../../McpTaskStore.ts"
+import * as Capabilities from "../era/capabilities.ts"
+import { missingCapability } from "../era/stateless.ts"
+import * as Memory from "./memoryStore.ts"
+
+/** How a server's tasks are kept. @internal */
+export interface Settings {
+  readonly ttlMs: number
+  readonly maxTtlMs: number
+  readonly pollIntervalMs: number
+  readonly afterMs: number
+}
+
+/** A server's tasks. @internal */
+export interface Tasks {
+  readonly store: McpTaskStore.Service
+  readonly settings: Settings
+  /** The fibers of the tasks running here, by task id. */
+  readonly fibers: FiberMap.FiberMap<string>
+}
+
+const millis = (input: Duration.Input | undefined, fallback: number) =>
+  input === undefined ? fallback : Duration.toMillis(Duration.fromInputUnsafe(input))
+
+/**
+ * The tasks of a server made with `options`: the store in context, or one in
+ * memory; the fibers in a scope of their own, closed with the scope in
+ * context (a server's layer) if there is one.
+ *
+ * @internal
+ */
+export const make = (options: McpServer.Options["tasks"]): Effect.Effect<Tasks> =>
+  Effect.gen(function*() {
+    const given = yield* Effect.serviceOption(McpTaskStore.McpTaskStore)
+    const store = Option.isSome(given) ? given.value : yield* Memory.make()
+    const scope = yield* Scope.make()
+    const outer = yield* Effect.serviceOption(Scope.Scope)
+    if (Option.isSome(outer)) yield* Scope.addFinalizer(outer.value, Scope.close(scope, Exit.void))
+    const fibers = yield* Scope.provide(FiberMap.make<string>(), scope)
+    return {
+      store,
+      fibers,
+      settings: {
+        ttlMs: millis(options?.ttl, 60 * 60 * 1000),
+        maxTtlMs: millis(options?.maxTtl, 24 * 60 * 60 * 1000),
+        pollIntervalMs: millis(options?.pollInterval, 1000),
+        afterMs: millis(options?.after, 0)
+      }
+    }
+  })
+
+/** A new task's record, `working`. @internal */
+export const newRecord = (tasks: Tasks, key: McpTaskStore.TaskKey, requestedTtl: number | undefined) =>
+  Effect.map(Clock.currentTimeMillis, (now): McpTaskStore.TaskRecord => ({
+    ...key,
+    status: "working",
+    createdAt: now,
+    lastUpdatedAt: now,
+    ttlMs: Math.min(Math.max(1, requestedTtl ?? tasks.settings.ttlMs), tasks.settings.maxTtlMs),
+    pollIntervalMs: tasks.settings.pollIntervalMs,
+    inputRequests: {},
+    inputResponses: {}
+  }))
+
+/** Changes a task that has not ended yet; `f` is given the time. @internal */
+export const change = (
+  tasks: Tasks,
+  key: McpTaskStore.TaskKey,
+  f: (record: McpTaskStore.TaskRecord, now: number) => McpTaskStore.TaskRecord | undefined
+) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    tasks.store.update(key, (record) => McpTaskStore.isTerminal(record.status) ? undefined : f(record, now)))
+
+const internalError = (message: string): JsonRpc.ErrorObject => ({ code: JsonRpc.ErrorCode.InternalError, message })
+
+/** What a run's end makes of the task: its result, its JSON-RPC error, or cancelled. @internal */
+export const settle = (
+  tasks: Tasks,
+  key: McpTaskStore.TaskKey,
+  exit: Exit.Exit<McpSchema.CallToolResult, McpError.McpError>
+): Effect.Effect<void> => {
+  const ended = (record: McpTaskStore.TaskRecord, now: number): McpTaskStore.TaskRecord => {
+    const base = { ...record, lastUpdatedAt: now, inputRequests: {}, inputResponses: {} }
+    if (Exit.isSuccess(exit)) return { ...base, status: "completed", result: exit.value as Record<string, unknown> }
+    if (Cause.hasInterruptsOnly(exit.cause)) return { ...base, status: "cancelled", statusMessage: "The task was cancelled" }
+    const error = Cause.findErrorOption(exit.cause)
+    const object = Option.isSome(error) ? McpError.toErrorObject(error.value) : internalError("Internal error")
+    return { ...base, status: "failed", statusMessage: object.message, error: object }
+  }
+  return Effect.ignore(change(tasks, key, ended))
+}
+
+/** Marks a task cancelled and interrupts its fiber if it runs here. @internal */
+export const cancel = (tasks: Tasks, key: McpTaskStore.TaskKey) =>
+  Effect.tap(
+    change(tasks, key, (record, now) => ({
+      ...record,
+      status: "cancelled",
+      statusMessage: "The task was cancelled",
+      lastUpdatedAt: now,
+      inputRequests: {},
+      inputResponses: {}
+    })),
+    () => FiberMap.remove(tasks.fibers, key.taskId)
+  )
+
+// -----------------------------------------------------------------------------
+// Input
+// -----------------------------------------------------------------------------
+
+const KEY_PREFIX: Readonly<Record<string, string>> = {
+  "elicitation/create": "elicit",
+  "sampling/createMessage": "sample",
+  "roots/list": "roots"
+}
+
+/** How a running task asks its client for input. @internal */
+export type Ask = (
+  method: McpMethod.Request,
+  params: unknown,
+  inputKey?: string
+) => Effect.Effect<unknown, McpError.McpError>
+
+/**
+ * The asks of one task: a key of its own per ask over the task's life, the
+ * request published in the store (status `input_required`), and the answer
+ * taken from it once the client gave one (`tasks/update`), validated as the
+ * asked method's result.
+ *
+ * @internal
+ */
+export const inputOf = (
+  tasks: Tasks,
+  key: McpTaskStore.TaskKey,
+  clientCapabilities: McpSchema.ClientCapabilities
+): Ask => {
+  const used = new Set<string>()
+  let count = 0
+  return (method, params, inputKey) =>
+    Effect.suspend(() => {
+      const capability = method.capability(params)
+      if (capability !== undefined && !Capabilities.declares(clientCapabilities, capability)) {
+        return Effect.fail(missingCapability(capability, method.name))
+      }
+      const base = inputKey ?? KEY_PREFIX[method.name] ?? "input"
+      let name = base
+      while (used.has(name)) name = `${base}-${++count}`
+      used.add(name)
+      const request: McpTaskStore.InputRequest = params === undefined
+        ? { method: method.name }
+        : { method: method.name, params: params as Record<string, unknown> }
+      return change(tasks, key, (record, now) => ({
+        ...record,
+        status: "input_required",
+        lastUpdatedAt: now,
+        inputRequests: { ...record.inputRequests, [name]: request }
+      })).pipe(
+        Effect.andThen(
+          tasks.store.changes(key).pipe(
+            Stream.filter((record) => name in record.inputResponses || McpTaskStore.isTerminal(record.status)),
+            Stream.runHead
+          )
+        ),
+        Effect.flatMap((found) => {
+          if (Option.isNone(found) || !(name in found.value.inputResponses)) return Effect.interrupt
+          const answer = found.value.inputResponses[name]
+          return Effect.as(
+            tasks.store.update(key, (record) => {
+              const { [name]: _, ...rest } = record.inputResponses
+              return { ...record, inputResponses: rest }
+            }),
+            answer
+          )
+        }),
+        Effect.flatMap((answer) => {
+          const result = method.validateResult(answer)
+          return Exit.isSuccess(result)
+            ? Effect.succeed(result.value)
+            : Effect.fail(McpError.protocol(
+              JsonRpc.ErrorCode.InvalidParams,
+              `Invalid params: the answer to "${name}" is not a ${method.name} result`
+            ))
+        })
+      )
+    })
+}
