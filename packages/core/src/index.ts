@@ -46,6 +46,9 @@ export * as McpServerSession from "./McpServerSession.ts"
 /** @since 0.1.0 */
 export * as McpSession from "./McpSession.ts"
 
+/** @since 0.2.0 */
+export * as McpTaskStore from "./McpTaskStore.ts"
+
 /** @since 0.1.0 */
 export * as McpTool from "./McpTool.ts"
 
