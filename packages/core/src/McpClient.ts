@@ -30,6 +30,7 @@ import type * as McpError from "./McpError.ts"
 import type * as McpMethod from "./McpMethod.ts"
 import * as McpSchema from "./McpSchema.ts"
 import type * as McpSession from "./McpSession.ts"
+import type * as McpTask from "./McpTask.ts"
 import type { McpTransport } from "./McpTransport.ts"
 
 // -----------------------------------------------------------------------------
@@ -232,6 +233,11 @@ export interface Options extends NotificationHandlers {
   /** The most input-required rounds one request may take. Default 8. */
   readonly maxInputRounds?: number | undefined
   readonly keepAlive?: McpSession.Options["keepAlive"]
+  /**
+   * 2026-07-28: declare the tasks extension, so that a server may answer a
+   * long `tools/call` with a task (which `callTool` then waits for). Default `true`.
+   */
+  readonly tasks?: boolean | undefined
 }
 
 // -----------------------------------------------------------------------------
@@ -336,6 +342,10 @@ export interface Client {
    * `streamTools` and `tools`; a tool not seen yet makes the client fetch the
    * whole list once (a name still unknown after that is not looked up again
    * until the list changes), and a failure of that fetch fails the call.
+   *
+   * A call the server runs as a task (2026-07-28: its choice; 2025-11-25: a
+   * tool listed `execution.taskSupport: "required"`) is waited for, its
+   * input answered and its status messages given to `onProgress`.
    */
   readonly callTool: (
     name: string,
@@ -348,6 +358,19 @@ export interface Client {
    * `isError: true` fails with a {@link ToolError}; a value that does not
    * decode, with an `InvalidResultError`.
    */
+  /**
+   * Calls a tool as a task and returns its handle at once: 2025-11-25 asks
+   * for a task (the server must declare `tasks.requests.tools.call`);
+   * 2026-07-28 lets the server decide, and a call it answers at once gives a
+   * handle already `completed` (with an empty `taskId`).
+   */
+  readonly callToolTask: (
+    name: string,
+    args?: Readonly<Record<string, unknown>>,
+    options?: McpTask.CallOptions
+  ) => Effect.Effect<McpTask.Task, McpError.McpError>
+  /** A handle on a task of this server by its id (one made by another client of the same principal, or before a restart). */
+  readonly task: (taskId: string, options?: RequestOptions) => McpTask.Task
   readonly callToolTyped: <S extends Schema.Top>(
     name: string,
     args: Readonly<Record<string, unknown>> | undefined,

@@ -69,6 +69,12 @@ export interface Options {
   readonly maxInputRounds?: number | undefined
   /** How long `era: "auto"` waits for the `server/discover` probe before it falls back to `initialize`. Default 10 s. */
   readonly probeTimeout?: Duration.Input | undefined
+  /**
+   * 2026-07-28 extensions this client takes, declared in every request's
+   * capabilities (`capabilities.extensions`), e.g. `McpSchema.TASKS_EXTENSION_ID`.
+   * Not sent in `initialize`.
+   */
+  readonly extensions?: Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined
 }
 
 /**
@@ -174,7 +180,9 @@ export const make = Effect.fn("McpClientSession.make")(function*(
     const envelope: StatelessClient.Envelope = {
       version: options.protocolVersion !== undefined && modern.includes(options.protocolVersion) ? options.protocolVersion : modern[0]!,
       clientInfo: options.clientInfo,
-      capabilities,
+      capabilities: options.extensions === undefined
+        ? capabilities
+        : { ...capabilities, extensions: { ...capabilities.extensions, ...options.extensions } },
       logLevel: undefined
     }
     const verdict = yield* StatelessClient.probe(session, envelope, modern, {

@@ -39,6 +39,7 @@ import type { ServerParams } from "./internal/group/params.ts"
 import type * as McpClient from "./McpClient.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpSchema from "./McpSchema.ts"
+import type * as McpTask from "./McpTask.ts"
 import type * as McpServer from "./McpServer.ts"
 import type { McpTransport } from "./McpTransport.ts"
 
@@ -333,6 +334,16 @@ export interface Group {
     args?: Readonly<Record<string, unknown>>,
     options?: McpClient.RequestOptions
   ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpError>
+  /**
+   * Calls a tool by group name as a task (see `McpClient.callToolTask`); the
+   * handle's steps go to the server's current connection. A task of a known
+   * id: `client(server)` then `task(taskId)`.
+   */
+  readonly callToolTask: (
+    name: string,
+    args?: Readonly<Record<string, unknown>>,
+    options?: McpTask.CallOptions
+  ) => Effect.Effect<McpTask.Task, McpError.McpError>
   /**
    * Reads a resource on `options.server`, else on the server that lists its
    * URI, else on the server whose templates match it, else on the only

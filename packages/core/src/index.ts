@@ -47,6 +47,9 @@ export * as McpServerSession from "./McpServerSession.ts"
 export * as McpSession from "./McpSession.ts"
 
 /** @since 0.2.0 */
+export * as McpTask from "./McpTask.ts"
+
+/** @since 0.2.0 */
 export * as McpTaskStore from "./McpTaskStore.ts"
 
 /** @since 0.1.0 */

@@ -135,7 +135,10 @@ describe("McpClient: the _meta envelope", () => {
       const meta = (discover.params as { _meta: Record<string, unknown> })._meta
       assert.strictEqual(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28")
       assert.deepStrictEqual(meta["io.modelcontextprotocol/clientInfo"], clientInfo)
-      assert.deepStrictEqual(Object.keys(meta["io.modelcontextprotocol/clientCapabilities"] as object).sort(), ["elicitation", "roots", "sampling"])
+      const capabilities = meta["io.modelcontextprotocol/clientCapabilities"] as Record<string, unknown>
+      assert.deepStrictEqual(Object.keys(capabilities).sort(), ["elicitation", "extensions", "roots", "sampling"])
+      // the tasks extension is declared (McpClient's `tasks` option, on by default)
+      assert.deepStrictEqual(capabilities.extensions, { "io.modelcontextprotocol/tasks": {} })
       yield* server.send(JsonRpc.success(discover.id, { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} } }))
       const client = yield* Fiber.join(connecting)
       yield* client.setLoggingLevel("warning")

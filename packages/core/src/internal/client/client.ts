@@ -6,6 +6,7 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Logger from "effect/Logger"
@@ -31,6 +32,7 @@ import * as McpClientSession from "../../McpClientSession.ts"
 import * as McpError from "../../McpError.ts"
 import * as McpMethod from "../../McpMethod.ts"
 import * as McpSchema from "../../McpSchema.ts"
+import type * as McpTask from "../../McpTask.ts"
 import { McpTransport, RequestHeaders } from "../../McpTransport.ts"
 import * as StandardHeaders from "../http/standardHeaders.ts"
 import * as Headers from "../jsonSchema/headers.ts"
@@ -39,9 +41,13 @@ import * as Handlers from "./handlers.ts"
 import * as Listen from "./listen.ts"
 import * as Notifications from "./notifications.ts"
 import { DEFAULT_MAX_PAGES, type Page, paginate } from "./paginate.ts"
+import * as Task from "./task.ts"
 import { checkOutput } from "./tools.ts"
 
 const DEFAULT_NOTIFICATION_BUFFER = 1024
+
+const isMethodNotFound = (error: McpError.McpError) =>
+  error.reason._tag === "ProtocolError" && error.reason.code === -32601
 
 type Cursor = { readonly cursor?: string | undefined } | undefined
 
@@ -115,12 +121,14 @@ export const make = Effect.fnUntraced(function*(
   const currentRoots = yield* Ref.make<ReadonlyArray<McpSchema.Root>>(options.roots ?? [])
   const hub = yield* Notifications.make(options.notificationBuffer ?? DEFAULT_NOTIFICATION_BUFFER)
 
+  const handlerList = Handlers.handlers(options, validator, currentRoots)
   const session = yield* McpClientSession.make({
     clientInfo: options.clientInfo,
     capabilities,
+    ...(options.tasks === false ? {} : { extensions: { [McpSchema.TASKS_EXTENSION_ID]: {} } }),
     protocolVersion: options.protocolVersion,
     supportedVersions: options.supportedVersions,
-    handlers: Handlers.handlers(options, validator, currentRoots),
+    handlers: handlerList,
     initializeTimeout: options.initializeTimeout ?? options.requestTimeout,
     defaultTimeout: options.requestTimeout,
     keepAlive: options.keepAlive,
@@ -260,26 +268,70 @@ export const make = Effect.fnUntraced(function*(
       : Effect.flatMap(lookupTool(name), (tool) => checkOutput(validator, tool, result))
   }
 
+  // ---------------------------------------------------------------------------
+  // tasks
+  // ---------------------------------------------------------------------------
+
+  const taskClient: Task.Client = {
+    session,
+    handlers: new Map(handlerList.map((handler) => [handler.method.name, handler]))
+  }
+  const task = (taskId: string, requestOptions?: RequestOptions) => Task.handle(taskClient, taskId, requestOptions)
+
+  // 2026-07-28: the answer may be a task (the extension is declared)
+  const send = (name: string, args: Readonly<Record<string, unknown>> | undefined, requestOptions: RequestOptions | undefined) => {
+    const call = session.request(
+      session.era === "modern" && options.tasks !== false ? Task.CallToolOrTask : McpSchema.CallTool,
+      withMeta(args === undefined ? { name } : { name, arguments: args }, requestOptions),
+      requestOptions
+    )
+    // a modern call mirrors the tool's x-mcp-header arguments into Mcp-Param-* headers
+    if (session.era !== "modern" || transport.sendsParamHeaders !== true) return call
+    return Effect.flatMap(lookupTool(name), (tool) => {
+      const params = Headers.headerParams(tool?.inputSchema)
+      return params.length === 0 ? call : Effect.provideService(call, RequestHeaders, StandardHeaders.paramHeaders(params, args))
+    })
+  }
+
+  // 2025-11-25: a task asked for
+  const sendAsTask = (name: string, args: Readonly<Record<string, unknown>> | undefined, requestOptions: McpTask.CallOptions | undefined) => {
+    if (!McpMethod.hasCapability(session.serverCapabilities, McpMethod.clientCapability("tasks", "requests", "tools", "call"))) {
+      return Effect.fail(McpError.unsupported(McpSchema.CallTool.name, "server tasks.requests.tools.call"))
+    }
+    const ttl = requestOptions?.ttl === undefined ? {} : { ttl: Duration.toMillis(Duration.fromInputUnsafe(requestOptions.ttl)) }
+    const params = { name, ...(args === undefined ? {} : { arguments: args }), task: ttl }
+    return Effect.map(
+      session.request(Task.CallToolAsTask, withMeta(params, requestOptions), requestOptions),
+      (created) => created.task.taskId
+    )
+  }
+
   const callTool = (
     name: string,
     args?: Readonly<Record<string, unknown>>,
     requestOptions?: RequestOptions
   ): Effect.Effect<McpSchema.CallToolResult, McpError.McpError> => {
-    const call = session.request(
-      McpSchema.CallTool,
-      withMeta(args === undefined ? { name } : { name, arguments: args }, requestOptions),
-      requestOptions
-    )
-    // a modern call mirrors the tool's x-mcp-header arguments into Mcp-Param-* headers
-    if (session.era !== "modern" || transport.sendsParamHeaders !== true) return Effect.flatMap(call, checkCall(name))
-    return Effect.flatMap(lookupTool(name), (tool) => {
-      const params = Headers.headerParams(tool?.inputSchema)
-      return Effect.flatMap(
-        params.length === 0 ? call : Effect.provideService(call, RequestHeaders, StandardHeaders.paramHeaders(params, args)),
-        checkCall(name)
-      )
-    })
+    const answered = Effect.flatMap(send(name, args, requestOptions), (result) =>
+      Task.isCreated(result) ? task(result.taskId, requestOptions).result : Effect.succeed(result))
+    const legacyTask = session.era === "legacy"
+      ? Effect.catchIf(answered, isMethodNotFound, (error) =>
+        Effect.flatMap(lookupTool(name), (tool) =>
+          tool?.execution?.taskSupport === "required"
+            ? Effect.flatMap(sendAsTask(name, args, requestOptions), (taskId) => task(taskId, requestOptions).result)
+            : Effect.fail(error)))
+      : answered
+    return Effect.flatMap(legacyTask, checkCall(name))
   }
+
+  const callToolTask = (
+    name: string,
+    args?: Readonly<Record<string, unknown>>,
+    requestOptions?: McpTask.CallOptions
+  ): Effect.Effect<McpTask.Task, McpError.McpError> =>
+    session.era === "legacy"
+      ? Effect.map(sendAsTask(name, args, requestOptions), (taskId) => task(taskId, requestOptions))
+      : Effect.map(send(name, args, requestOptions), (result) =>
+        Task.isCreated(result) ? task(result.taskId, requestOptions) : Task.completed(result))
 
   // ---------------------------------------------------------------------------
   // resources
@@ -415,6 +467,8 @@ export const make = Effect.fnUntraced(function*(
     streamTools,
     tools,
     callTool,
+    callToolTask,
+    task,
     listResources,
     streamResources,
     resources,

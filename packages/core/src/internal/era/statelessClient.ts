@@ -191,9 +191,9 @@ const isInputRequired = (value: unknown): value is McpSchema.InputRequiredResult
 const invalidResult = (method: string, exit: Exit.Exit<unknown, string>) =>
   McpError.invalidResult(method, Exit.isFailure(exit) ? Option.getOrElse(Cause.findErrorOption(exit.cause), () => "invalid") : "invalid")
 
-// answers one input request with the client's handler for its method
-const answer = (
-  rounds: Rounds,
+/** Answers one input request with the client's handler for its method. @internal */
+export const answer = (
+  rounds: Pick<Rounds, "session" | "handlers">,
   key: string,
   request: { readonly method: string; readonly params?: unknown }
 ): Effect.Effect<readonly [string, unknown], McpError.McpError> => {

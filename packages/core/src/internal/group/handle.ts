@@ -20,6 +20,7 @@ import type * as McpClientSession from "../../McpClientSession.ts"
 import type * as McpError from "../../McpError.ts"
 import type { ServerNotification } from "../../McpGroup.ts"
 import type * as McpSchema from "../../McpSchema.ts"
+import type * as McpTask from "../../McpTask.ts"
 import type * as Entry from "./entry.ts"
 import * as Live from "./live.ts"
 import type * as State from "./state.ts"
@@ -92,6 +93,14 @@ export const make = (state: State.State, entry: Entry.Entry): McpClient.Client =
     changes: Stream.ignore(Live.follow(state, entry, (client) => pick(client).changes))
   })
   const notifications = notificationsOf(entry, Stream.fromPubSub(state.notifications))
+  // each step of a task's handle goes to the server's current connection
+  const taskOf = (taskId: string, options: McpClient.RequestOptions | undefined): McpTask.Task => ({
+    taskId,
+    poll: call((client) => client.task(taskId, options).poll),
+    status: stream((client) => client.task(taskId, options).status),
+    result: call((client) => client.task(taskId, options).result),
+    cancel: call((client) => client.task(taskId, options).cancel)
+  })
 
   return {
     get session(): McpClientSession.ClientSession {
@@ -120,6 +129,12 @@ export const make = (state: State.State, entry: Entry.Entry): McpClient.Client =
     streamTools: (options) => stream((client) => client.streamTools(options)),
     tools: cachedList((client) => client.tools),
     callTool: (name, args, options) => call((client) => client.callTool(name, args, options)),
+    callToolTask: (name, args, options) =>
+      Effect.map(
+        call((client) => client.callToolTask(name, args, options)),
+        (task) => task.taskId === "" ? task : taskOf(task.taskId, options)
+      ),
+    task: (taskId, options) => taskOf(taskId, options),
     callToolTyped: <S extends Schema.Top>(
       name: string,
       args: Readonly<Record<string, unknown>> | undefined,

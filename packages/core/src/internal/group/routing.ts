@@ -15,6 +15,7 @@ import type * as McpClient from "../../McpClient.ts"
 import * as McpError from "../../McpError.ts"
 import type { Group, ResourceOptions } from "../../McpGroup.ts"
 import type * as McpSchema from "../../McpSchema.ts"
+import type * as McpTask from "../../McpTask.ts"
 import * as Aggregate from "./aggregate.ts"
 import * as Entry from "./entry.ts"
 import * as Handle from "./handle.ts"
@@ -57,6 +58,7 @@ export const make = (
 ): Pick<
   Group,
   | "callTool"
+  | "callToolTask"
   | "getPrompt"
   | "readResource"
   | "subscribeResource"
@@ -98,6 +100,18 @@ export const make = (
     const entry = (yield* index).tools.get(name)
     if (entry === undefined) return yield* missing(state, "tools", "tool", name)
     return yield* call(state, entry.server, (client) => client.callTool(entry.tool.name, args, requestOptions))
+  })
+
+  // the handle is the server's stable client's: it follows reconnections
+  const callToolTask = Effect.fn("McpGroup.callToolTask")(function*(
+    name: string,
+    args?: Readonly<Record<string, unknown>>,
+    requestOptions?: McpTask.CallOptions
+  ) {
+    const entry = (yield* index).tools.get(name)
+    if (entry === undefined) return yield* missing(state, "tools", "tool", name)
+    const stable = yield* client(entry.server)
+    return yield* stable.callToolTask(entry.tool.name, args, requestOptions)
   })
 
   const getPrompt = Effect.fn("McpGroup.getPrompt")(function*(
@@ -182,5 +196,5 @@ export const make = (
     return entry.handle
   })
 
-  return { callTool, getPrompt, readResource, subscribeResource, unsubscribeResource, watchResource, complete, client }
+  return { callTool, callToolTask, getPrompt, readResource, subscribeResource, unsubscribeResource, watchResource, complete, client }
 }

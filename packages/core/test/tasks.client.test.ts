@@ -1,0 +1,153 @@
+/**
+ * The client's side of tasks, in both eras, against this SDK's server in
+ * memory: `callToolTask` handles (status, result, cancel), `callTool` waiting
+ * for a task transparently, input asked by a task answered by the client's
+ * elicitation handler, and task handles through a group. Time is TestClock's.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Schema, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import type * as McpClientSession from "../src/McpClientSession.ts"
+import * as McpError from "../src/McpError.ts"
+import type * as McpSchema from "../src/McpSchema.ts"
+import * as McpServer from "../src/McpServer.ts"
+import * as McpTest from "../src/McpTest.ts"
+import * as McpTool from "../src/McpTool.ts"
+
+const eras: ReadonlyArray<McpClientSession.Era> = ["modern", "legacy"]
+
+const textOf = (result: McpSchema.CallToolResult) =>
+  result.content.map((block) => block.type === "text" ? block.text : "").join("")
+
+// a tool that works until `release` is done, and records its interruption
+const makeServer = (release: Deferred.Deferred<void>, interrupted: Deferred.Deferred<void>) => {
+  const build = McpTool.make("build", {
+    description: "A long build",
+    input: Schema.Struct({ target: Schema.String }),
+    task: "optional",
+    handler: ({ target }, context) =>
+      Effect.gen(function*() {
+        yield* context.reportProgress({ progress: 1, total: 2, message: "compiling" })
+        yield* Deferred.await(release)
+        return `built ${target}`
+      }).pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined)))
+  })
+  const render = McpTool.make("render", {
+    description: "Renders after a confirmation; always a task",
+    input: Schema.Struct({}),
+    task: "required",
+    handler: (_, context) =>
+      Effect.map(
+        context.elicit({ message: "Render?", schema: Schema.Struct({ ok: Schema.Boolean }) }),
+        (answer) => answer.action === "accept" && answer.content.ok ? "rendered" : "not rendered"
+      )
+  })
+  const broken = McpTool.make("broken", {
+    description: "Fails with a JSON-RPC error",
+    input: Schema.Struct({}),
+    task: "required",
+    handler: () => Effect.fail(McpTool.protocolError(-32050, "broken on purpose"))
+  })
+  return McpServer.layer({ name: "tasks", version: "1.0.0", tasks: { pollInterval: "1 second" } }, build, render, broken)
+}
+
+const elicitation = {
+  form: () => Effect.succeed({ action: "accept" as const, content: { ok: true } })
+}
+
+describe("McpClient tasks", () => {
+  for (const era of eras) {
+    describe(era, () => {
+      it.effect("callToolTask: a handle whose status ends completed, its result the tool's", () =>
+        Effect.gen(function*() {
+          const release = yield* Deferred.make<void>()
+          const interrupted = yield* Deferred.make<void>()
+          const client = yield* McpTest.client(makeServer(release, interrupted), { era })
+          const task = yield* client.callToolTask("build", { target: "app" })
+          assert.notStrictEqual(task.taskId, "")
+          assert.strictEqual((yield* task.poll).status, "working")
+          const states = yield* Stream.runCollect(task.status).pipe(Effect.forkChild)
+          yield* TestClock.adjust("1 second")
+          yield* Deferred.succeed(release, undefined)
+          yield* TestClock.adjust("2 seconds")
+          const seen = (yield* Fiber.join(states)).map((state) => state.status)
+          assert.strictEqual(seen[0], "working")
+          assert.strictEqual(seen[seen.length - 1], "completed")
+          const result = yield* task.result
+          assert.strictEqual(textOf(result), "built app")
+        }).pipe(Effect.scoped))
+
+      it.effect("cancel interrupts the handler's fiber; the task ends cancelled and its result fails", () =>
+        Effect.gen(function*() {
+          const release = yield* Deferred.make<void>()
+          const interrupted = yield* Deferred.make<void>()
+          const client = yield* McpTest.client(makeServer(release, interrupted), { era })
+          const task = yield* client.callToolTask("build", { target: "app" })
+          yield* task.cancel
+          yield* Deferred.await(interrupted)
+          assert.strictEqual((yield* task.poll).status, "cancelled")
+          const error = yield* Effect.flip(task.result)
+          assert.strictEqual(error.reason._tag, "ProtocolError")
+        }).pipe(Effect.scoped))
+
+      it.effect("callTool on a required tool runs the task and waits; its elicitation is answered by the client's handler", () =>
+        Effect.gen(function*() {
+          const client = yield* McpTest.client(makeServer(yield* Deferred.make<void>(), yield* Deferred.make<void>()), {
+            era,
+            elicitation
+          })
+          const fiber = yield* Effect.forkChild(client.callTool("render", {}))
+          // polls (2026-07-28) wait on the clock
+          for (let i = 0; i < 5 && fiber.pollUnsafe() === undefined; i++) yield* TestClock.adjust("1 second")
+          const result = yield* Fiber.join(fiber)
+          assert.strictEqual(textOf(result), "rendered")
+        }).pipe(Effect.scoped))
+
+      it.effect("a task failing with a JSON-RPC error: result fails with that error", () =>
+        Effect.gen(function*() {
+          const client = yield* McpTest.client(makeServer(yield* Deferred.make<void>(), yield* Deferred.make<void>()), { era })
+          const task = yield* client.callToolTask("broken", {})
+          const fiber = yield* Effect.forkChild(Effect.flip(task.result))
+          for (let i = 0; i < 5 && fiber.pollUnsafe() === undefined; i++) yield* TestClock.adjust("1 second")
+          const error = yield* Fiber.join(fiber)
+          assert.deepInclude(error.reason, { _tag: "ProtocolError", code: -32050 })
+        }).pipe(Effect.scoped))
+    })
+  }
+
+  it.effect("modern: status messages reach onProgress; a task is resumed by id with client.task", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const client = yield* McpTest.client(makeServer(release, yield* Deferred.make<void>()))
+      const first = yield* client.callToolTask("build", { target: "lib" })
+      const messages: Array<string> = []
+      const again = client.task(first.taskId, {
+        onProgress: (progress) => Effect.sync(() => void messages.push(progress.message ?? ""))
+      })
+      const fiber = yield* Effect.forkChild(again.result)
+      yield* TestClock.adjust("1 second")
+      yield* Deferred.succeed(release, undefined)
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(textOf(yield* Fiber.join(fiber)), "built lib")
+      assert.deepStrictEqual(messages, ["compiling"])
+    }).pipe(Effect.scoped))
+
+  it.effect("modern: with tasks: false the client does not declare the extension, and a required tool is refused (-32021)", () =>
+    Effect.gen(function*() {
+      const client = yield* McpTest.client(makeServer(yield* Deferred.make<void>(), yield* Deferred.make<void>()), { tasks: false })
+      const error = yield* Effect.flip(client.callTool("render", {}))
+      assert.deepInclude(error.reason, { _tag: "ProtocolError", code: -32021 })
+    }).pipe(Effect.scoped))
+
+  it.effect("legacy: callToolTask to a server without tasks.requests.tools.call is unsupported", () =>
+    Effect.gen(function*() {
+      const plain = McpServer.layer(
+        { name: "plain", version: "1.0.0" },
+        McpTool.make("echo", { input: Schema.Struct({}), handler: () => Effect.succeed("hi") })
+      )
+      const client = yield* McpTest.client(plain, { era: "legacy" })
+      const error = yield* Effect.flip(client.callToolTask("echo", {}))
+      assert.strictEqual(error.reason._tag, "UnsupportedError")
+      assert.isTrue(McpError.isMcpError(error))
+    }).pipe(Effect.scoped))
+})
