@@ -43,6 +43,15 @@ describe("README examples", () => {
     }
   })
 
+  it("the tasks example follows a task to its result, answering its question, and cancels another", async () => {
+    const { code, stdout } = await node(["scratchpad/example-tasks.ts"])
+    assert.strictEqual(code, 0)
+    assert.include(stdout, "task started")
+    assert.include(stdout, "input_required")
+    assert.include(stdout, "result: rendered intro.mp4 (3 frames)")
+    assert.include(stdout, "second task: cancelled")
+  })
+
   it("the stdio client spawns the example server and talks to it", async () => {
     const { code, stdout } = await node(["scratchpad/stdio-client.ts"])
     assert.strictEqual(code, 0)
