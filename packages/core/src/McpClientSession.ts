@@ -180,9 +180,7 @@ export const make = Effect.fn("McpClientSession.make")(function*(
     const envelope: StatelessClient.Envelope = {
       version: options.protocolVersion !== undefined && modern.includes(options.protocolVersion) ? options.protocolVersion : modern[0]!,
       clientInfo: options.clientInfo,
-      capabilities: options.extensions === undefined
-        ? capabilities
-        : { ...capabilities, extensions: { ...capabilities.extensions, ...options.extensions } },
+      capabilities: modernCapabilities(capabilities, options.extensions),
       logLevel: undefined
     }
     const verdict = yield* StatelessClient.probe(session, envelope, modern, {
@@ -227,6 +225,15 @@ export const make = Effect.fn("McpClientSession.make")(function*(
     instructions: result.instructions
   }
 })
+
+// 2026-07-28 has no `tasks` capability (tasks are an extension there)
+const modernCapabilities = (
+  capabilities: McpSchema.ClientCapabilities,
+  extensions: Options["extensions"]
+): McpSchema.ClientCapabilities => {
+  const { tasks: _, ...rest } = capabilities
+  return extensions === undefined ? rest : { ...rest, extensions: { ...rest.extensions, ...extensions } }
+}
 
 // the stateless session: every request with the envelope, input-required
 // results answered, and the removed methods handled on this side

@@ -200,16 +200,22 @@ describe("McpClient: capabilities", () => {
     })
   const never = () => Effect.never
 
+  // what the sampling and elicitation handlers can also run as tasks (2025-11-25)
+  const asTasks = (requests: object) => ({ tasks: { list: {}, cancel: {}, requests } })
+  const sampled = asTasks({ sampling: { createMessage: {} } })
+  const elicited = asTasks({ elicitation: { create: {} } })
+
   it.effect("are derived from the handlers given", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* declared({}), {})
-      assert.deepStrictEqual(yield* declared({ sampling: { handler: never } }), { sampling: {} })
+      assert.deepStrictEqual(yield* declared({ sampling: { handler: never } }), { sampling: {}, ...sampled })
+      assert.deepStrictEqual(yield* declared({ sampling: { handler: never }, tasks: false }), { sampling: {} })
       assert.deepStrictEqual(
         yield* declared({ sampling: { handler: never, tools: true, context: true } }),
-        { sampling: { context: {}, tools: {} } }
+        { sampling: { context: {}, tools: {} }, ...sampled }
       )
-      assert.deepStrictEqual(yield* declared({ elicitation: { form: never } }), { elicitation: { form: {} } })
-      assert.deepStrictEqual(yield* declared({ elicitation: { url: never } }), { elicitation: { url: {} } })
+      assert.deepStrictEqual(yield* declared({ elicitation: { form: never } }), { elicitation: { form: {} }, ...elicited })
+      assert.deepStrictEqual(yield* declared({ elicitation: { url: never } }), { elicitation: { url: {} }, ...elicited })
       assert.deepStrictEqual(yield* declared({ elicitation: { applyDefaults: false } }), {})
       assert.deepStrictEqual(yield* declared({ roots: [] }), { roots: { listChanged: true } })
       assert.deepStrictEqual(
@@ -223,7 +229,8 @@ describe("McpClient: capabilities", () => {
           experimental: { x: { on: true } },
           roots: { listChanged: true },
           sampling: { tools: {} },
-          elicitation: { form: {}, url: {} }
+          elicitation: { form: {}, url: {} },
+          ...asTasks({ sampling: { createMessage: {} }, elicitation: { create: {} } })
         }
       )
     }))

@@ -9,7 +9,7 @@ import { Deferred, Effect, Fiber, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import type * as McpClientSession from "../src/McpClientSession.ts"
 import * as McpError from "../src/McpError.ts"
-import type * as McpSchema from "../src/McpSchema.ts"
+import * as McpSchema from "../src/McpSchema.ts"
 import * as McpServer from "../src/McpServer.ts"
 import * as McpTest from "../src/McpTest.ts"
 import * as McpTool from "../src/McpTool.ts"
@@ -137,6 +137,70 @@ describe("McpClient tasks", () => {
       const client = yield* McpTest.client(makeServer(yield* Deferred.make<void>(), yield* Deferred.make<void>()), { tasks: false })
       const error = yield* Effect.flip(client.callTool("render", {}))
       assert.deepInclude(error.reason, { _tag: "ProtocolError", code: -32021 })
+    }).pipe(Effect.scoped))
+
+  it.effect("legacy: the server asks for an elicitation as a task; the client runs its handler as one and answers tasks/get and tasks/result", () =>
+    Effect.gen(function*() {
+      const asker = McpTool.make("ask_as_task", {
+        input: Schema.Struct({}),
+        handler: (_, context) =>
+          Effect.gen(function*() {
+            const created = yield* context.session.request(McpSchema.ElicitTask, {
+              mode: "form",
+              message: "Render?",
+              requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+              task: { ttl: 60_000 }
+            })
+            const state = yield* context.session.request(McpSchema.GetTask, { taskId: created.task.taskId })
+            const payload = yield* context.session.request(McpSchema.GetTaskPayload, { taskId: created.task.taskId })
+            const listed = yield* context.session.request(McpSchema.ListTasks, {})
+            return JSON.stringify({
+              created: created.task.status,
+              polled: state.taskId === created.task.taskId,
+              action: payload.action,
+              content: payload.content,
+              related: (payload._meta as Record<string, unknown>)[McpSchema.RELATED_TASK_META_KEY],
+              taskId: created.task.taskId,
+              listed: listed.tasks.map((task) => task.status)
+            })
+          })
+      })
+      const client = yield* McpTest.client(McpServer.layer({ name: "asker", version: "1.0.0" }, asker), {
+        era: "legacy",
+        elicitation
+      })
+      assert.deepStrictEqual(client.capabilities.tasks, { list: {}, cancel: {}, requests: { elicitation: { create: {} } } })
+      const answer = JSON.parse(textOf(yield* client.callTool("ask_as_task", {})))
+      assert.deepStrictEqual(answer.created, "working")
+      assert.isTrue(answer.polled)
+      assert.strictEqual(answer.action, "accept")
+      assert.deepStrictEqual(answer.content, { ok: true })
+      assert.deepStrictEqual(answer.related, { taskId: answer.taskId })
+      assert.deepStrictEqual(answer.listed, ["completed"])
+    }).pipe(Effect.scoped))
+
+  it.effect("legacy: the server cancels a sampling task it asked for: the client's handler is interrupted", () =>
+    Effect.gen(function*() {
+      const interrupted = yield* Deferred.make<void>()
+      const asker = McpTool.make("sample_then_cancel", {
+        input: Schema.Struct({}),
+        handler: (_, context) =>
+          Effect.gen(function*() {
+            const created = yield* context.session.request(McpSchema.CreateMessageTask, {
+              messages: [{ role: "user", content: { type: "text", text: "hi" } }],
+              maxTokens: 10,
+              task: {}
+            })
+            const cancelled = yield* context.session.request(McpSchema.CancelTask, { taskId: created.task.taskId })
+            return cancelled.status
+          })
+      })
+      const client = yield* McpTest.client(McpServer.layer({ name: "asker", version: "1.0.0" }, asker), {
+        era: "legacy",
+        sampling: { handler: () => Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))) }
+      })
+      assert.strictEqual(textOf(yield* client.callTool("sample_then_cancel", {})), "cancelled")
+      yield* Deferred.await(interrupted)
     }).pipe(Effect.scoped))
 
   it.effect("legacy: callToolTask to a server without tasks.requests.tools.call is unsupported", () =>

@@ -42,6 +42,7 @@ import * as Listen from "./listen.ts"
 import * as Notifications from "./notifications.ts"
 import { DEFAULT_MAX_PAGES, type Page, paginate } from "./paginate.ts"
 import * as Task from "./task.ts"
+import * as TaskRunner from "./taskRunner.ts"
 import { checkOutput } from "./tools.ts"
 
 const DEFAULT_NOTIFICATION_BUFFER = 1024
@@ -117,11 +118,16 @@ export const make = Effect.fnUntraced(function*(
   const transport = yield* McpTransport
   const scope = yield* Effect.scope
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES
-  const capabilities = Handlers.capabilities(options)
   const currentRoots = yield* Ref.make<ReadonlyArray<McpSchema.Root>>(options.roots ?? [])
+  // 2025-11-25: the server may ask for sampling and elicitation as tasks
+  const ownHandlers = Handlers.handlers(options, validator, currentRoots)
+  const runnable = options.tasks === false ? undefined : TaskRunner.capabilities(ownHandlers)
+  const capabilities = runnable === undefined
+    ? Handlers.capabilities(options)
+    : { ...Handlers.capabilities(options), tasks: runnable }
+  const handlerList = runnable === undefined ? ownHandlers : yield* TaskRunner.wrap(ownHandlers, scope)
   const hub = yield* Notifications.make(options.notificationBuffer ?? DEFAULT_NOTIFICATION_BUFFER)
 
-  const handlerList = Handlers.handlers(options, validator, currentRoots)
   const session = yield* McpClientSession.make({
     clientInfo: options.clientInfo,
     capabilities,

@@ -70,6 +70,19 @@ export const make = (options: McpServer.Options["tasks"]): Effect.Effect<Tasks> 
     }
   })
 
+/**
+ * Tasks kept in memory by this process alone (a client's, for the requests
+ * its server asks it to run as tasks); the fibers end with `scope`.
+ *
+ * @internal
+ */
+export const makeLocal = (scope: Scope.Scope, capacity: number): Effect.Effect<Tasks> =>
+  Effect.gen(function*() {
+    const store = yield* Memory.make({ capacity })
+    const fibers = yield* Scope.provide(FiberMap.make<string>(), scope)
+    return { store, fibers, settings: { ttlMs: 60 * 60 * 1000, maxTtlMs: 24 * 60 * 60 * 1000, pollIntervalMs: 1000, afterMs: 0 } }
+  })
+
 /** A new task's record, `working`. @internal */
 export const newRecord = (tasks: Tasks, key: McpTaskStore.TaskKey, requestedTtl: number | undefined) =>
   Effect.map(Clock.currentTimeMillis, (now): McpTaskStore.TaskRecord => ({
@@ -98,7 +111,7 @@ const internalError = (message: string): JsonRpc.ErrorObject => ({ code: JsonRpc
 export const settle = (
   tasks: Tasks,
   key: McpTaskStore.TaskKey,
-  exit: Exit.Exit<McpSchema.CallToolResult, McpError.McpError>
+  exit: Exit.Exit<unknown, McpError.McpError>
 ): Effect.Effect<void> => {
   const ended = (record: McpTaskStore.TaskRecord, now: number): McpTaskStore.TaskRecord => {
     const base = { ...record, lastUpdatedAt: now, inputRequests: {}, inputResponses: {} }
