@@ -53,6 +53,7 @@ export type ServerNotificationMethod =
   | "notifications/prompts/list_changed"
   | "notifications/elicitation/complete"
   | "notifications/tasks/status"
+  | "notifications/tasks"
   | "notifications/subscriptions/acknowledged"
 
 /**

@@ -132,6 +132,21 @@ describe("McpClient tasks", () => {
       assert.deepStrictEqual(messages, ["compiling"])
     }).pipe(Effect.scoped))
 
+  it.effect("modern: the status stream follows notifications/tasks from a listen stream, without waiting for the next poll", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const client = yield* McpTest.client(makeServer(release, yield* Deferred.make<void>()))
+      const task = yield* client.callToolTask("build", { target: "docs" })
+      const states = yield* Stream.runCollect(task.status).pipe(Effect.forkChild)
+      // the first poll and the listen stream's acknowledgement, with no time passing
+      for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+      yield* Deferred.succeed(release, undefined)
+      for (let i = 0; i < 200 && states.pollUnsafe() === undefined; i++) yield* Effect.yieldNow
+      assert.isDefined(states.pollUnsafe(), "the stream ended without the clock moving")
+      const seen = (yield* Fiber.join(states)).map((state) => state.status)
+      assert.strictEqual(seen[seen.length - 1], "completed")
+    }).pipe(Effect.scoped))
+
   it.effect("modern: with tasks: false the client does not declare the extension, and a required tool is refused (-32021)", () =>
     Effect.gen(function*() {
       const client = yield* McpTest.client(makeServer(yield* Deferred.make<void>(), yield* Deferred.make<void>()), { tasks: false })

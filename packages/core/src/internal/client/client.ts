@@ -86,6 +86,7 @@ const userHandler = (
     case "notifications/cancelled":
       return options.onCancelled?.(notification.params)
     case "notifications/tasks/status":
+    case "notifications/tasks":
     case "notifications/subscriptions/acknowledged":
       return undefined
   }
@@ -280,7 +281,8 @@ export const make = Effect.fnUntraced(function*(
 
   const taskClient: Task.Client = {
     session,
-    handlers: new Map(handlerList.map((handler) => [handler.method.name, handler]))
+    handlers: new Map(handlerList.map((handler) => [handler.method.name, handler])),
+    subscribe: hub.subscribe
   }
   const task = (taskId: string, requestOptions?: RequestOptions) => Task.handle(taskClient, taskId, requestOptions)
 

@@ -42,6 +42,7 @@ export const serverNotifications: ReadonlyMap<string, McpMethod.Notification> = 
     "notifications/prompts/list_changed",
     "notifications/elicitation/complete",
     "notifications/tasks/status",
+    "notifications/tasks",
     "notifications/subscriptions/acknowledged"
   ] satisfies ReadonlyArray<ServerNotificationMethod>).map((name) => [name, McpSchema.notifications[name]])
 )

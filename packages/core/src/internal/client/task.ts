@@ -15,9 +15,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
+import type * as McpClient from "../../McpClient.ts"
 import type * as McpClientSession from "../../McpClientSession.ts"
 import * as McpError from "../../McpError.ts"
 import * as McpMethod from "../../McpMethod.ts"
@@ -78,6 +81,8 @@ export interface Client {
   readonly session: McpClientSession.ClientSession
   /** The client's handlers of sampling, elicitation and roots, by method. */
   readonly handlers: ReadonlyMap<string, McpSession.Handler>
+  /** The server's notifications from now on. */
+  readonly subscribe: Effect.Effect<Stream.Stream<McpClient.Notification>, never, Scope.Scope>
 }
 
 /**
@@ -130,29 +135,55 @@ export const handle = (
     readonly wait: number
     readonly last: Detailed | undefined
   }
+  // A notification about the task (2025-11-25: notifications/tasks/status;
+  // 2026-07-28: notifications/tasks on a subscriptions/listen stream asking
+  // for it) makes the next poll come at once; without one, polls come at the
+  // server's interval.
+  const nudges: Effect.Effect<Effect.Effect<void>, never, Scope.Scope> = Effect.gen(function*() {
+    const nudged = yield* Queue.sliding<void>(1)
+    const notifications = yield* client.subscribe
+    yield* notifications.pipe(
+      Stream.filter((notification) =>
+        (notification.method === "notifications/tasks" || notification.method === "notifications/tasks/status") &&
+        notification.params.taskId === taskId
+      ),
+      Stream.runForEach(() => Queue.offer(nudged, undefined)),
+      Effect.forkScoped
+    )
+    if (modern) {
+      yield* session.request(McpSchema.SubscriptionsListen, { notifications: { taskIds: [taskId] } }, { timeout: "Infinity" }).pipe(
+        Effect.ignore,
+        Effect.forkScoped
+      )
+    }
+    return Effect.asVoid(Queue.take(nudged))
+  })
+
   // every state that differs from the one before, until a final one
-  const states: Stream.Stream<Detailed, McpError.McpError> = Stream.paginate<Polling, Detailed, McpError.McpError>(
-    { polls: 0, seen: undefined, wait: 0, last: undefined },
-    (polling) =>
-      Effect.gen(function*() {
-        if (polling.polls >= MAX_POLLS) {
-          return yield* McpError.protocol(JsonRpc.ErrorCode.InternalError, `Task ${taskId} did not end after ${MAX_POLLS} polls`)
-        }
-        if (polling.wait > 0) yield* Effect.sleep(Duration.millis(polling.wait))
-        const detailed = yield* get
-        yield* answerInput(detailed)
-        yield* progress(detailed)
-        const seen = `${detailed.status}\u0000${detailed.lastUpdatedAt}\u0000${detailed.statusMessage ?? ""}`
-        const next: Polling = {
-          polls: polling.polls + 1,
-          seen,
-          wait: Math.max(1, detailed.pollIntervalMs ?? DEFAULT_POLL_MS),
-          last: detailed
-        }
-        const emitted = seen === polling.seen ? [] : [detailed]
-        return [emitted, McpTask.isTerminal(detailed.status) ? Option.none() : Option.some(next)] as const
-      })
-  )
+  const statesWith = (nudge: Effect.Effect<void>): Stream.Stream<Detailed, McpError.McpError> =>
+    Stream.paginate<Polling, Detailed, McpError.McpError>(
+      { polls: 0, seen: undefined, wait: 0, last: undefined },
+      (polling) =>
+        Effect.gen(function*() {
+          if (polling.polls >= MAX_POLLS) {
+            return yield* McpError.protocol(JsonRpc.ErrorCode.InternalError, `Task ${taskId} did not end after ${MAX_POLLS} polls`)
+          }
+          if (polling.wait > 0) yield* Effect.raceFirst(Effect.sleep(Duration.millis(polling.wait)), nudge)
+          const detailed = yield* get
+          yield* answerInput(detailed)
+          yield* progress(detailed)
+          const seen = `${detailed.status}\u0000${detailed.lastUpdatedAt}\u0000${detailed.statusMessage ?? ""}`
+          const next: Polling = {
+            polls: polling.polls + 1,
+            seen,
+            wait: Math.max(1, detailed.pollIntervalMs ?? DEFAULT_POLL_MS),
+            last: detailed
+          }
+          const emitted = seen === polling.seen ? [] : [detailed]
+          return [emitted, McpTask.isTerminal(detailed.status) ? Option.none() : Option.some(next)] as const
+        })
+    )
+  const states = Stream.unwrap(Effect.map(nudges, statesWith))
 
   const ended = (detailed: Detailed): Effect.Effect<McpSchema.CallToolResult, McpError.McpError> => {
     switch (detailed.status) {

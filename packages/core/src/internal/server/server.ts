@@ -27,6 +27,7 @@ import { withServices } from "./services.ts"
 import * as Subscriptions from "./subscriptions.ts"
 import * as TaskCall from "../task/call.ts"
 import * as TaskHandlers from "../task/handlers.ts"
+import * as TaskListen from "../task/listen.ts"
 import * as Tasks from "../task/tasks.ts"
 
 // -----------------------------------------------------------------------------
@@ -173,7 +174,14 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
               ...(options.instructions === undefined ? {} : { instructions: options.instructions })
             }, []))),
         handler(McpSchema.SubscriptionsListen, (params, context, live) =>
-          Subscriptions.listen(listeners, live, params.notifications, modernCapabilities(), context)),
+          Subscriptions.listen(
+            listeners,
+            live,
+            params.notifications,
+            modernCapabilities(),
+            context,
+            (taskIds) => TaskListen.watch(tasks, taskIds, context, live)
+          )),
         handler(McpSchema.ListTools, (params, context) =>
           Effect.map(list<McpTool.McpTool>("tools", params.cursor, byName), (page) =>
             withHints(context, withCursor({ tools: page.items.map((tool) => tool.tool) }, page.nextCursor), page.items))),

@@ -13,8 +13,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import type * as McpError from "../../McpError.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
+import type * as TaskListen from "../task/listen.ts"
 import type { LiveSession } from "./context.ts"
 
 interface Notice {
@@ -78,17 +81,42 @@ const agreed = (asked: McpSchema.SubscriptionFilter, capabilities: McpSchema.Ser
   return filter as McpSchema.SubscriptionFilter
 }
 
-/** Answers a `subscriptions/listen` request. @internal */
+/**
+ * Answers a `subscriptions/listen` request; `watchTasks` gives the tasks its
+ * filter's `taskIds` may follow (and refuses a request that may follow none).
+ *
+ * @internal
+ */
 export const listen = (
   listeners: Listeners,
   live: LiveSession,
   asked: McpSchema.SubscriptionFilter,
   capabilities: McpSchema.ServerCapabilities,
-  context: McpServer.RequestContext
+  context: McpServer.RequestContext,
+  watchTasks: (taskIds: ReadonlyArray<string>) => Effect.Effect<TaskListen.Watch, McpError.McpError>
+): Effect.Effect<{ readonly _meta: Record<string, unknown> }, McpError.McpError> =>
+  Effect.flatMap(
+    Effect.all([
+      Queue.sliding<Notice>(QUEUE_CAPACITY),
+      asked.taskIds === undefined ? Effect.succeed(undefined) : watchTasks(asked.taskIds)
+    ]),
+    ([queue, tasks]) => {
+      const filter = agreed(asked, capabilities)
+      return serve(listeners, live, tasks === undefined ? filter : { ...filter, taskIds: tasks.taskIds }, context, queue, tasks)
+    }
+  )
+
+// forwards what `filter` agreed to, and the followed tasks' changes, until the end
+const serve = (
+  listeners: Listeners,
+  live: LiveSession,
+  filter: McpSchema.SubscriptionFilter,
+  context: McpServer.RequestContext,
+  queue: Queue.Queue<Notice>,
+  tasks: TaskListen.Watch | undefined
 ): Effect.Effect<{ readonly _meta: Record<string, unknown> }> =>
-  Effect.flatMap(Queue.sliding<Notice>(QUEUE_CAPACITY), (queue) => Effect.withFiber((fiber) => {
+  Effect.withFiber((fiber) => {
     const meta = { [McpSchema.MetaKey.subscriptionId]: context.requestId }
-    const filter = agreed(asked, capabilities)
     const listener: Listener = { filter, queue }
     const session = context.session
     const forward: Effect.Effect<never> = Queue.take(listener.queue).pipe(
@@ -97,6 +125,11 @@ export const listen = (
       ),
       Effect.forever
     )
+    const followTasks = tasks === undefined ? Effect.void : Effect.forEach(tasks.taskIds, (taskId) =>
+      Effect.forkScoped(Effect.ignore(Stream.runForEach(
+        tasks.follow(taskId),
+        (params) => Effect.sync(() => Queue.offerUnsafe(queue, { method: McpSchema.TasksNotification.name, params }))
+      ))), { discard: true })
     const acknowledge = Effect.ignore(session.notify(McpSchema.SubscriptionsAcknowledged, { _meta: meta, notifications: filter }))
     const closing = live.closing ??= Deferred.makeUnsafe()
     const listens = live.listens ??= new Set()
@@ -105,14 +138,16 @@ export const listen = (
       listens.add(fiber)
     }).pipe(
       Effect.andThen(acknowledge),
+      Effect.andThen(followTasks),
       Effect.andThen(Effect.raceFirst(forward, Effect.raceFirst(Deferred.await(closing), session.awaitClosing))),
       Effect.as({ _meta: meta }),
+      Effect.scoped,
       Effect.ensuring(Effect.sync(() => {
         listeners.delete(listener)
         listens.delete(fiber)
       }))
     )
-  }))
+  })
 
 /**
  * Ends a connection's listen streams gracefully: each answers its request
