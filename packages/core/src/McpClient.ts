@@ -24,7 +24,6 @@ import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import { decodeStructured } from "./internal/client/tools.ts"
 import type * as McpClientSession from "./McpClientSession.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpMethod from "./McpMethod.ts"
@@ -344,9 +343,8 @@ export interface Client {
    * whole list once (a name still unknown after that is not looked up again
    * until the list changes), and a failure of that fetch fails the call.
    *
-   * A call the server runs as a task (2026-07-28: its choice; 2025-11-25: a
-   * tool listed `execution.taskSupport: "required"`) is waited for, its
-   * input answered and its status messages given to `onProgress`.
+   * A call run as a task (2026-07-28: the server's choice; 2025-11-25: a tool
+   * listed `taskSupport: "required"`) is waited for, its input answered.
    */
   readonly callTool: (
     name: string,
@@ -354,24 +352,24 @@ export interface Client {
     options?: RequestOptions
   ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpError>
   /**
-   * Calls a tool and decodes its `structuredContent` (or, from servers that
-   * send none, the JSON of its single text block) with `schema`. A result with
-   * `isError: true` fails with a {@link ToolError}; a value that does not
-   * decode, with an `InvalidResultError`.
-   */
-  /**
    * Calls a tool as a task and returns its handle at once: 2025-11-25 asks
    * for a task (the server must declare `tasks.requests.tools.call`);
-   * 2026-07-28 lets the server decide, and a call it answers at once gives a
-   * handle already `completed` (with an empty `taskId`).
+   * 2026-07-28 lets the server decide (a call answered at once gives a
+   * handle already `completed`, with an empty `taskId`).
    */
   readonly callToolTask: (
     name: string,
     args?: Readonly<Record<string, unknown>>,
     options?: McpTask.CallOptions
   ) => Effect.Effect<McpTask.Task, McpError.McpError>
-  /** A handle on a task of this server by its id (one made by another client of the same principal, or before a restart). */
+  /** A handle on a task of this server by its id (made by another client of the same principal, or before a restart). */
   readonly task: (taskId: string, options?: RequestOptions) => McpTask.Task
+  /**
+   * Calls a tool and decodes its `structuredContent` (or, from servers that
+   * send none, the JSON of its single text block) with `schema`. A result with
+   * `isError: true` fails with a {@link ToolError}; a value that does not
+   * decode, with an `InvalidResultError`.
+   */
   readonly callToolTyped: <S extends Schema.Top>(
     name: string,
     args: Readonly<Record<string, unknown>> | undefined,
@@ -493,21 +491,7 @@ export const make = Effect.fn("McpClient.make")(function*(
 ): Effect.fn.Return<Client, McpError.McpError, McpTransport | Scope.Scope> {
   // the client's machinery is loaded with the first client, not with this module
   const Internal = yield* Effect.promise(() => import("./internal/client/client.ts"))
-  const base = yield* Internal.make(options)
-  const callToolTyped = <S extends Schema.Top>(
-    name: string,
-    args: Readonly<Record<string, unknown>> | undefined,
-    schema: S,
-    requestOptions?: RequestOptions
-  ): Effect.Effect<S["Type"], McpError.McpError | ToolError, S["DecodingServices"]> =>
-    base.callTool(name, args, requestOptions).pipe(
-      Effect.flatMap((result): Effect.Effect<S["Type"], McpError.McpError | ToolError, S["DecodingServices"]> =>
-        result.isError === true
-          ? Effect.fail(new ToolError({ tool: name, result }))
-          : decodeStructured(name, result, schema)
-      )
-    )
-  return { ...base, callToolTyped }
+  return yield* Internal.make(options)
 })
 
 /**

@@ -6,7 +6,6 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Logger from "effect/Logger"
@@ -32,33 +31,25 @@ import * as McpClientSession from "../../McpClientSession.ts"
 import * as McpError from "../../McpError.ts"
 import * as McpMethod from "../../McpMethod.ts"
 import * as McpSchema from "../../McpSchema.ts"
-import type * as McpTask from "../../McpTask.ts"
-import { McpTransport, RequestHeaders } from "../../McpTransport.ts"
-import * as StandardHeaders from "../http/standardHeaders.ts"
+import { McpTransport } from "../../McpTransport.ts"
 import * as Headers from "../jsonSchema/headers.ts"
 import * as Cache from "./cache.ts"
 import * as Handlers from "./handlers.ts"
 import * as Listen from "./listen.ts"
 import * as Notifications from "./notifications.ts"
 import { DEFAULT_MAX_PAGES, type Page, paginate } from "./paginate.ts"
-import * as Task from "./task.ts"
+import * as Calls from "./calls.ts"
+import { withMeta } from "./meta.ts"
 import * as TaskRunner from "./taskRunner.ts"
-import { checkOutput } from "./tools.ts"
 
 const DEFAULT_NOTIFICATION_BUFFER = 1024
 
-const isMethodNotFound = (error: McpError.McpError) =>
-  error.reason._tag === "ProtocolError" && error.reason.code === -32601
 
 type Cursor = { readonly cursor?: string | undefined } | undefined
 
 const paginated = (params: Cursor, options: RequestOptions | undefined): McpSchema.PaginatedRequestParams =>
   withMeta(params?.cursor === undefined ? {} : { cursor: params.cursor }, options)
 
-const withMeta = <P extends object>(params: P, options: RequestOptions | undefined): P =>
-  options?.meta === undefined
-    ? params
-    : { ...params, _meta: { ...(params as { readonly _meta?: object })._meta, ...options.meta } }
 
 /** `true` when an update of `updated` concerns a watch of `uri` (the URI itself or a sub-resource). */
 const covers = (uri: string, updated: string): boolean =>
@@ -108,13 +99,10 @@ const nameOf = (entry: unknown): string => {
   return typeof name === "string" ? JSON.stringify(name) : "(unnamed)"
 }
 
-/** Everything but `callToolTyped`, which `McpClient.make` adds. @internal */
-export type BaseClient = Omit<Client, "callToolTyped">
-
 /** @internal */
 export const make = Effect.fnUntraced(function*(
   options: Options
-): Effect.fn.Return<BaseClient, McpError.McpError, McpTransport | Scope.Scope> {
+): Effect.fn.Return<Client, McpError.McpError, McpTransport | Scope.Scope> {
   const validator = yield* JsonSchemaValidator
   const transport = yield* McpTransport
   const scope = yield* Effect.scope
@@ -243,103 +231,16 @@ export const make = Effect.fnUntraced(function*(
   // tools
   // ---------------------------------------------------------------------------
 
-  // names still unknown after a refresh, for the cache version they were looked up in
-  let unknownTools = { version: -1, names: new Set<string>() }
-
-  /** The tool's declaration: from the index, or after one fetch of the list. */
-  const lookupTool = (name: string): Effect.Effect<McpSchema.Tool | undefined, McpError.McpError> =>
-    Effect.suspend(() => {
-      const known = toolIndex.get(name)
-      if (known !== undefined) return Effect.succeed(known)
-      const version = tools.version()
-      if (unknownTools.version === version && unknownTools.names.has(name)) return Effect.succeed(undefined)
-      return Effect.flatMap(tools.cached, (cached) => Option.isSome(cached) ? tools.refresh : tools.get).pipe(
-        Effect.map(() => {
-          const found = toolIndex.get(name)
-          if (found === undefined) {
-            if (unknownTools.version !== version) unknownTools = { version, names: new Set() }
-            unknownTools.names.add(name)
-          }
-          return found
-        })
-      )
-    })
-
-  // the common case (no outputSchema, nothing mirrored into headers) takes no
-  // extra step: the tool is looked up only when it is not yet in the index
-  const checkCall = (name: string) => (result: McpSchema.CallToolResult) => {
-    if (result.isError === true) return Effect.succeed(result)
-    const known = toolIndex.get(name)
-    return known !== undefined
-      ? checkOutput(validator, known, result)
-      : Effect.flatMap(lookupTool(name), (tool) => checkOutput(validator, tool, result))
-  }
-
-  // ---------------------------------------------------------------------------
-  // tasks
-  // ---------------------------------------------------------------------------
-
-  const taskClient: Task.Client = {
+  const { callTool, callToolTask, callToolTyped, task } = Calls.make({
     session,
-    handlers: new Map(handlerList.map((handler) => [handler.method.name, handler])),
-    subscribe: hub.subscribe
-  }
-  const task = (taskId: string, requestOptions?: RequestOptions) => Task.handle(taskClient, taskId, requestOptions)
-
-  // 2026-07-28: the answer may be a task (the extension is declared)
-  const send = (name: string, args: Readonly<Record<string, unknown>> | undefined, requestOptions: RequestOptions | undefined) => {
-    const call = session.request(
-      session.era === "modern" && options.tasks !== false ? Task.CallToolOrTask : McpSchema.CallTool,
-      withMeta(args === undefined ? { name } : { name, arguments: args }, requestOptions),
-      requestOptions
-    )
-    // a modern call mirrors the tool's x-mcp-header arguments into Mcp-Param-* headers
-    if (session.era !== "modern" || transport.sendsParamHeaders !== true) return call
-    return Effect.flatMap(lookupTool(name), (tool) => {
-      const params = Headers.headerParams(tool?.inputSchema)
-      return params.length === 0 ? call : Effect.provideService(call, RequestHeaders, StandardHeaders.paramHeaders(params, args))
-    })
-  }
-
-  // 2025-11-25: a task asked for
-  const sendAsTask = (name: string, args: Readonly<Record<string, unknown>> | undefined, requestOptions: McpTask.CallOptions | undefined) => {
-    if (!McpMethod.hasCapability(session.serverCapabilities, McpMethod.clientCapability("tasks", "requests", "tools", "call"))) {
-      return Effect.fail(McpError.unsupported(McpSchema.CallTool.name, "server tasks.requests.tools.call"))
-    }
-    const ttl = requestOptions?.ttl === undefined ? {} : { ttl: Duration.toMillis(Duration.fromInputUnsafe(requestOptions.ttl)) }
-    const params = { name, ...(args === undefined ? {} : { arguments: args }), task: ttl }
-    return Effect.map(
-      session.request(Task.CallToolAsTask, withMeta(params, requestOptions), requestOptions),
-      (created) => created.task.taskId
-    )
-  }
-
-  const callTool = (
-    name: string,
-    args?: Readonly<Record<string, unknown>>,
-    requestOptions?: RequestOptions
-  ): Effect.Effect<McpSchema.CallToolResult, McpError.McpError> => {
-    const answered = Effect.flatMap(send(name, args, requestOptions), (result) =>
-      Task.isCreated(result) ? task(result.taskId, requestOptions).result : Effect.succeed(result))
-    const legacyTask = session.era === "legacy"
-      ? Effect.catchIf(answered, isMethodNotFound, (error) =>
-        Effect.flatMap(lookupTool(name), (tool) =>
-          tool?.execution?.taskSupport === "required"
-            ? Effect.flatMap(sendAsTask(name, args, requestOptions), (taskId) => task(taskId, requestOptions).result)
-            : Effect.fail(error)))
-      : answered
-    return Effect.flatMap(legacyTask, checkCall(name))
-  }
-
-  const callToolTask = (
-    name: string,
-    args?: Readonly<Record<string, unknown>>,
-    requestOptions?: McpTask.CallOptions
-  ): Effect.Effect<McpTask.Task, McpError.McpError> =>
-    session.era === "legacy"
-      ? Effect.map(sendAsTask(name, args, requestOptions), (taskId) => task(taskId, requestOptions))
-      : Effect.map(send(name, args, requestOptions), (result) =>
-        Task.isCreated(result) ? task(result.taskId, requestOptions) : Task.completed(result))
+    transport,
+    options,
+    validator,
+    handlers: handlerList,
+    subscribe: hub.subscribe,
+    toolIndex,
+    tools
+  })
 
   // ---------------------------------------------------------------------------
   // resources
@@ -476,6 +377,7 @@ export const make = Effect.fnUntraced(function*(
     tools,
     callTool,
     callToolTask,
+    callToolTyped,
     task,
     listResources,
     streamResources,
