@@ -15,6 +15,7 @@
  *
  * @internal
  */
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -32,6 +33,7 @@ import { principal } from "../auth/principal.ts"
 import { missingCapability } from "../era/stateless.ts"
 import { type Channel, CurrentRequestContext, type LiveSession, requestChannel, sessionContext } from "../server/context.ts"
 import * as Logging from "../server/logging.ts"
+import * as Legacy from "./legacy.ts"
 import * as Tasks from "./tasks.ts"
 import * as Wire from "./wire.ts"
 
@@ -124,7 +126,12 @@ const run = (
           })))
           : context.reportProgress(progress)
     }
-    const body = tool.call(params.arguments, taskContext).pipe(
+    // once a task, a cancel recorded in the store (by any process sharing it) interrupts the run
+    const isTask = yield* Deferred.make<void>()
+    const body = Effect.raceFirst(
+      tool.call(params.arguments, taskContext),
+      Effect.andThen(Deferred.await(isTask), Tasks.cancelled(tasks, key))
+    ).pipe(
       Effect.provideService(CurrentRequestContext, taskContext),
       Effect.onExit((exit) => detached ? Tasks.settle(tasks, key, exit) : Effect.void)
     )
@@ -136,7 +143,9 @@ const run = (
 
     if (detached) {
       const record = yield* create
+      yield* Deferred.succeed(isTask, undefined)
       yield* FiberMap.run(tasks.fibers, key.taskId, body)
+      if (!modern) yield* Legacy.notifyStatus(tasks, key, context.session)
       return modern ? Wire.modernCreated(record) : { task: Wire.legacyTask(record) }
     }
 
@@ -152,6 +161,7 @@ const run = (
     if (outcome._tag === "Done") return yield* outcome.exit
     const record = yield* Effect.onError(create, () => FiberMap.remove(tasks.fibers, key.taskId))
     detached = true
+    yield* Deferred.succeed(isTask, undefined)
     // the run may have ended while the task was being stored
     const ended = fiber.pollUnsafe()
     if (ended !== undefined) yield* Tasks.settle(tasks, key, ended as Exit.Exit<McpSchema.CallToolResult, McpError.McpError>)
@@ -159,31 +169,6 @@ const run = (
   })
 
 // 2025-11-25: the task's asks are requests over the session, tagged with the
-// task; it is `input_required` while they wait
-const legacyInput = (tasks: Tasks.Tasks, key: McpTaskStore.TaskKey, raw: McpServerSession.RequestContext): Tasks.Ask => {
-  let count = 0
-  return (method, params, inputKey) => {
-    const name = inputKey === undefined ? `input-${++count}` : `${inputKey}-${++count}`
-    const object = (params ?? {}) as { readonly _meta?: Record<string, unknown> }
-    const tagged = { ...object, _meta: { ...object._meta, [McpSchema.RELATED_TASK_META_KEY]: { taskId: key.taskId } } }
-    return Effect.acquireUseRelease(
-      Tasks.change(tasks, key, (record, now) => ({
-        ...record,
-        status: "input_required",
-        lastUpdatedAt: now,
-        inputRequests: { ...record.inputRequests, [name]: { method: method.name, params: tagged } }
-      })),
-      () => raw.input(method as typeof McpSchema.Elicit, tagged as never),
-      () =>
-        Effect.ignore(Tasks.change(tasks, key, (record, now) => {
-          const { [name]: _, ...rest } = record.inputRequests
-          return {
-            ...record,
-            status: Object.keys(rest).length === 0 ? "working" : "input_required",
-            lastUpdatedAt: now,
-            inputRequests: rest
-          }
-        }))
-    )
-  }
-}
+// task (`legacy.ts`: on a pending `tasks/result`'s stream when there is one)
+const legacyInput = (tasks: Tasks.Tasks, key: McpTaskStore.TaskKey, raw: McpServerSession.RequestContext): Tasks.Ask =>
+  Legacy.input(tasks, key, (method, params) => raw.input(method as typeof McpSchema.Elicit, params as never))

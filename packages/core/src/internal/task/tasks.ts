@@ -138,6 +138,22 @@ export const cancel = (tasks: Tasks, key: McpTaskStore.TaskKey) =>
     () => FiberMap.remove(tasks.fibers, key.taskId)
   )
 
+/**
+ * Interrupts when the task is found cancelled in the store (a `tasks/cancel`
+ * answered by another process sharing it); never ends otherwise.
+ *
+ * @internal
+ */
+export const cancelled = (tasks: Tasks, key: McpTaskStore.TaskKey): Effect.Effect<never> =>
+  tasks.store.changes(key).pipe(
+    Stream.filter((record) => record.status === "cancelled"),
+    Stream.runHead,
+    Effect.matchEffect({
+      onFailure: () => Effect.never,
+      onSuccess: (found) => Option.isSome(found) ? Effect.interrupt : Effect.never
+    })
+  )
+
 // -----------------------------------------------------------------------------
 // Input
 // -----------------------------------------------------------------------------
