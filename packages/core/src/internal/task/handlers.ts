@@ -14,10 +14,12 @@ import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpError from "../../McpError.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
+import type * as McpServerSession from "../../McpServerSession.ts"
 import * as McpTaskStore from "../../McpTaskStore.ts"
 import { missingCapability } from "../era/stateless.ts"
 import type { LiveSession } from "../server/context.ts"
 import { extension, requestorOf } from "./call.ts"
+import * as Legacy from "./legacy.ts"
 import * as Tasks from "./tasks.ts"
 import * as Wire from "./wire.ts"
 
@@ -127,17 +129,28 @@ export const update = (tasks: Tasks.Tasks) =>
 /**
  * `tasks/result` (2025-11-25): waits for the task to end, then answers what
  * the request would have (tagged with the task) or fails with its error.
+ * While it waits, the task's requests to the client go with it (`legacy.ts`).
  *
  * @internal
  */
-export const result = (tasks: Tasks.Tasks) => (params: Params, context: McpServer.RequestContext, live: LiveSession) =>
+export const result = (tasks: Tasks.Tasks) =>
+(
+  params: Params,
+  context: McpServer.RequestContext,
+  live: LiveSession,
+  raw?: McpServerSession.RequestContext
+) =>
   Effect.gen(function*() {
     const key = keyOf(params.taskId, context, live)
     yield* found(tasks, key)
-    const ended = yield* tasks.store.changes(key).pipe(
+    const end = tasks.store.changes(key).pipe(
       Stream.filter((record) => McpTaskStore.isTerminal(record.status)),
       Stream.runHead
     )
+    // meanwhile the task's requests to the client go on this request's stream
+    const ended = yield* (context.era === "legacy" && raw !== undefined
+      ? Effect.raceFirst(end, Legacy.forward(tasks, key.taskId, (method, params) => raw.input(method as typeof McpSchema.Elicit, params as never)))
+      : end)
     if (Option.isNone(ended)) return yield* notFound
     const record = ended.value
     if (record.status === "completed" && record.result !== undefined) {

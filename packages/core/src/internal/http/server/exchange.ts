@@ -32,7 +32,8 @@ import * as State from "./state.ts"
 //   `McpTransport.RequestOrigin` (the request whose handler sends it) while
 //   that exchange is open, else to the session's GET stream; an origin counts
 //   only when the sending fiber belongs to this session (a handler of another
-//   session may notify this one);
+//   session may notify this one); a request with neither fails its sender
+//   (`ClosedError`) instead of waiting for an answer that cannot come;
 // - an incoming `notifications/cancelled` counts its request as answered
 //   (the engine sends no response for it).
 
@@ -73,28 +74,35 @@ export const send = (
     // an origin counts only from this session's own fibers: a handler of
     // another session may notify this one (a resource update, a list change)
     const origin = fiber.getRef(State.CurrentSession) === session ? fiber.getRef(RequestOrigin) : undefined
-    if (Array.isArray(frame)) for (const message of frame) route(state, session, message, origin)
-    else route(state, session, frame as JsonRpc.Message, origin)
-    return Effect.void
+    let delivered = true
+    if (Array.isArray(frame)) for (const message of frame) delivered = route(state, session, message, origin) && delivered
+    else delivered = route(state, session, frame as JsonRpc.Message, origin)
+    return delivered ? Effect.void : Effect.fail(McpError.closed(UNDELIVERABLE))
   })
 
+const UNDELIVERABLE = "No stream to send this request on: the request it belongs to was answered and no GET stream is open"
+
+// whether the message went somewhere; a request that cannot (no exchange, no
+// GET stream) fails its sender rather than wait for an answer that never comes
 const route = (
   state: State.State,
   session: State.Session,
   message: JsonRpc.Message,
   origin: JsonRpc.RequestId | undefined
-) => {
+): boolean => {
   if ("method" in message) {
     const exchange = origin === undefined ? undefined : session.inflight.get(origin)
     if (exchange !== undefined) related(state, exchange, message)
     else if (session.get !== undefined) SseStream.write(session.get, message)
-    return
+    else return !("id" in message)
+    return true
   }
   const id = message.id
   const exchange = id === null ? undefined : session.inflight.get(id)
-  if (exchange === undefined) return
+  if (exchange === undefined) return true
   session.inflight.delete(id!)
   answered(exchange, message)
+  return true
 }
 
 const related = (state: State.State, exchange: State.Exchange, message: JsonRpc.Message) => {
