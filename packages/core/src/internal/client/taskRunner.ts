@@ -10,14 +10,12 @@
  */
 import * as Effect from "effect/Effect"
 import * as FiberMap from "effect/FiberMap"
-import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
-import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpError from "../../McpError.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import * as McpSession from "../../McpSession.ts"
-import * as McpTaskStore from "../../McpTaskStore.ts"
+import type * as McpTaskStore from "../../McpTaskStore.ts"
+import * as Answers from "../task/answers.ts"
 import * as Tasks from "../task/tasks.ts"
 import * as Wire from "../task/wire.ts"
 
@@ -28,8 +26,6 @@ const REQUESTOR = "server"
 const CAPACITY = 1000
 
 const RUNNABLE: ReadonlySet<string> = new Set([McpSchema.CreateMessage.name, McpSchema.Elicit.name])
-
-const notFound = McpError.protocol(JsonRpc.ErrorCode.InvalidParams, "Failed to retrieve task: Task not found")
 
 /** The capabilities of running `handlers` as tasks. @internal */
 export const capabilities = (handlers: ReadonlyArray<McpSession.Handler>): McpSchema.ClientCapabilities["tasks"] => {
@@ -57,8 +53,6 @@ export const wrap = (
 ): Effect.Effect<ReadonlyArray<McpSession.Handler>> =>
   Effect.map(Tasks.makeLocal(scope, CAPACITY), (tasks) => {
     const keyOf = (taskId: string): McpTaskStore.TaskKey => ({ requestor: REQUESTOR, taskId })
-    const found = (taskId: string) =>
-      Effect.flatMap(tasks.store.get(keyOf(taskId)), (record) => Option.isSome(record) ? Effect.succeed(record.value) : Effect.fail(notFound))
 
     const asTask = (handler: McpSession.Handler): McpSession.Handler => ({
       method: handler.method,
@@ -81,43 +75,12 @@ export const wrap = (
 
     return [
       ...handlers.map((handler) => RUNNABLE.has(handler.method.name) ? asTask(handler) : handler),
-      McpSession.handler(McpSchema.GetTask, (params) => Effect.map(found(params.taskId), Wire.legacyTask)),
-      McpSession.handler(McpSchema.GetTaskPayload, (params) =>
-        Effect.gen(function*() {
-          yield* found(params.taskId)
-          const ended = yield* tasks.store.changes(keyOf(params.taskId)).pipe(
-            Stream.filter((record) => McpTaskStore.isTerminal(record.status)),
-            Stream.runHead
-          )
-          if (Option.isNone(ended)) return yield* notFound
-          const record = ended.value
-          if (record.status === "completed" && record.result !== undefined) {
-            const meta = record.result._meta as Record<string, unknown> | undefined
-            return {
-              ...record.result,
-              _meta: { ...meta, [McpSchema.RELATED_TASK_META_KEY]: { taskId: record.taskId } }
-            } as McpSchema.GetTaskPayloadResult
-          }
-          return yield* record.error !== undefined
-            ? McpError.fromErrorObject(record.error)
-            : McpError.protocol(JsonRpc.ErrorCode.InternalError, `Task ${record.taskId} was ${record.status}`)
-        })),
-      McpSession.handler(McpSchema.ListTasks, (params) =>
-        Effect.map(tasks.store.list(REQUESTOR, params.cursor, 100), (page) => ({
-          tasks: page.records.map(Wire.legacyTask),
-          ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
-        }))),
-      McpSession.handler(McpSchema.CancelTask, (params) =>
-        Effect.gen(function*() {
-          const record = yield* found(params.taskId)
-          if (McpTaskStore.isTerminal(record.status)) {
-            return yield* McpError.protocol(
-              JsonRpc.ErrorCode.InvalidParams,
-              `Cannot cancel task ${params.taskId}: it is already ${record.status}`
-            )
-          }
-          const cancelled = yield* Tasks.cancel(tasks, keyOf(params.taskId))
-          return Option.isSome(cancelled) ? Wire.legacyTask(cancelled.value) : yield* notFound
-        }))
+      McpSession.handler(McpSchema.GetTask, (params) => Effect.map(Answers.found(tasks, keyOf(params.taskId)), Wire.legacyTask)),
+      McpSession.handler(
+        McpSchema.GetTaskPayload,
+        (params) => Answers.result(tasks, keyOf(params.taskId)) as Effect.Effect<McpSchema.GetTaskPayloadResult, McpError.McpError>
+      ),
+      McpSession.handler(McpSchema.ListTasks, (params) => Answers.list(tasks, REQUESTOR, params.cursor, 100)),
+      McpSession.handler(McpSchema.CancelTask, (params) => Answers.cancelLegacy(tasks, keyOf(params.taskId)))
     ]
   })

@@ -8,8 +8,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpError from "../../McpError.ts"
 import * as McpSchema from "../../McpSchema.ts"
@@ -18,6 +16,7 @@ import type * as McpServerSession from "../../McpServerSession.ts"
 import * as McpTaskStore from "../../McpTaskStore.ts"
 import { missingCapability } from "../era/stateless.ts"
 import type { LiveSession } from "../server/context.ts"
+import * as Answers from "./answers.ts"
 import { extension, requestorOf } from "./call.ts"
 import * as Legacy from "./legacy.ts"
 import * as Tasks from "./tasks.ts"
@@ -25,7 +24,6 @@ import * as Wire from "./wire.ts"
 
 const invalid = (message: string) => McpError.protocol(JsonRpc.ErrorCode.InvalidParams, message)
 
-const notFound = invalid("Failed to retrieve task: Task not found")
 
 const keyOf = (taskId: string, context: McpServer.RequestContext, live: LiveSession): McpTaskStore.TaskKey => ({
   requestor: requestorOf(context, live),
@@ -42,9 +40,6 @@ const gated = <A>(
     ? Effect.fail(missingCapability(extension, method))
     : effect
 
-const found = (tasks: Tasks.Tasks, key: McpTaskStore.TaskKey) =>
-  Effect.flatMap(tasks.store.get(key), (record) => Option.isSome(record) ? Effect.succeed(record.value) : Effect.fail(notFound))
-
 type Params = { readonly taskId: string }
 
 /** `tasks/get`. @internal */
@@ -53,7 +48,7 @@ export const get = (tasks: Tasks.Tasks) => (params: Params, context: McpServer.R
     "tasks/get",
     context,
     Effect.map(
-      found(tasks, keyOf(params.taskId, context, live)),
+      Answers.found(tasks, keyOf(params.taskId, context, live)),
       (record) => context.era === "modern" ? Wire.modernDetailed(record) : Wire.legacyTask(record)
     )
   )
@@ -65,14 +60,11 @@ export const cancel = (tasks: Tasks.Tasks) => (params: Params, context: McpServe
     context,
     Effect.gen(function*() {
       const key = keyOf(params.taskId, context, live)
-      const record = yield* found(tasks, key)
-      if (McpTaskStore.isTerminal(record.status)) {
-        if (context.era === "modern") return {}
-        return yield* invalid(`Cannot cancel task ${params.taskId}: it is already ${record.status}`)
-      }
-      const cancelled = yield* Tasks.cancel(tasks, key)
-      if (context.era === "modern") return {}
-      return Option.isSome(cancelled) ? Wire.legacyTask(cancelled.value) : yield* notFound
+      if (context.era === "legacy") return yield* Answers.cancelLegacy(tasks, key)
+      // 2026-07-28 acknowledges, a finished task too
+      const record = yield* Answers.found(tasks, key)
+      if (!McpTaskStore.isTerminal(record.status)) yield* Tasks.cancel(tasks, key)
+      return {}
     })
   )
 
@@ -95,7 +87,7 @@ export const update = (tasks: Tasks.Tasks) =>
     context,
     Effect.gen(function*() {
       const key = keyOf(params.taskId, context, live)
-      const record = yield* found(tasks, key)
+      const record = yield* Answers.found(tasks, key)
       for (const [name, answer] of Object.entries(params.inputResponses)) {
         const request = record.inputRequests[name]
         const method = request === undefined ? undefined : McpSchema.requests[request.method as McpSchema.RequestMethod]
@@ -140,27 +132,14 @@ export const result = (tasks: Tasks.Tasks) =>
   live: LiveSession,
   raw?: McpServerSession.RequestContext
 ) =>
-  Effect.gen(function*() {
-    const key = keyOf(params.taskId, context, live)
-    yield* found(tasks, key)
-    const end = tasks.store.changes(key).pipe(
-      Stream.filter((record) => McpTaskStore.isTerminal(record.status)),
-      Stream.runHead
-    )
-    // meanwhile the task's requests to the client go on this request's stream
-    const ended = yield* (context.era === "legacy" && raw !== undefined
-      ? Effect.raceFirst(end, Legacy.forward(tasks, key.taskId, (method, params) => raw.input(method as typeof McpSchema.Elicit, params as never)))
-      : end)
-    if (Option.isNone(ended)) return yield* notFound
-    const record = ended.value
-    if (record.status === "completed" && record.result !== undefined) {
-      const related = { [McpSchema.RELATED_TASK_META_KEY]: { taskId: record.taskId } }
-      const meta = record.result._meta as Record<string, unknown> | undefined
-      return { ...record.result, _meta: { ...meta, ...related } }
-    }
-    if (record.error !== undefined) return yield* McpError.fromErrorObject(record.error)
-    return yield* McpError.protocol(JsonRpc.ErrorCode.InternalError, `Task ${record.taskId} was ${record.status}`)
-  })
+  // meanwhile the task's requests to the client go on this request's stream
+  Answers.result(
+    tasks,
+    keyOf(params.taskId, context, live),
+    raw === undefined
+      ? Effect.never
+      : Legacy.forward(tasks, params.taskId, (method, params) => raw.input(method as typeof McpSchema.Elicit, params as never))
+  )
 
 /** `tasks/list` (2025-11-25): the requestor's tasks, newest first. @internal */
 export const list = (tasks: Tasks.Tasks, pageSize: number) =>
@@ -169,7 +148,4 @@ export const list = (tasks: Tasks.Tasks, pageSize: number) =>
   context: McpServer.RequestContext,
   live: LiveSession
 ) =>
-  Effect.map(tasks.store.list(requestorOf(context, live), params.cursor, pageSize), (page) => ({
-    tasks: page.records.map(Wire.legacyTask),
-    ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
-  }))
+  Answers.list(tasks, requestorOf(context, live), params.cursor, pageSize)
