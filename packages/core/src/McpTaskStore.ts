@@ -95,7 +95,7 @@ export interface Page {
  * @since 0.2.0
  */
 export interface Service {
-  /** Stores a new task; when it succeeds a `get` finds it (from any process sharing the store). */
+  /** Stores a new task (an id in use is refused); when it succeeds a `get` finds it (from any process sharing the store). */
   readonly create: (record: TaskRecord) => Effect.Effect<void, McpError.McpError>
   /** The task, unless it does not exist, expired, or belongs to another requestor. */
   readonly get: (key: TaskKey) => Effect.Effect<Option.Option<TaskRecord>, McpError.McpError>

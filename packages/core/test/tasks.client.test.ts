@@ -147,6 +147,29 @@ describe("McpClient tasks", () => {
       assert.strictEqual(seen[seen.length - 1], "completed")
     }).pipe(Effect.scoped))
 
+  it.effect("a task still running when it expires is interrupted and forgotten; its result fails at once", () =>
+    Effect.gen(function*() {
+      const interrupted = yield* Deferred.make<void>()
+      const slow = McpTool.make("slow", {
+        input: Schema.Struct({}),
+        task: "required",
+        handler: () => Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined)))
+      })
+      const client = yield* McpTest.client(
+        McpServer.layer({ name: "expiring", version: "1.0.0", tasks: { ttl: "1 minute" } }, slow),
+        { era: "legacy" }
+      )
+      const task = yield* client.callToolTask("slow", {})
+      const waiting = yield* Effect.forkChild(Effect.flip(task.result))
+      yield* TestClock.adjust("59 seconds")
+      assert.strictEqual((yield* task.poll).status, "working")
+      yield* TestClock.adjust("1 second")
+      yield* Deferred.await(interrupted)
+      const error = yield* Fiber.join(waiting)
+      assert.deepInclude(error.reason, { _tag: "ProtocolError", code: -32602 })
+      assert.deepInclude((yield* Effect.flip(task.poll)).reason, { _tag: "ProtocolError", code: -32602 })
+    }).pipe(Effect.scoped))
+
   it.effect("modern: with tasks: false the client does not declare the extension, and a required tool is refused (-32021)", () =>
     Effect.gen(function*() {
       const client = yield* McpTest.client(makeServer(yield* Deferred.make<void>(), yield* Deferred.make<void>()), { tasks: false })

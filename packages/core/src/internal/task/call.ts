@@ -126,11 +126,12 @@ const run = (
           })))
           : context.reportProgress(progress)
     }
-    // once a task, a cancel recorded in the store (by any process sharing it) interrupts the run
-    const isTask = yield* Deferred.make<void>()
+    // once a task, a cancel recorded in the store (by any process sharing
+    // it) or the task's expiry interrupts the run
+    const isTask = yield* Deferred.make<McpTaskStore.TaskRecord>()
     const body = Effect.raceFirst(
       tool.call(params.arguments, taskContext),
-      Effect.andThen(Deferred.await(isTask), Tasks.cancelled(tasks, key))
+      Effect.flatMap(Deferred.await(isTask), (record) => Tasks.ended(tasks, record))
     ).pipe(
       Effect.provideService(CurrentRequestContext, taskContext),
       Effect.onExit((exit) => detached ? Tasks.settle(tasks, key, exit) : Effect.void)
@@ -143,7 +144,7 @@ const run = (
 
     if (detached) {
       const record = yield* create
-      yield* Deferred.succeed(isTask, undefined)
+      yield* Deferred.succeed(isTask, record)
       yield* FiberMap.run(tasks.fibers, key.taskId, body)
       if (!modern) yield* Legacy.notifyStatus(tasks, key, context.session)
       return modern ? Wire.modernCreated(record) : { task: Wire.legacyTask(record) }
@@ -161,7 +162,7 @@ const run = (
     if (outcome._tag === "Done") return yield* outcome.exit
     const record = yield* Effect.onError(create, () => FiberMap.remove(tasks.fibers, key.taskId))
     detached = true
-    yield* Deferred.succeed(isTask, undefined)
+    yield* Deferred.succeed(isTask, record)
     // the run may have ended while the task was being stored
     const ended = fiber.pollUnsafe()
     if (ended !== undefined) yield* Tasks.settle(tasks, key, ended as Exit.Exit<McpSchema.CallToolResult, McpError.McpError>)

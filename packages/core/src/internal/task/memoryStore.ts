@@ -66,6 +66,10 @@ export const make = (options?: McpTaskStore.MemoryOptions): Effect.Effect<McpTas
     const service: McpTaskStore.Service = {
       create: (record) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const existing = records.get(record.taskId)
+          if (existing !== undefined && !expired(existing, now)) {
+            return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InternalError, `Task ${record.taskId} exists already`))
+          }
           if (records.size >= capacity) makeRoom(now)
           if (records.size >= capacity) {
             return Effect.fail(McpError.protocol(
@@ -108,13 +112,14 @@ export const make = (options?: McpTaskStore.MemoryOptions): Effect.Effect<McpTas
       changes: (key) =>
         Stream.callback<McpTaskStore.TaskRecord, McpError.McpError>((queue) =>
           Effect.acquireRelease(
-            Effect.sync(() => {
+            Effect.map(Clock.currentTimeMillis, (now) => {
               const listener: Listener = (record) => {
                 if (record === undefined) Queue.endUnsafe(queue)
                 else Queue.offerUnsafe(queue, record)
               }
-              const current = records.get(key.taskId)
-              if (current?.requestor !== key.requestor) {
+              // an expired task is dropped here, not emitted (nothing would end the stream later)
+              const current = found(key, now)
+              if (current === undefined) {
                 Queue.endUnsafe(queue)
                 return listener
               }

@@ -140,19 +140,27 @@ export const cancel = (tasks: Tasks, key: McpTaskStore.TaskKey) =>
 
 /**
  * Interrupts when the task is found cancelled in the store (a `tasks/cancel`
- * answered by another process sharing it); never ends otherwise.
+ * answered by another process sharing it) or when it expires; never ends
+ * otherwise.
  *
  * @internal
  */
-export const cancelled = (tasks: Tasks, key: McpTaskStore.TaskKey): Effect.Effect<never> =>
-  tasks.store.changes(key).pipe(
-    Stream.filter((record) => record.status === "cancelled"),
+export const ended = (tasks: Tasks, record: McpTaskStore.TaskRecord): Effect.Effect<never> => {
+  const cancelled = tasks.store.changes(record).pipe(
+    Stream.filter((current) => current.status === "cancelled"),
     Stream.runHead,
     Effect.matchEffect({
       onFailure: () => Effect.never,
       onSuccess: (found) => Option.isSome(found) ? Effect.interrupt : Effect.never
     })
   )
+  if (record.ttlMs === null) return cancelled
+  const expiry = Effect.flatMap(
+    Clock.currentTimeMillis,
+    (now) => Effect.andThen(Effect.sleep(Duration.millis(Math.max(0, record.createdAt + record.ttlMs! - now))), Effect.interrupt)
+  )
+  return Effect.raceFirst(cancelled, expiry)
+}
 
 // -----------------------------------------------------------------------------
 // Input
