@@ -317,6 +317,32 @@ describe("tasks, 2026-07-28 (in memory)", () => {
       const updated = yield* modern(peer, "tasks/update", { taskId: "no-such-task", inputResponses: {} })
       assert.strictEqual(updated.error?.code, JsonRpc.ErrorCode.InvalidParams)
     }).pipe(Effect.scoped))
+
+  it.effect("subscriptions/listen with taskIds: the requestor's tasks are agreed to, each change comes as notifications/tasks", () =>
+    Effect.gen(function*() {
+      const { connect, probes } = yield* serve()
+      const peer = yield* connect
+      const created = yield* modern(peer, "tools/call", { name: "build", arguments: { target: "site" } })
+      const taskId = created.result.taskId as string
+      // asking for task ids needs the extension
+      const bare = yield* modern(peer, "subscriptions/listen", { notifications: { taskIds: [taskId] } }, { elicitation: {} })
+      assert.strictEqual(bare.error?.code, JsonRpc.ErrorCode.MissingRequiredClientCapability)
+
+      const listening = yield* Effect.forkChild(
+        modern(peer, "subscriptions/listen", { notifications: { taskIds: [taskId, "not-a-task"] } })
+      )
+      const acknowledged = yield* Queue.take(peer.others)
+      assert.strictEqual(acknowledged.method, "notifications/subscriptions/acknowledged")
+      assert.deepStrictEqual(acknowledged.params.notifications, { taskIds: [taskId] })
+      yield* Deferred.succeed(probes.release, undefined)
+      const notice = yield* Queue.take(peer.others)
+      assert.strictEqual(notice.method, "notifications/tasks")
+      assert.strictEqual(notice.params.taskId, taskId)
+      assert.strictEqual(notice.params.status, "completed")
+      assert.strictEqual(textOf(notice.params.result), "built site")
+      assert.strictEqual(notice.params._meta["io.modelcontextprotocol/subscriptionId"], acknowledged.params._meta["io.modelcontextprotocol/subscriptionId"])
+      yield* Fiber.interrupt(listening)
+    }).pipe(Effect.scoped))
 })
 
 // -----------------------------------------------------------------------------
