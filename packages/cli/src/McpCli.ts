@@ -12,6 +12,8 @@
  * effect-mcp call weather --args '{"city":"Lisbon"}'
  * effect-mcp --stdio "node server.js" --env API_KEY=k list tools
  * effect-mcp --url http://127.0.0.1:3000/mcp -H "Authorization: Bearer t" call echo --args '{"text":"hi"}'
+ * effect-mcp --url https://ci.example.com/mcp call build --no-wait   # prints a task's id
+ * effect-mcp --url https://ci.example.com/mcp tasks result <id>
  * ```
  *
  * @since 0.1.0
@@ -40,13 +42,14 @@ import * as Failures from "./internal/failures.ts"
  * | code | name | when |
  * | --- | --- | --- |
  * | 0 | `Ok` | the command did what it was asked |
- * | 1 | `ToolError` | `call`: the tool answered with an error result (`isError: true`) |
- * | 2 | `Usage` | bad flags or arguments, `--args` that is not a JSON object, an unknown `--server`, tool, prompt or resource |
+ * | 1 | `ToolError` | `call`, `tasks result`: the tool answered with an error result (`isError: true`) |
+ * | 2 | `Usage` | bad flags or arguments, `--args` that is not a JSON object, an unknown `--server`, tool, prompt or resource; `--task` on a 2025-11-25 tool without task support; `tasks list` of 2026-07-28 servers only; a task command with several servers and no `--server` |
  * | 3 | `Connection` | the config file is missing or invalid, a server could not be started, reached or initialized, or its connection was lost |
- * | 4 | `Request` | a server answered the request with a JSON-RPC error, or it timed out |
+ * | 4 | `Request` | a server answered the request with a JSON-RPC error, or it timed out; a task failed, was cancelled, or is unknown to the server |
  * | 5 | `Auth` | authorization failed: the OAuth sign-in could not complete (refused, timed out, no usable authorization server), the auth file is unreadable, or a server refused the credentials it got |
  *
- * Interrupted (SIGINT, SIGTERM), it closes every server and exits 130.
+ * Interrupted (SIGINT, SIGTERM), it closes every server and exits 130;
+ * `call` first cancels the task it was waiting for (best effort, 5 seconds).
  *
  * @category models
  * @since 0.1.0
@@ -129,8 +132,8 @@ export const qualify: McpGroup.NameHook = Connect.qualify
 
 /**
  * The `effect-mcp` command tree (`servers`, `list tools|resources|templates|prompts`,
- * `call`, `read`, `prompt`, `login`, `logout`), for embedding or testing with
- * `Command.runWith`.
+ * `call`, `read`, `prompt`, `tasks list|get|cancel|result`, `login`, `logout`),
+ * for embedding or testing with `Command.runWith`.
  *
  * ```sh
  * effect-mcp read notes://readme --server example
@@ -142,6 +145,19 @@ export const qualify: McpGroup.NameHook = Connect.qualify
  *
  * `login <server>` signs in ahead of time; `logout <server>` forgets the
  * server's tokens, so that the next connection signs in again.
+ *
+ * **Tasks.** A `call` the server runs as a task (2026-07-28: the server's
+ * choice, for a tool that lists task support; 2025-11-25: a tool listed
+ * `execution.taskSupport: "required"`, or `"optional"` with `--task`) shows
+ * `task <id> <status>: <message>` on stderr at each change (text from the
+ * server made safe for a terminal; on a terminal a new message redraws the
+ * line), then prints the result as any call; Ctrl-C cancels the task.
+ * `--no-wait` prints the task's id (`--json`: its state) and exits.
+ * `tasks get <id>` shows a task's state (status, message, times, ttl, poll
+ * interval), `tasks cancel <id>` cancels it, `tasks result <id>` waits and
+ * prints its result (Ctrl-C stops waiting only), `tasks list` lists the
+ * tasks of 2025-11-25 servers (2026-07-28 has no task list). A task's id is
+ * its server's: with several servers, name one with `--server`.
  *
  * `--stdio COMMAND` (with `--env KEY=VALUE`, `--cwd DIR`) or `--url URL`
  * (with `--header "Name: value"`) replace the config by one server, named

@@ -1,10 +1,12 @@
 /**
  * The commands of `effect-mcp`: `servers`, `list tools|resources|templates|prompts`,
- * `call`, `read`, `prompt`, `login` and `logout`, and the parsing of `--args`.
+ * `call`, `read`, `prompt`, `tasks` (see `tasks.ts`), `login` and `logout`, and
+ * the parsing of `--args`.
  *
  * @internal
  */
 import type * as McpError from "@effect-mcp/core/McpError"
+import type * as McpTask from "@effect-mcp/core/McpTask"
 import { NodeMcpAuthStore } from "@effect-mcp/platform-node"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -18,6 +20,7 @@ import * as Connect from "./connect.ts"
 import * as Failures from "./failures.ts"
 import * as Format from "./format.ts"
 import * as Progress from "./progress.ts"
+import * as Tasks from "./tasks.ts"
 
 // -----------------------------------------------------------------------------
 // Arguments
@@ -110,53 +113,131 @@ const call = Command.make(
     tool: Argument.String("tool").pipe(Argument.withDescription("The tool's name (as `list tools` shows it)")),
     args: argsFlag,
     progress: Flag.Boolean("progress").pipe(
-      Flag.withDescription("Show a progress bar on stderr when the tool reports progress (--no-progress: never)"),
+      Flag.withDescription(
+        "Show a progress bar on stderr when the tool reports progress, and a task's new status messages " +
+          "(--no-progress: neither; a task's changes of status still show)"
+      ),
+      Flag.withDefault(true)
+    ),
+    task: Flag.Boolean("task").pipe(
+      Flag.withDescription(
+        "Run the call as a task where the tool allows one (execution.taskSupport \"optional\"; a \"required\" " +
+          "one always runs as a task): 2025-11-25 asks the server for a task (a tool that lists no task support " +
+          "is a usage error); 2026-07-28 servers decide by themselves, and the call is followed as a task " +
+          "whenever the server makes one"
+      ),
+      Flag.withDefault(false)
+    ),
+    wait: Flag.Boolean("wait").pipe(
+      Flag.withDescription(
+        "Wait for a task's end (--no-wait: start the call as a task, as --task does, print the task's id on " +
+          "stdout (--json: its state) and exit; a call the server answers at once prints its result). Follow it " +
+          "later with `tasks get|result|cancel <id>`"
+      ),
       Flag.withDefault(true)
     )
   },
-  ({ args, progress, tool }) =>
+  ({ args, progress, task, tool, wait }) =>
     Effect.gen(function*() {
       // --args is checked before any server is started
       const parsed = yield* Effect.fromResult(parseArgs(Option.getOrUndefined(args)))
       return yield* Connect.withGroup(({ group, json }) =>
         Effect.gen(function*() {
           const tools = yield* group.tools
-          if (!tools.some((entry) => entry.name === tool)) {
-            return yield* Failures.unknownName("tool", tool, tools.map((entry) => entry.name))
+          const entry = tools.find((candidate) => candidate.name === tool)
+          if (entry === undefined) {
+            return yield* Failures.unknownName("tool", tool, tools.map((candidate) => candidate.name))
           }
+          const client = yield* request(group.client(entry.server))
+          const support = entry.tool.execution?.taskSupport ?? "forbidden"
+          const asked = task || !wait
+          if (asked && client.era === "legacy" && support === "forbidden") {
+            return yield* Failures.usage(
+              `tool ${tool} cannot run as a task: its server lists no execution.taskSupport "optional" or ` +
+                `"required" for it (drop --task / --no-wait)`
+            )
+          }
+          const asTask = client.era === "modern" ? asked || support !== "forbidden" : asked || support === "required"
           // the bar lives as long as the call: its line is erased before the output
           const result = yield* Effect.scoped(Effect.gen(function*() {
             const bar = progress ? yield* Effect.flatMap(Progress.stderr, Progress.make) : undefined
-            return yield* request(group.callTool(
+            if (!asTask) {
+              return Option.some(yield* request(group.callTool(
+                tool,
+                parsed,
+                bar === undefined ? {} : { onProgress: (update: Progress.Update) => bar.update(update) }
+              )))
+            }
+            // 2026-07-28: once a task, its status lines show its messages (the handle would report them as
+            // progress too); 2025-11-25 tasks keep reporting progress as such
+            let following = false
+            const modern = client.era === "modern"
+            const handle = yield* request(group.callToolTask(
               tool,
               parsed,
-              bar === undefined ? {} : { onProgress: (update: Progress.Update) => bar.update(update) }
+              bar === undefined ? {} : {
+                onProgress: (update: Progress.Update) => following ? Effect.void : bar.update(update)
+              }
             ))
+            // 2026-07-28: answered at once
+            if (handle.taskId === "") return Option.some(yield* request(handle.result))
+            following = modern
+            if (!wait) {
+              yield* startedOnly(group, entry.server, handle, json)
+              return Option.none()
+            }
+            const shown = yield* Tasks.stderrDisplay({ messages: progress })
+            return Option.some(yield* Tasks.follow(handle, shown, { cancelOnInterrupt: true }))
           }))
-          if (json) yield* Console.log(Format.json(result))
-          if (result.isError === true) {
-            const text = Format.callToolResult(result)
-            return yield* new Failures.CliFailure({
-              kind: "ToolError",
-              description: json || text === ""
-                ? `tool ${tool} returned an error result`
-                : `tool ${tool} returned an error result:\n${text}`
-            })
-          }
-          if (!json) yield* Console.log(Format.callToolResult(result))
+          if (Option.isSome(result)) yield* Tasks.printResult(`tool ${tool}`, result.value, json)
         })
       )
     })
 ).pipe(
-  Command.withDescription("Call a tool"),
+  Command.withDescription(
+    "Call a tool. A call the server runs as a task (2026-07-28: the server's choice; 2025-11-25: a tool that " +
+      "requires one, or --task) shows the task's id and each change of its status on stderr, then prints the " +
+      "result; Ctrl-C cancels the task"
+  ),
   Command.withExamples([
     { command: "effect-mcp call weather --args '{\"city\":\"Lisbon\"}'", description: "Call the weather tool" },
     {
       command: "effect-mcp call example_weather --qualify --json --args '{\"city\":\"Oslo\"}'",
       description: "The same by its qualified name, printing the result as JSON"
+    },
+    {
+      command: "effect-mcp call build --task --args '{\"target\":\"site\"}'",
+      description: "Run a call as a task, showing its status on stderr"
+    },
+    {
+      command: "id=$(effect-mcp call build --no-wait --url https://ci.example.com/mcp); effect-mcp tasks result $id --url https://ci.example.com/mcp",
+      description: "Start a task, then wait for its result in another run"
     }
   ])
 )
+
+/**
+ * `call --no-wait`: the task's id on stdout (`--json`: its state), and on
+ * stderr how to follow it; a stdio server ends with this run, and its task
+ * with it, which is said too.
+ */
+const startedOnly = (group: Connect.Group, server: string, handle: McpTask.Task, json: boolean) =>
+  Effect.gen(function*() {
+    const id = Format.terminal(handle.taskId, { line: true })
+    if (json) {
+      const state = yield* request(handle.poll)
+      yield* Console.log(Format.json({ server, ...state }))
+    } else {
+      yield* Console.log(id)
+    }
+    const status = (yield* group.servers).find((candidate) => candidate.name === server)
+    yield* Console.error(
+      status?.params._tag === "Stdio"
+        ? `effect-mcp: task ${id} started on ${server}, a stdio server, which stops as effect-mcp exits: ` +
+          `the task most likely ends with it`
+        : `effect-mcp: task ${id} started on ${server} (effect-mcp tasks get|result|cancel ${id} follows it)`
+    )
+  })
 
 /** A URI several servers offer: a usage error naming them, and how to pick one. */
 const readFailure = (error: McpError.McpError): Failures.CliFailure => {
@@ -305,4 +386,4 @@ const logout = Command.make("logout", { server: serverArgument }, (args) =>
   )
 
 /** The command tree. */
-export const command = Connect.root.pipe(Command.withSubcommands([servers, list, call, read, prompt, login, logout]))
+export const command = Connect.root.pipe(Command.withSubcommands([servers, list, call, read, prompt, Tasks.command, login, logout]))

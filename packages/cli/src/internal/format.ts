@@ -6,6 +6,7 @@
 import * as McpConfig from "@effect-mcp/core/McpConfig"
 import type * as McpGroup from "@effect-mcp/core/McpGroup"
 import type * as McpSchema from "@effect-mcp/core/McpSchema"
+import type * as McpTask from "@effect-mcp/core/McpTask"
 
 /** @internal */
 export interface ServerRow {
@@ -207,3 +208,65 @@ export const readResourceResult = (result: McpSchema.ReadResourceResult): string
 /** @internal */
 export const getPromptResult = (result: McpSchema.GetPromptResult): string =>
   terminal(result.messages.map((message) => `${message.role}: ${contentBlock(message.content)}`).join("\n"))
+
+// -----------------------------------------------------------------------------
+// Tasks
+// -----------------------------------------------------------------------------
+
+/** A task's state with its server: what `tasks get` and `tasks list --json` print. @internal */
+export interface TaskRow extends McpTask.TaskState {
+  readonly server: string
+}
+
+/** A duration in milliseconds, as a person reads it (`50 ms`, `1.5 s`, `1 h`). */
+const duration = (ms: number): string => {
+  if (ms < 1000) return `${ms} ms`
+  const units: ReadonlyArray<readonly [string, number]> = [["d", 86_400_000], ["h", 3_600_000], ["min", 60_000], ["s", 1000]]
+  for (const [unit, size] of units) {
+    if (ms >= size) return `${formatAmount(ms / size)} ${unit}`
+  }
+  return `${ms} ms`
+}
+
+const formatAmount = (n: number): string => Number.isInteger(n) ? String(n) : n.toFixed(1)
+
+/**
+ * One task's state, one field a line: what `tasks get` prints.
+ *
+ * @internal
+ */
+export const taskState = (row: TaskRow): string =>
+  table(["TASK", row.taskId], [
+    ["server", row.server],
+    ["status", row.status],
+    ...(row.statusMessage === undefined ? [] : [["message", row.statusMessage]]),
+    ["created", row.createdAt],
+    ["updated", row.lastUpdatedAt],
+    ["ttl", row.ttlMs === null ? "unlimited" : `${row.ttlMs} ms (${duration(row.ttlMs)})`],
+    ...(row.pollIntervalMs === undefined ? [] : [["poll every", `${row.pollIntervalMs} ms`]])
+  ]).split("\n").map((line, index) => index === 0 ? line.replace(/^TASK/, "task") : line).join("\n")
+
+/** @internal */
+export const tasks = (rows: ReadonlyArray<TaskRow>): string =>
+  rows.length === 0
+    ? "(no tasks)"
+    : table(
+      ["TASK", "SERVER", "STATUS", "UPDATED", "MESSAGE"],
+      rows.map((row) => [row.taskId, row.server, row.status, row.lastUpdatedAt, firstLine(row.statusMessage)])
+    )
+
+/**
+ * The line `call` and `tasks result` show on stderr for a task's state:
+ * `task <id> <status>`, then `: <message>` (made safe for a terminal, on one
+ * line, at most `width` characters).
+ *
+ * @internal
+ */
+export const taskLine = (state: McpTask.TaskState, width: number): string => {
+  const head = `task ${terminal(state.taskId, { line: true })} ${state.status}`
+  const line = state.statusMessage === undefined || state.statusMessage === ""
+    ? head
+    : `${head}: ${terminal(state.statusMessage, { line: true })}`
+  const limit = Math.max(1, width)
+  return line.length <= limit ? line : limit > 1 ? `${line.slice(0, limit - 1)}…` : line.slice(0, limit)
+}

@@ -209,7 +209,8 @@ export type Route =
 const routeOf = (entries: ReadonlyArray<Entry>): Route | undefined => {
   const servers = Array.from(new Set(entries.map((entry) => entry.server)))
   if (servers.length === 0) return undefined
-  return servers.length === 1 ? { _tag: "Server", server: servers[0]! } : { _tag: "Ambiguous", servers }
+  // named in a stable order, whatever the order of connection
+  return servers.length === 1 ? { _tag: "Server", server: servers[0]! } : { _tag: "Ambiguous", servers: servers.sort() }
 }
 
 /**
