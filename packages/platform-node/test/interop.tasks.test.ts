@@ -65,7 +65,13 @@ const connect = (transport: Transport) =>
       await client.listTools()
       return { client, seen }
     }),
-    ({ client }) => Effect.promise(() => client.close())
+    // an HTTP session is ended first (DELETE): the server ends its streams, so
+    // closing aborts no stream the SDK is still reading
+    ({ client }) =>
+      Effect.promise(async () => {
+        if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined)
+        await client.close()
+      })
   )
 
 type Message = { readonly type: string; readonly task?: { readonly taskId: string; readonly status: string }; readonly result?: unknown; readonly error?: unknown }
