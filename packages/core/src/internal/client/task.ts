@@ -29,11 +29,22 @@ import type * as McpSession from "../../McpSession.ts"
 import * as McpTask from "../../McpTask.ts"
 import { answer } from "../era/statelessClient.ts"
 
-/** `tools/call` answered with its result or, 2026-07-28, a task. @internal */
-export const CallToolOrTask = McpMethod.withResult(
-  McpSchema.CallTool,
-  Schema.Union([McpSchema.ModernCreateTaskResult, McpSchema.CallToolResult])
-)
+const validateCreated = McpMethod.validator(McpSchema.ModernCreateTaskResult)
+
+/**
+ * `tools/call` answered with its result or, 2026-07-28, a task: told apart
+ * by `resultType`, each checked against its own schema only.
+ *
+ * @internal
+ */
+export const CallToolOrTask: McpMethod.Request<
+  "tools/call",
+  McpMethod.Params<typeof McpSchema.CallTool>,
+  McpSchema.CallToolResult | McpSchema.ModernCreateTaskResult
+> = {
+  ...McpMethod.withResult(McpSchema.CallTool, Schema.Union([McpSchema.CallToolResult, McpSchema.ModernCreateTaskResult])),
+  validateResult: (value) => isCreated(value) ? validateCreated(value) : McpSchema.CallTool.validateResult(value)
+}
 
 /** `tools/call` asking for a task (2025-11-25). @internal */
 export const CallToolAsTask = McpMethod.withResult(McpSchema.CallTool, McpSchema.CreateTaskResult)
