@@ -170,6 +170,39 @@ describe("McpClient tasks", () => {
       assert.deepInclude((yield* Effect.flip(task.poll)).reason, { _tag: "ProtocolError", code: -32602 })
     }).pipe(Effect.scoped))
 
+  for (const era of eras) {
+    it.effect(`${era}: an ask's own timeout ends the wait in a task (the tool's error result), no idle limit otherwise`, () =>
+      Effect.gen(function*() {
+        const patient = McpTool.make("patient", {
+          input: Schema.Struct({ seconds: Schema.Number }),
+          task: "required",
+          handler: ({ seconds }, context) =>
+            Effect.map(
+              context.elicit({ message: "Well?", schema: Schema.Struct({ ok: Schema.Boolean }), timeout: `${seconds} seconds` }),
+              (answer) => answer.action
+            )
+        })
+        const answered = yield* Deferred.make<void>()
+        const client = yield* McpTest.client(McpServer.layer({ name: "patient", version: "1.0.0" }, patient), {
+          era,
+          // answers only when told to
+          elicitation: { form: () => Effect.as(Deferred.await(answered), { action: "decline" as const }) }
+        })
+        // a question that waits longer than the session's idle limit (60 s) is still answered
+        const slow = yield* client.callToolTask("patient", { seconds: 600 })
+        const slowResult = yield* Effect.forkChild(slow.result)
+        const quick = yield* client.callToolTask("patient", { seconds: 5 })
+        const quickResult = yield* Effect.forkChild(quick.result)
+        for (let i = 0; i < 10 && quickResult.pollUnsafe() === undefined; i++) yield* TestClock.adjust("1 second")
+        const timedOut = yield* Fiber.join(quickResult)
+        assert.isTrue(timedOut.isError)
+        yield* TestClock.adjust("2 minutes")
+        yield* Deferred.succeed(answered, undefined)
+        for (let i = 0; i < 10 && slowResult.pollUnsafe() === undefined; i++) yield* TestClock.adjust("1 second")
+        assert.strictEqual(textOf(yield* Fiber.join(slowResult)), "decline")
+      }).pipe(Effect.scoped))
+  }
+
   it.effect("modern: with tasks: false the client does not declare the extension, and a required tool is refused (-32021)", () =>
     Effect.gen(function*() {
       const client = yield* McpTest.client(makeServer(yield* Deferred.make<void>(), yield* Deferred.make<void>()), { tasks: false })

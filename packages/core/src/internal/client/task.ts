@@ -116,17 +116,28 @@ export const handle = (
 
   // 2026-07-28: each input request is answered once, all of a poll together
   const answered = new Set<string>()
-  const answerInput = (detailed: Detailed): Effect.Effect<void, McpError.McpError> => {
+  // The answers run beside the polls (a user may take long to answer; the
+  // task may end meanwhile, which ends them): a failure fails the next poll,
+  // an answer sent brings the next poll at once.
+  const answerInput = (detailed: Detailed, following: Following): Effect.Effect<void, McpError.McpError> => {
+    if (following.failure !== undefined) return Effect.fail(following.failure)
     if (!modern || detailed.status !== "input_required" || detailed.inputRequests === undefined) return Effect.void
     const open = Object.entries(detailed.inputRequests).filter(([key]) => !answered.has(key))
     if (open.length === 0) return Effect.void
     for (const [key] of open) answered.add(key)
-    return Effect.flatMap(
+    const answering = Effect.flatMap(
       Effect.forEach(open, ([key, request]) => answer({ session: session as never, handlers: client.handlers }, key, request), {
         concurrency: "unbounded"
       }),
       (answers) => session.request(McpSchema.UpdateTask, { taskId, inputResponses: Object.fromEntries(answers) }, requestOptions)
+    ).pipe(
+      Effect.matchEffect({
+        onFailure: (error) => Effect.sync(() => void (following.failure = error)),
+        onSuccess: () => Effect.void
+      }),
+      Effect.andThen(Queue.offer(following.nudged, undefined))
     )
+    return Effect.asVoid(Effect.forkIn(answering, following.scope))
   }
 
   let lastMessage: string | undefined
@@ -140,6 +151,12 @@ export const handle = (
     return Effect.flatMap(Clock.currentTimeMillis, (receivedAt) => options.onProgress!({ progress: ++reported, message, receivedAt }))
   }
 
+  // what one following of the task shares: its nudges, its scope, an answer's failure
+  interface Following {
+    readonly nudged: Queue.Queue<void>
+    readonly scope: Scope.Scope
+    failure: McpError.McpError | undefined
+  }
   interface Polling {
     readonly polls: number
     readonly seen: string | undefined
@@ -150,7 +167,7 @@ export const handle = (
   // 2026-07-28: notifications/tasks on a subscriptions/listen stream asking
   // for it) makes the next poll come at once; without one, polls come at the
   // server's interval.
-  const nudges: Effect.Effect<Effect.Effect<void>, never, Scope.Scope> = Effect.gen(function*() {
+  const follow: Effect.Effect<Following, never, Scope.Scope> = Effect.gen(function*() {
     const nudged = yield* Queue.sliding<void>(1)
     const notifications = yield* client.subscribe
     yield* notifications.pipe(
@@ -167,11 +184,11 @@ export const handle = (
         Effect.forkScoped
       )
     }
-    return Effect.asVoid(Queue.take(nudged))
+    return { nudged, scope: yield* Effect.scope, failure: undefined }
   })
 
   // every state that differs from the one before, until a final one
-  const statesWith = (nudge: Effect.Effect<void>): Stream.Stream<Detailed, McpError.McpError> =>
+  const statesWith = (following: Following): Stream.Stream<Detailed, McpError.McpError> =>
     Stream.paginate<Polling, Detailed, McpError.McpError>(
       { polls: 0, seen: undefined, wait: 0, last: undefined },
       (polling) =>
@@ -179,9 +196,9 @@ export const handle = (
           if (polling.polls >= MAX_POLLS) {
             return yield* McpError.protocol(JsonRpc.ErrorCode.InternalError, `Task ${taskId} did not end after ${MAX_POLLS} polls`)
           }
-          if (polling.wait > 0) yield* Effect.raceFirst(Effect.sleep(Duration.millis(polling.wait)), nudge)
+          if (polling.wait > 0) yield* Effect.raceFirst(Effect.sleep(Duration.millis(polling.wait)), Queue.take(following.nudged))
           const detailed = yield* get
-          yield* answerInput(detailed)
+          yield* answerInput(detailed, following)
           yield* progress(detailed)
           const seen = `${detailed.status}\u0000${detailed.lastUpdatedAt}\u0000${detailed.statusMessage ?? ""}`
           const next: Polling = {
@@ -194,7 +211,7 @@ export const handle = (
           return [emitted, McpTask.isTerminal(detailed.status) ? Option.none() : Option.some(next)] as const
         })
     )
-  const states = Stream.unwrap(Effect.map(nudges, statesWith))
+  const states = Stream.unwrap(Effect.map(follow, statesWith))
 
   const ended = (detailed: Detailed): Effect.Effect<McpSchema.CallToolResult, McpError.McpError> => {
     switch (detailed.status) {

@@ -104,7 +104,7 @@ const run = (
       era: context.era,
       input: ((method, inputParams, options) =>
         detached
-          ? asTask(method, inputParams, options?.inputKey)
+          ? withTimeout(asTask(method, inputParams, options?.inputKey), method.name, options?.timeout)
           : Effect.suspend(() => {
             asking++
             return Effect.ensuring(asRequest.input(method, inputParams, options), Effect.sync(() => asking--))
@@ -170,6 +170,23 @@ const run = (
   })
 
 // 2025-11-25: the task's asks are requests over the session, tagged with the
-// task (`legacy.ts`: on a pending `tasks/result`'s stream when there is one)
+// task (`legacy.ts`: on a pending `tasks/result`'s stream when there is one);
+// a task waits for its answers as long as it lives, unless the ask says otherwise
 const legacyInput = (tasks: Tasks.Tasks, key: McpTaskStore.TaskKey, raw: McpServerSession.RequestContext): Tasks.Ask =>
-  Legacy.input(tasks, key, (method, params) => raw.input(method as typeof McpSchema.Elicit, params as never))
+  Legacy.input(tasks, key, (method, params) => raw.input(method as typeof McpSchema.Elicit, params as never, NO_IDLE_LIMIT))
+
+const NO_IDLE_LIMIT = { timeout: "Infinity" } as const
+
+// an ask's own `timeout`, over the whole wait
+const withTimeout = <A>(
+  ask: Effect.Effect<A, McpError.McpError>,
+  method: string,
+  timeout: Duration.Input | undefined
+): Effect.Effect<A, McpError.McpError> => {
+  if (timeout === undefined) return ask
+  const millis = Duration.toMillis(Duration.fromInputUnsafe(timeout))
+  return Effect.timeoutOrElse(ask, {
+    duration: Duration.millis(millis),
+    orElse: () => Effect.fail(McpError.timeout(method, millis, "total"))
+  })
+}

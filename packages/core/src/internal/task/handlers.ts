@@ -138,7 +138,11 @@ export const result = (tasks: Tasks.Tasks) =>
     keyOf(params.taskId, context, live),
     raw === undefined
       ? Effect.never
-      : Legacy.forward(tasks, params.taskId, (method, params) => raw.input(method as typeof McpSchema.Elicit, params as never))
+      : Legacy.forward(
+        tasks,
+        params.taskId,
+        (method, params) => raw.input(method as typeof McpSchema.Elicit, params as never, { timeout: "Infinity" })
+      )
   )
 
 /** `tasks/list` (2025-11-25): the requestor's tasks, newest first. @internal */
