@@ -72,6 +72,22 @@ export interface CallOptions extends McpClient.RequestOptions {
 }
 
 /**
+ * The state of a 2025-11-25 `Task` (as `tasks/get` and `tasks/list` give it).
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const fromLegacyTask = (task: McpSchema.Task): TaskState => ({
+  taskId: task.taskId,
+  status: task.status,
+  ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+  createdAt: task.createdAt,
+  lastUpdatedAt: task.lastUpdatedAt,
+  ttlMs: task.ttl,
+  ...(task.pollInterval === undefined ? {} : { pollIntervalMs: task.pollInterval })
+})
+
+/**
  * Whether a status is final.
  *
  * @category predicates

@@ -8,7 +8,7 @@
 import type * as McpClient from "@effect-mcp/core/McpClient"
 import type * as McpError from "@effect-mcp/core/McpError"
 import * as McpSchema from "@effect-mcp/core/McpSchema"
-import type * as McpTask from "@effect-mcp/core/McpTask"
+import * as McpTask from "@effect-mcp/core/McpTask"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -170,16 +170,6 @@ const theServer = (connected: Connect.Connected) =>
 
 const row = (server: string, state: McpTask.TaskState): Format.TaskRow => ({ server, ...state })
 
-/** A 2025-11-25 task in the shape of `McpTask.TaskState`. */
-const fromWire = (task: McpSchema.Task): McpTask.TaskState => ({
-  taskId: task.taskId,
-  status: task.status,
-  ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
-  createdAt: task.createdAt,
-  lastUpdatedAt: task.lastUpdatedAt,
-  ttlMs: task.ttl,
-  ...(task.pollInterval === undefined ? {} : { pollIntervalMs: task.pollInterval })
-})
 
 const noList = (server: string) =>
   `server "${server}" speaks 2026-07-28, whose tasks extension has no task list: ` +
@@ -195,7 +185,7 @@ const listOf = (client: McpClient.Client) =>
     let cursor: string | undefined
     for (let page = 0; page < MAX_PAGES; page++) {
       const result = yield* client.session.request(McpSchema.ListTasks, cursor === undefined ? {} : { cursor })
-      all.push(...result.tasks.map(fromWire))
+      all.push(...result.tasks.map(McpTask.fromLegacyTask))
       cursor = result.nextCursor
       if (cursor === undefined) break
     }

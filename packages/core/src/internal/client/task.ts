@@ -60,15 +60,7 @@ interface Detailed extends McpTask.TaskState {
   readonly error?: JsonRpc.ErrorObject | undefined
 }
 
-const fromLegacy = (task: McpSchema.Task): Detailed => ({
-  taskId: task.taskId,
-  status: task.status,
-  ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
-  createdAt: task.createdAt,
-  lastUpdatedAt: task.lastUpdatedAt,
-  ttlMs: task.ttl,
-  ...(task.pollInterval === undefined ? {} : { pollIntervalMs: task.pollInterval })
-})
+const fromLegacy: (task: McpSchema.Task) => Detailed = McpTask.fromLegacyTask
 
 const fromModern = (task: McpSchema.ModernGetTaskResult | McpSchema.ModernCreateTaskResult): Detailed => {
   const { _meta: _, resultType: __, ...rest } = task as McpSchema.ModernGetTaskResult
