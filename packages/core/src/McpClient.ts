@@ -24,9 +24,9 @@ import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
+import type * as Types from "./internal/client/notificationTypes.ts"
 import type * as McpClientSession from "./McpClientSession.ts"
 import type * as McpError from "./McpError.ts"
-import type * as McpMethod from "./McpMethod.ts"
 import * as McpSchema from "./McpSchema.ts"
 import type * as McpSession from "./McpSession.ts"
 import type * as McpTask from "./McpTask.ts"
@@ -42,18 +42,7 @@ import type { McpTransport } from "./McpTransport.ts"
  * @category notifications
  * @since 0.1.0
  */
-export type ServerNotificationMethod =
-  | "notifications/cancelled"
-  | "notifications/progress"
-  | "notifications/message"
-  | "notifications/resources/updated"
-  | "notifications/resources/list_changed"
-  | "notifications/tools/list_changed"
-  | "notifications/prompts/list_changed"
-  | "notifications/elicitation/complete"
-  | "notifications/tasks/status"
-  | "notifications/tasks"
-  | "notifications/subscriptions/acknowledged"
+export type ServerNotificationMethod = Types.ServerNotificationMethod
 
 /**
  * The params of a server notification, as declared in `McpSchema`.
@@ -61,24 +50,16 @@ export type ServerNotificationMethod =
  * @category notifications
  * @since 0.1.0
  */
-export type NotificationParams<K extends ServerNotificationMethod> = McpMethod.Params<
-  (typeof McpSchema.notifications)[K]
->
+export type NotificationParams<K extends ServerNotificationMethod> = Types.NotificationParams<K>
 
 /**
  * A notification received from the server: its method and its validated
- * params. Narrow on `method`:
- *
- * ```ts
- * if (notification.method === "notifications/message") notification.params.level
- * ```
+ * params; narrow on `method` (`notification.method === "notifications/message"`).
  *
  * @category notifications
  * @since 0.1.0
  */
-export type Notification = {
-  readonly [K in ServerNotificationMethod]: { readonly method: K; readonly params: NotificationParams<K> }
-}[ServerNotificationMethod]
+export type Notification = Types.Notification
 
 /**
  * A handler of one kind of notification. Handlers run one at a time, in order
@@ -88,34 +69,18 @@ export type Notification = {
  * @category notifications
  * @since 0.1.0
  */
-export type NotificationHandler<P> = (params: P) => Effect.Effect<void, unknown>
+export type NotificationHandler<P> = Types.NotificationHandler<P>
 
 /**
- * The optional notification handlers of {@link Options}.
+ * The optional notification handlers of {@link Options}: `onLoggingMessage`,
+ * `onResourceUpdated`, `onToolListChanged`, `onResourceListChanged`,
+ * `onPromptListChanged`, `onElicitationComplete`, `onProgress`,
+ * `onCancelled`, and `onNotification` for every notification.
  *
  * @category notifications
  * @since 0.1.0
  */
-export interface NotificationHandlers {
-  /** `notifications/message`: a log message (see `setLoggingLevel`). */
-  readonly onLoggingMessage?: NotificationHandler<McpSchema.LoggingMessageNotificationParams> | undefined
-  /** `notifications/resources/updated`: a subscribed resource changed. */
-  readonly onResourceUpdated?: NotificationHandler<McpSchema.ResourceUpdatedNotificationParams> | undefined
-  /** `notifications/tools/list_changed` (after `client.tools` was invalidated). */
-  readonly onToolListChanged?: NotificationHandler<McpSchema.NotificationParams> | undefined
-  /** `notifications/resources/list_changed` (after `client.resources` and `client.resourceTemplates` were invalidated). */
-  readonly onResourceListChanged?: NotificationHandler<McpSchema.NotificationParams> | undefined
-  /** `notifications/prompts/list_changed` (after `client.prompts` was invalidated). */
-  readonly onPromptListChanged?: NotificationHandler<McpSchema.NotificationParams> | undefined
-  /** `notifications/elicitation/complete`: a URL-mode elicitation finished. */
-  readonly onElicitationComplete?: NotificationHandler<McpSchema.ElicitationCompleteNotificationParams> | undefined
-  /** `notifications/progress`, for any request (per-call progress goes to `RequestOptions.onProgress`). */
-  readonly onProgress?: NotificationHandler<McpSchema.ProgressNotificationParams> | undefined
-  /** `notifications/cancelled`: the server cancelled one of its requests (its handler is interrupted). */
-  readonly onCancelled?: NotificationHandler<McpSchema.CancelledNotificationParams> | undefined
-  /** Every notification, after the specific handler. */
-  readonly onNotification?: ((notification: Notification) => Effect.Effect<void, unknown>) | undefined
-}
+export interface NotificationHandlers extends Types.NotificationHandlers {}
 
 // -----------------------------------------------------------------------------
 // Options

@@ -10,6 +10,7 @@
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
+import * as Status from "./internal/task/status.ts"
 import type * as McpClient from "./McpClient.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpSchema from "./McpSchema.ts"
@@ -93,5 +94,4 @@ export const fromLegacyTask = (task: McpSchema.Task): TaskState => ({
  * @category predicates
  * @since 0.2.0
  */
-export const isTerminal = (status: McpSchema.TaskStatus): boolean =>
-  status === "completed" || status === "failed" || status === "cancelled"
+export const isTerminal: (status: McpSchema.TaskStatus) => boolean = Status.isTerminal

@@ -17,6 +17,7 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
 import * as Memory from "./internal/task/memoryStore.ts"
+import * as Status from "./internal/task/status.ts"
 import type * as JsonRpc from "./JsonRpc.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpSchema from "./McpSchema.ts"
@@ -134,8 +135,7 @@ export class McpTaskStore extends Context.Service<McpTaskStore, Service>()("@eff
  * @category predicates
  * @since 0.2.0
  */
-export const isTerminal = (status: McpSchema.TaskStatus): boolean =>
-  status === "completed" || status === "failed" || status === "cancelled"
+export const isTerminal: (status: McpSchema.TaskStatus) => boolean = Status.isTerminal
 
 // -----------------------------------------------------------------------------
 // In memory

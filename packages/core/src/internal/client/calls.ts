@@ -122,16 +122,20 @@ export const make = (deps: Deps): Pick<Client, "callTool" | "callToolTask" | "ca
     args?: Readonly<Record<string, unknown>>,
     requestOptions?: RequestOptions
   ): Effect.Effect<McpSchema.CallToolResult, McpError.McpError> => {
+    const check = checkCall(name)
+    // one step per call: a task's result is checked as the result would have been
     const answered = Effect.flatMap(send(name, args, requestOptions), (result) =>
-      Task.isCreated(result) ? task(result.taskId, requestOptions).result : Effect.succeed(result))
-    const legacyTask = session.era === "legacy"
-      ? Effect.catchIf(answered, isMethodNotFound, (error) =>
-        Effect.flatMap(lookupTool(name), (tool) =>
-          tool?.execution?.taskSupport === "required"
-            ? Effect.flatMap(sendAsTask(name, args, requestOptions), (taskId) => task(taskId, requestOptions).result)
-            : Effect.fail(error)))
-      : answered
-    return Effect.flatMap(legacyTask, checkCall(name))
+      Task.isCreated(result) ? Effect.flatMap(task(result.taskId, requestOptions).result, check) : check(result))
+    if (session.era !== "legacy") return answered
+    // 2025-11-25: a tool that must run as a task is refused (-32601) when called plainly
+    return Effect.catchIf(answered, isMethodNotFound, (error) =>
+      Effect.flatMap(lookupTool(name), (tool) =>
+        tool?.execution?.taskSupport === "required"
+          ? sendAsTask(name, args, requestOptions).pipe(
+            Effect.flatMap((taskId) => task(taskId, requestOptions).result),
+            Effect.flatMap(check)
+          )
+          : Effect.fail(error)))
   }
 
   const callToolTask = (

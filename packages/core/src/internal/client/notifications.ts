@@ -26,7 +26,7 @@ import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
-import type { Notification, ServerNotificationMethod } from "../../McpClient.ts"
+import type { Notification, ServerNotificationMethod } from "./notificationTypes.ts"
 import type * as McpMethod from "../../McpMethod.ts"
 import * as McpSchema from "../../McpSchema.ts"
 

@@ -42,7 +42,8 @@ export interface Options {
 const QUIET_TURNS = 3
 const MAX_TURNS = 64
 
-const KEY_PREFIX: Readonly<Record<string, string>> = {
+/** The prefix of an input's key by the method asked, when the handler names none. @internal */
+export const KEY_PREFIX: Readonly<Record<string, string>> = {
   "elicitation/create": "elicit",
   "sampling/createMessage": "sample",
   "roots/list": "roots"

@@ -39,7 +39,12 @@ import * as Wire from "./wire.ts"
 
 type Params = McpMethod.Params<typeof McpSchema.CallTool>
 
-/** Who owns the tasks a request creates: its principal, else its session (2025-11-25) or nobody in particular (2026-07-28, where ids are the guard). @internal */
+/**
+ * Who owns the tasks a request creates: its principal, else its session
+ * (2025-11-25) or nobody in particular (2026-07-28, where ids are the guard).
+ *
+ * @internal
+ */
 export const requestorOf = (context: McpServer.RequestContext, live: LiveSession): string =>
   principal(context.auth) ??
     (context.era === "modern" ? "anonymous" : (live.requestor ??= globalThis.crypto.randomUUID()))
@@ -170,12 +175,9 @@ const run = (
   })
 
 // 2025-11-25: the task's asks are requests over the session, tagged with the
-// task (`legacy.ts`: on a pending `tasks/result`'s stream when there is one);
-// a task waits for its answers as long as it lives, unless the ask says otherwise
+// task (`legacy.ts`: on a pending `tasks/result`'s stream when there is one)
 const legacyInput = (tasks: Tasks.Tasks, key: McpTaskStore.TaskKey, raw: McpServerSession.RequestContext): Tasks.Ask =>
-  Legacy.input(tasks, key, (method, params) => raw.input(method as typeof McpSchema.Elicit, params as never, NO_IDLE_LIMIT))
-
-const NO_IDLE_LIMIT = { timeout: "Infinity" } as const
+  Legacy.input(tasks, key, Legacy.sendOver(raw))
 
 // an ask's own `timeout`, over the whole wait
 const withTimeout = <A>(

@@ -53,7 +53,12 @@ export const get = (tasks: Tasks.Tasks) => (params: Params, context: McpServer.R
     )
   )
 
-/** `tasks/cancel`: 2026-07-28 acknowledges (a finished task too); 2025-11-25 answers the cancelled task and refuses a finished one. @internal */
+/**
+ * `tasks/cancel`: 2026-07-28 acknowledges (a finished task too); 2025-11-25
+ * answers the cancelled task and refuses a finished one.
+ *
+ * @internal
+ */
 export const cancel = (tasks: Tasks.Tasks) => (params: Params, context: McpServer.RequestContext, live: LiveSession) =>
   gated(
     "tasks/cancel",
@@ -138,11 +143,7 @@ export const result = (tasks: Tasks.Tasks) =>
     keyOf(params.taskId, context, live),
     raw === undefined
       ? Effect.never
-      : Legacy.forward(
-        tasks,
-        params.taskId,
-        (method, params) => raw.input(method as typeof McpSchema.Elicit, params as never, { timeout: "Infinity" })
-      )
+      : Legacy.forward(tasks, params.taskId, Legacy.sendOver(raw))
   )
 
 /** `tasks/list` (2025-11-25): the requestor's tasks, newest first. @internal */

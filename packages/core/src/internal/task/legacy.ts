@@ -33,6 +33,17 @@ import * as Wire from "./wire.ts"
 /** Sends a request to the client, answered with its result. @internal */
 export type Send = (method: McpMethod.Request, params: unknown) => Effect.Effect<unknown, McpError.McpError>
 
+/**
+ * Sends over a request's own channel, with no idle limit: a task's question
+ * may wait as long as the task lives (an ask's own `timeout` bounds it).
+ *
+ * @internal
+ */
+export const sendOver = (raw: McpServerSession.RequestContext): Send => (method, params) =>
+  raw.input(method as typeof McpSchema.Elicit, params as never, NO_IDLE_LIMIT)
+
+const NO_IDLE_LIMIT = { timeout: "Infinity" } as const
+
 // a request waiting for a `tasks/result` to carry it
 interface Entry {
   readonly method: McpMethod.Request

@@ -13,14 +13,12 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpError from "../../McpError.ts"
 import type * as McpTaskStore from "../../McpTaskStore.ts"
+import { isTerminal } from "./status.ts"
 
 // a slow reader skips to the newest versions
 const CHANGES = { bufferSize: 16, strategy: "sliding" } as const
 
 type Listener = (record: McpTaskStore.TaskRecord | undefined) => void
-
-const terminal = (record: McpTaskStore.TaskRecord) =>
-  record.status === "completed" || record.status === "failed" || record.status === "cancelled"
 
 const expired = (record: McpTaskStore.TaskRecord, now: number) =>
   record.ttlMs !== null && now >= record.createdAt + record.ttlMs
@@ -59,7 +57,7 @@ export const make = (options?: McpTaskStore.MemoryOptions): Effect.Effect<McpTas
       if (records.size < capacity) return
       for (const record of [...records.values()]) {
         if (records.size < capacity) return
-        if (terminal(record)) drop(record.taskId)
+        if (isTerminal(record.status)) drop(record.taskId)
       }
     }
 

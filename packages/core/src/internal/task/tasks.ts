@@ -21,6 +21,7 @@ import type * as McpSchema from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
 import * as McpTaskStore from "../../McpTaskStore.ts"
 import * as Capabilities from "../era/capabilities.ts"
+import { KEY_PREFIX } from "../era/inputRequired.ts"
 import { missingCapability } from "../era/stateless.ts"
 import * as Memory from "./memoryStore.ts"
 
@@ -39,6 +40,9 @@ export interface Tasks {
   /** The fibers of the tasks running here, by task id. */
   readonly fibers: FiberMap.FiberMap<string>
 }
+
+// a task is kept an hour (a client may ask for up to a day), polled every second, made at once
+const DEFAULTS: Settings = { ttlMs: 60 * 60 * 1000, maxTtlMs: 24 * 60 * 60 * 1000, pollIntervalMs: 1000, afterMs: 0 }
 
 const millis = (input: Duration.Input | undefined, fallback: number) =>
   input === undefined ? fallback : Duration.toMillis(Duration.fromInputUnsafe(input))
@@ -62,10 +66,10 @@ export const make = (options: McpServer.Options["tasks"]): Effect.Effect<Tasks> 
       store,
       fibers,
       settings: {
-        ttlMs: millis(options?.ttl, 60 * 60 * 1000),
-        maxTtlMs: millis(options?.maxTtl, 24 * 60 * 60 * 1000),
-        pollIntervalMs: millis(options?.pollInterval, 1000),
-        afterMs: millis(options?.after, 0)
+        ttlMs: millis(options?.ttl, DEFAULTS.ttlMs),
+        maxTtlMs: millis(options?.maxTtl, DEFAULTS.maxTtlMs),
+        pollIntervalMs: millis(options?.pollInterval, DEFAULTS.pollIntervalMs),
+        afterMs: millis(options?.after, DEFAULTS.afterMs)
       }
     }
   })
@@ -80,7 +84,7 @@ export const makeLocal = (scope: Scope.Scope, capacity: number): Effect.Effect<T
   Effect.gen(function*() {
     const store = yield* Memory.make({ capacity })
     const fibers = yield* Scope.provide(FiberMap.make<string>(), scope)
-    return { store, fibers, settings: { ttlMs: 60 * 60 * 1000, maxTtlMs: 24 * 60 * 60 * 1000, pollIntervalMs: 1000, afterMs: 0 } }
+    return { store, fibers, settings: DEFAULTS }
   })
 
 /** A new task's record, `working`. @internal */
@@ -165,12 +169,6 @@ export const ended = (tasks: Tasks, record: McpTaskStore.TaskRecord): Effect.Eff
 // -----------------------------------------------------------------------------
 // Input
 // -----------------------------------------------------------------------------
-
-const KEY_PREFIX: Readonly<Record<string, string>> = {
-  "elicitation/create": "elicit",
-  "sampling/createMessage": "sample",
-  "roots/list": "roots"
-}
 
 /** How a running task asks its client for input. @internal */
 export type Ask = (
