@@ -52,6 +52,12 @@ export * as McpTask from "./McpTask.ts"
 /** @since 0.2.0 */
 export * as McpTaskStore from "./McpTaskStore.ts"
 
+/** @since 0.2.0 */
+export * as McpSessionRegistry from "./McpSessionRegistry.ts"
+
+/** @since 0.2.0 */
+export * as McpChangeBus from "./McpChangeBus.ts"
+
 /** @since 0.1.0 */
 export * as McpTool from "./McpTool.ts"
 

@@ -13,6 +13,7 @@ import * as McpError from "../../McpError.ts"
 import type * as McpMethod from "../../McpMethod.ts"
 import type * as McpPrompt from "../../McpPrompt.ts"
 import * as McpResource from "../../McpResource.ts"
+import { McpChangeBus } from "../../McpChangeBus.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
 import * as McpServerSession from "../../McpServerSession.ts"
@@ -23,6 +24,7 @@ import * as Failure from "./failure.ts"
 import { type HeaderParam, headerParams } from "../jsonSchema/headers.ts"
 import * as Pagination from "./pagination.ts"
 import { enabled, type Entry, type Kind, keyOf, kindOf, listChanged, type Registry } from "./registry.ts"
+import * as ChangeBus from "./changeBus.ts"
 import { withServices } from "./services.ts"
 import * as Subscriptions from "./subscriptions.ts"
 import * as TaskCall from "../task/call.ts"
@@ -95,6 +97,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     const withHints = <A extends object>(context: McpServer.RequestContext, result: A, items: ReadonlyArray<Cached>): A =>
       context.era === "modern" ? { ...result, ...hints(items) } : result
 
+    // what this replica's clients are told of a change; `announce` also tells the other replicas
     const broadcast = (kind: Kind) =>
       Effect.andThen(
         Effect.forEach(sessions, (live) =>
@@ -106,6 +109,23 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         }),
         Subscriptions.listChanged(listeners, kind === "resourceTemplates" ? "resources" : kind, listChanged[kind].name)
       )
+
+    const resourceUpdated = (uri: string) =>
+      Effect.andThen(
+        Effect.forEach(sessions, (live) =>
+          live.session !== undefined && live.subscriptions?.has(uri) === true
+            ? Effect.ignore(live.session.notify(McpSchema.ResourceUpdated, { uri }))
+            : Effect.void, { discard: true }),
+        Subscriptions.resourceUpdated(listeners, uri)
+      )
+
+    // with a change bus, the other replicas hear of the changes made here, and this one of theirs
+    const bus = Option.getOrUndefined(yield* Effect.serviceOption(McpChangeBus))
+    const announce = (kind: Kind) =>
+      bus === undefined
+        ? broadcast(kind)
+        : Effect.andThen(broadcast(kind), bus.publish({ _tag: "ListChanged", kind: kind === "resourceTemplates" ? "resources" : kind }))
+    if (bus !== undefined) yield* ChangeBus.follow(bus, broadcast, resourceUpdated)
 
     const update = (definition: McpServer.Definition<any>, f: (entry: Entry<any> | undefined) => Entry<any> | undefined) =>
       Effect.flatMap(
@@ -120,7 +140,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           else map.set(key, after)
           return [true, { ...current, [kind]: map }]
         }),
-        (changed) => changed ? broadcast(kindOf(definition)) : Effect.void
+        (changed) => changed ? announce(kindOf(definition)) : Effect.void
       )
 
     const setEnabled = (definition: McpServer.Definition<any>, value: boolean) =>
@@ -423,13 +443,9 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       enable: (definition) => setEnabled(definition, true),
       disable: (definition) => setEnabled(definition, false),
       notifyResourceUpdated: (uri) =>
-        Effect.andThen(
-          Effect.forEach(sessions, (live) =>
-            live.session !== undefined && live.subscriptions?.has(uri) === true
-              ? Effect.ignore(live.session.notify(McpSchema.ResourceUpdated, { uri }))
-              : Effect.void, { discard: true }),
-          Subscriptions.resourceUpdated(listeners, uri)
-        ),
+        bus === undefined
+          ? resourceUpdated(uri)
+          : Effect.andThen(resourceUpdated(uri), bus.publish({ _tag: "ResourceUpdated", uri })),
       serve: serve(true),
       serveRequests: serve(false),
       sessionCount: Effect.sync(() => sessions.size),

@@ -61,6 +61,16 @@ const resume = (
     const streamId = found.value.value.streamId
     if (!streamId.startsWith(`${session.id}/`)) return unknownEvent()
     const stream = session.streams.get(streamId)
+    if (stream === undefined && streamId === `${session.id}/0` && (session.get === undefined || session.get.closed)) {
+      // the GET stream of a session taken over from another replica: what the
+      // client missed, then on as this replica's GET stream (same stream id)
+      const live = SessionStreams.make(session, "get")
+      live.priming = false
+      session.get = live
+      let prefix = SseStream.COMMENT
+      for (const event of found.value.value.events) prefix += SseStream.encodeEvent(event.id, event.message)
+      return Responses.sse(SessionStreams.connect(state, session, live, auth, prefix))
+    }
     if (stream === undefined) {
       // a finished stream: replay what is left, then end
       const text = found.value.value.events.map((event) => SseStream.encodeEvent(event.id, event.message)).join("")

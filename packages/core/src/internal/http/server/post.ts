@@ -21,6 +21,7 @@ import type * as McpAuth from "../../../McpAuth.ts"
 import * as McpSchema from "../../../McpSchema.ts"
 import * as Bearer from "../../auth/bearer.ts"
 import { acceptsBatches } from "../../era/stateful.ts"
+import * as Cluster from "./cluster.ts"
 import * as Exchange from "./exchange.ts"
 import * as Guard from "../guard.ts"
 import * as Modern from "./modern.ts"
@@ -154,6 +155,7 @@ const initializeSession = (state: State.State, initialize: JsonRpc.Request, auth
       yield* Sessions.close(state, session)
       return response
     }
+    yield* Cluster.register(state, session, initialize)
     return HttpServerResponse.setHeader(response, Sessions.SESSION_ID, session.id!)
   })
 

@@ -17,12 +17,14 @@ import * as HttpServer from "effect/http/HttpServer"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as JsonRpc from "../../../JsonRpc.ts"
 import type * as McpAuth from "../../../McpAuth.ts"
 import { canonicalResource } from "../../../McpAuth.ts"
 import type * as McpHttpServer from "../../../McpHttpServer.ts"
 import { addMetadataRoutes } from "../../../McpResourceServer.ts"
 import * as Bearer from "../../auth/bearer.ts"
+import * as Cluster from "./cluster.ts"
 import * as Defects from "../defects.ts"
 import * as Delete from "./delete.ts"
 import * as Exchange from "./exchange.ts"
@@ -72,8 +74,19 @@ export const addRoute = Effect.fnUntraced(function*(
   const dispatch = (
     request: HttpServerRequest.HttpServerRequest,
     auth: McpAuth.AuthInfo | undefined
-  ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> => {
     if (state.closing) return Effect.succeed(Shutdown.refused())
+    // with a registry, a session held by another replica is served there
+    if (state.registry !== undefined && request.method !== "OPTIONS") {
+      return Effect.flatMap(Cluster.locate(state, request, auth), (elsewhere) => elsewhere === undefined ? byMethod(request, auth) : Effect.succeed(elsewhere))
+    }
+    return byMethod(request, auth)
+  }
+
+  const byMethod = (
+    request: HttpServerRequest.HttpServerRequest,
+    auth: McpAuth.AuthInfo | undefined
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
     switch (request.method) {
       case "POST":
         return Post.handle(state, request, auth)
@@ -86,7 +99,9 @@ export const addRoute = Effect.fnUntraced(function*(
     }
   }
 
-  const authenticated = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const authenticated = (
+    request: HttpServerRequest.HttpServerRequest
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> => {
     if (bearer === undefined) return dispatch(request, undefined)
     return Effect.flatMap(
       bearer.authenticate(request.headers["authorization"], {
@@ -99,11 +114,15 @@ export const addRoute = Effect.fnUntraced(function*(
   }
 
   // a defect answers a bare 500 (with the CORS headers below); the cause goes to the log
-  const answered = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  const answered = (
+    request: HttpServerRequest.HttpServerRequest
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> =>
     Defects.answerDefects(authenticated(request), request, "McpHttpServer: the request failed", Responses.internalError)
 
   // the guard, then CORS (preflights need no token), then the bearer check
-  const handle = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const handle = (
+    request: HttpServerRequest.HttpServerRequest
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> => {
     const forbidden = Guard.check((name) => request.headers[name], options, loopback, cors?.extraOrigins)
     if (forbidden !== undefined) {
       const response = Responses.error(403, JsonRpc.ErrorCode.ServerError, forbidden)
@@ -134,5 +153,8 @@ export const addRoute = Effect.fnUntraced(function*(
     yield* Effect.addFinalizer(() => Effect.sync(() => drains.value.delete(drain)))
   }
   // a request counts until its response is written: shutdown waits for that
-  yield* router.add("*", path, (request) => Effect.andThen(Shutdown.track(state), handle(request)))
+  const served = (request: HttpServerRequest.HttpServerRequest) => Effect.andThen(Shutdown.track(state), handle(request))
+  // requests other replicas forward here are served the same way
+  if (state.registry !== undefined) yield* Cluster.serve(state.registry, served)
+  yield* router.add("*", path, served)
 })

@@ -30,7 +30,7 @@ export const primes = (session: State.Session): boolean =>
 /** A new stream of the session: its GET stream, or the answer to a POST. @internal */
 export const make = (session: State.Session, kind: "post" | "get"): SseStream.SseStream => {
   const stream = SseStream.make(
-    kind === "get" ? `${session.id}/0` : `${session.id}/${session.nextStream++}`,
+    kind === "get" ? `${session.id}/0` : `${session.id}/${session.streamBase}${session.nextStream++}`,
     kind,
     session.store,
     primes(session)

@@ -39,7 +39,8 @@ export const open = (
   id: string | undefined,
   principal: string | undefined,
   send: (state: State.State, session: State.Session, frame: JsonRpc.Frame) => Effect.Effect<void, McpError.McpError>,
-  shared = false
+  shared = false,
+  streamBase = ""
 ): Effect.Effect<State.Session> =>
   Effect.gen(function*() {
     const scope = yield* Scope.fork(state.scope)
@@ -56,7 +57,9 @@ export const open = (
       version: undefined,
       get: undefined,
       nextStream: 1,
+      streamBase,
       lastActivity: state.clock.currentTimeMillisUnsafe(),
+      touched: 0,
       closed: false,
       principal
     }
@@ -126,13 +129,36 @@ export const forget = (session: State.Session, streamIds: ReadonlyArray<string>)
     ? Effect.void
     : Effect.forEach(streamIds, (id) => session.store!.remove(id), { discard: true })
 
-/** Closes a session: its streams end, its pending answers fail, its stored events go. @internal */
+/**
+ * Closes a session: its streams end, its pending answers fail, its stored
+ * events go, and with a registry its record. A replica shutting down with a
+ * registry hands its sessions over instead (see {@link handOver}).
+ *
+ * @internal
+ */
 export const close = (state: State.State, session: State.Session): Effect.Effect<void> =>
   Effect.suspend(() => {
     if (session.closed) return Effect.void
     const streamIds = detach(state, session, SseStream.close)
-    return Effect.andThen(Scope.close(session.scope, Exit.void), forget(session, streamIds))
+    const closed = Scope.close(session.scope, Exit.void)
+    if (handsOver(state, session)) return Effect.andThen(closed, handOver(state, session))
+    return Effect.andThen(closed, Effect.andThen(forget(session, streamIds), unregister(state, session)))
   })
+
+/** A replica shutting down with a registry leaves its sessions (records and stored events) to the others. @internal */
+export const handsOver = (state: State.State, session: State.Session): boolean =>
+  state.closing && state.registry !== undefined && session.id !== undefined
+
+/** Gives the session up: the next request for it, on any replica, takes it over. @internal */
+export const handOver = (state: State.State, session: State.Session): Effect.Effect<void> =>
+  state.registry === undefined || session.id === undefined
+    ? Effect.void
+    : Effect.ignore(state.registry.release(session.id))
+
+const unregister = (state: State.State, session: State.Session): Effect.Effect<void> =>
+  state.registry === undefined || session.id === undefined
+    ? Effect.void
+    : Effect.ignore(state.registry.remove(session.id))
 
 /** Every session, the shared one of modern requests first. @internal */
 export const all = (state: State.State): ReadonlyArray<State.Session> =>

@@ -8,6 +8,11 @@
  * the HTTP server's own close finds no MCP connection open. Requests that
  * arrive meanwhile get `503`.
  *
+ * With a session registry the sessions are handed over rather than ended:
+ * their records and stored events stay, and the next request for one, on
+ * another replica, takes it over (the streams' ends tell clients to
+ * reconnect).
+ *
  * `Drains` (`state.ts`) is how a serving layer wrapped with
  * `McpHttpServer.withGracefulShutdown` runs this before its HTTP server
  * closes (the endpoint's own finalizer runs only after).
@@ -83,8 +88,12 @@ export const drain = (state: State.State): Effect.Effect<void> =>
       Effect.timeoutOption(state.shutdownTimeout),
       // what the bound cut short closes at once
       Effect.andThen(Sessions.closeAll(state)),
+      // with a registry the sessions go on elsewhere: their records and stored events stay
       Effect.andThen(Effect.suspend(() =>
-        Effect.forEach(forgotten, ([session, streamIds]) => Sessions.forget(session, streamIds), { discard: true })
+        Effect.forEach(forgotten, ([session, streamIds]) =>
+          Sessions.handsOver(state, session)
+            ? Sessions.handOver(state, session)
+            : Sessions.forget(session, streamIds), { discard: true })
       ))
     )
   })

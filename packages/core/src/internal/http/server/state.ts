@@ -31,6 +31,7 @@ import type * as McpAuth from "../../../McpAuth.ts"
 import type * as McpHttpServer from "../../../McpHttpServer.ts"
 import { McpServer } from "../../../McpServer.ts"
 import type * as McpServerSession from "../../../McpServerSession.ts"
+import { McpSessionRegistry } from "../../../McpSessionRegistry.ts"
 import { RequestOrigin } from "../../../McpTransport.ts"
 import type * as Bearer from "../../auth/bearer.ts"
 import * as EventStore from "./eventStore.ts"
@@ -60,7 +61,11 @@ export interface Session {
   version: string | undefined
   get: SseStream.SseStream | undefined
   nextStream: number
+  /** What the ids of its POST streams start with after the session id: a session taken over from another replica must not reuse that replica's ids. */
+  readonly streamBase: string
   lastActivity: number
+  /** With a registry: when its record was last touched. */
+  touched: number
   closed: boolean
   /** With `auth`: whom the session belongs to (see `Bearer.principal`). */
   readonly principal: string | undefined
@@ -128,6 +133,8 @@ export interface State {
   readonly store: McpHttpServer.EventStoreShape | undefined
   /** With `auth`: the bearer check. */
   readonly bearer: Bearer.Guard | undefined
+  /** Sessions shared with other replicas, when a registry is in context. */
+  readonly registry: McpSessionRegistry["Service"] | undefined
   /** The live sessions, by key. */
   readonly sessions: Map<string, Session>
   /** The one session that serves every 2026-07-28 request, opened with the route. */
@@ -179,6 +186,7 @@ export const make = Effect.fnUntraced(function*(
       ? undefined
       : options.eventStore ?? Option.getOrUndefined(yield* Effect.serviceOption(storeTag)) ?? EventStore.makeMemory(),
     bearer,
+    registry: stateless ? undefined : Option.getOrUndefined(yield* Effect.serviceOption(McpSessionRegistry)),
     sessions: new Map(),
     modern: undefined,
     modernIds: 0,
