@@ -109,8 +109,12 @@ export interface Service {
   readonly remove: (id: string) => Effect.Effect<void, McpError.McpError>
   /**
    * Sends a request to `owner` and answers with its response; closing the
-   * scope before the body ends cancels it there. Fails when the owner does
-   * not answer (gone), and the body fails when the owner dies meanwhile.
+   * scope before the body ends cancels it there. Fails with the reason
+   * `ServerUnavailableError` (`McpError.serverUnavailable(owner, …)`) when
+   * the owner is not there to take the request (it does not listen, or the
+   * head of its answer does not come in time): the request was not served,
+   * and the route takes the session over. The body fails when the owner
+   * dies meanwhile.
    */
   readonly forward: (
     owner: string,

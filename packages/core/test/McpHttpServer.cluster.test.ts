@@ -141,6 +141,17 @@ describe("McpHttpServer with a session registry", () => {
       assert.deepStrictEqual(list.result.tools.map((tool: { name: string }) => tool.name), ["whoami"])
     }))
 
+  it.effect("a replica whose heartbeat has not lapsed but that takes no request is gone all the same", () =>
+    Effect.gen(function*() {
+      const { hub, open, replica, whoami } = yield* makeCluster
+      const a = yield* replica("a")
+      const b = yield* replica("b")
+      const session = yield* open(a)
+      hub.silence("a")
+      assert.strictEqual(yield* whoami(b, session), "b")
+      assert.strictEqual(hub.records.get(session)?.owner, "b")
+    }))
+
   it.effect("a replica that shuts down hands its sessions over; DELETE ends a session everywhere", () =>
     Effect.gen(function*() {
       const { hub, open, replica, whoami } = yield* makeCluster

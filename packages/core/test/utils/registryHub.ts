@@ -49,7 +49,7 @@ export const makeHub = () => {
         forward: (owner, request) =>
           Effect.gen(function*() {
             const handle = handlers.get(owner)
-            if (handle === undefined || !alive.has(owner)) return yield* Effect.fail(McpError.transport(`replica ${owner} is gone`))
+            if (handle === undefined) return yield* Effect.fail(McpError.serverUnavailable(owner, "not listening"))
             forwarded++
             const scope = yield* Scope.make()
             yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
@@ -69,5 +69,10 @@ export const makeHub = () => {
     handlers.delete(replicaId)
   }
 
-  return { replica, kill, records, forwardedCount: () => forwarded }
+  /** The replica no longer takes forwarded requests, though its heartbeat has not lapsed yet. */
+  const silence = (replicaId: string) => {
+    handlers.delete(replicaId)
+  }
+
+  return { replica, kill, silence, records, forwardedCount: () => forwarded }
 }

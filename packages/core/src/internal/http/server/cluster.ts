@@ -8,6 +8,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Option from "effect/Option"
@@ -16,6 +17,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../../JsonRpc.ts"
 import type * as McpAuth from "../../../McpAuth.ts"
+import * as McpError from "../../../McpError.ts"
 import type * as McpSessionRegistry from "../../../McpSessionRegistry.ts"
 import * as McpSchema from "../../../McpSchema.ts"
 import * as Bearer from "../../auth/bearer.ts"
@@ -30,6 +32,9 @@ const unavailable = () =>
   Responses.error(503, JsonRpc.ErrorCode.ServerError, "Service Unavailable: the session registry cannot be reached")
 
 type Registry = McpSessionRegistry.Service
+
+const isUnavailable = (error: unknown): boolean =>
+  McpError.isMcpError(error) && error.reason._tag === "ServerUnavailableError"
 
 /**
  * Where a request naming a session is served: `undefined` when here (the
@@ -54,8 +59,11 @@ export const locate = (
       if (Option.isNone(found)) return Effect.succeed(undefined)
       const { live, record } = found.value
       if (state.bearer !== undefined && record.principal !== Bearer.principal(auth)) return Effect.succeed(undefined)
-      if (live && record.owner !== registry.replicaId) return forward(state, registry, record.owner, request)
-      return takeOver(state, registry, record, request)
+      if (!live || record.owner === registry.replicaId) return takeOver(state, registry, record, request)
+      // an owner that is not there to take it (its heartbeat not lapsed yet) is gone all the same
+      return forward(state, registry, record.owner, request).pipe(
+        Effect.catchIf(isUnavailable, () => takeOver(state, registry, record, request))
+      )
     }),
     Effect.catch(() => Effect.succeed(unavailable()))
   )
@@ -144,9 +152,14 @@ const forward = (
   registry: Registry,
   owner: string,
   request: HttpServerRequest.HttpServerRequest
-): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, Scope.Scope> =>
+): Effect.Effect<HttpServerResponse.HttpServerResponse | undefined, unknown, Scope.Scope> =>
   Effect.gen(function*() {
-    const body = request.method === "POST" ? new Uint8Array(yield* request.arrayBuffer) : new Uint8Array(0)
+    // the body within the endpoint's bound; one it refuses is answered here, as without a registry
+    const read = request.method === "POST"
+      ? yield* Effect.option(Effect.provideService(request.arrayBuffer, HttpIncomingMessage.MaxBodySize, state.maxBody))
+      : Option.some(new ArrayBuffer(0))
+    if (Option.isNone(read)) return undefined
+    const body = new Uint8Array(read.value)
     const headers: Record<string, string> = {}
     for (const [name, value] of Object.entries(request.headers)) {
       if (typeof value === "string" && !HOP_BY_HOP.has(name)) headers[name] = value
