@@ -7,3 +7,18 @@
 
 /** @since 0.1.0 */
 export * as McpRedis from "./McpRedis.ts"
+
+/** @since 0.1.0 */
+export * as McpRedisEventStore from "./McpRedisEventStore.ts"
+
+/** @since 0.1.0 */
+export * as McpRedisSessions from "./McpRedisSessions.ts"
+
+/** @since 0.1.0 */
+export * as McpRedisChangeBus from "./McpRedisChangeBus.ts"
+
+/** @since 0.1.0 */
+export * as McpRedisCluster from "./McpRedisCluster.ts"
+
+/** @since 0.1.0 */
+export * as McpRedisTaskStore from "./McpRedisTaskStore.ts"

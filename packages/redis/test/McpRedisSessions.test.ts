@@ -1,0 +1,344 @@
+import { McpSessionRegistry } from "@effect-mcp/core"
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Context, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, Schedule, Scope, Stream } from "effect"
+import * as Redis from "effect/persistence/Redis"
+import * as McpRedis from "../src/McpRedis.ts"
+import * as McpRedisSessions from "../src/McpRedisSessions.ts"
+import * as RedisServer from "./utils/redisServer.ts"
+
+const connect = (url: string) =>
+  Effect.map(Layer.build(McpRedis.layer({ url, connectTimeout: "2 seconds" })), (context) => Context.get(context, Redis.Redis))
+
+const timing = { heartbeatInterval: "100 millis", heartbeatTtl: "300 millis", prefix: "test:" } as const
+
+/**
+ * A Redis service that can "die" like a SIGKILLed process: from `kill` on,
+ * every command fails, so the heartbeat stops, nothing more is published and
+ * nothing is cleaned up (the heartbeat key is left to expire).
+ */
+const killable = (redis: Redis.Redis["Service"]) => {
+  let dead = false
+  const killed = Effect.fail(new Redis.RedisError({ cause: new Error("killed") }))
+  const service: Redis.Redis["Service"] = {
+    send: <A>(command: string, ...args: ReadonlyArray<string>) =>
+      Effect.suspend(() => (dead ? killed : redis.send<A>(command, ...args))),
+    eval: (script) => (...params) => Effect.suspend(() => (dead ? killed : redis.eval(script)(...params))),
+    subscribe: redis.subscribe,
+    reserve: redis.reserve
+  }
+  return { redis: service, kill: Effect.sync(() => { dead = true }) }
+}
+
+/** A replica: a registry on a connection of its own, in a scope the test can close. */
+const replica = (url: string, options: McpRedisSessions.Options = {}) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+    const connection = yield* connect(url).pipe(Scope.provide(scope))
+    const { kill, redis } = killable(connection)
+    const context = yield* Layer.build(McpRedisSessions.layer({ ...timing, ...options })).pipe(
+      Effect.provideService(Redis.Redis, redis),
+      Scope.provide(scope)
+    )
+    const registry = Context.get(context, McpSessionRegistry.McpSessionRegistry)
+    return { registry, redis: connection, kill, close: Scope.close(scope, Exit.void), scope }
+  })
+
+const record = (id: string, owner: string): McpSessionRegistry.SessionRecord => ({
+  id,
+  owner,
+  principal: "alice",
+  initialize: { protocolVersion: "2025-06-18", capabilities: { roots: {} }, clientInfo: { name: "c", version: "1" } },
+  protocolVersion: "2025-06-18"
+})
+
+const request: McpSessionRegistry.ForwardedRequest = {
+  method: "POST",
+  url: "/mcp?x=1",
+  headers: { "content-type": "application/json", "mcp-session-id": "s1" },
+  body: new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }))
+}
+
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+const bytes = (value: string) => new TextEncoder().encode(value)
+
+/** Polls until `check` holds (for what Redis does on its own time: expiry, disconnections). */
+const eventually = <E>(check: Effect.Effect<boolean, E>, what: string) =>
+  check.pipe(
+    Effect.flatMap((ok) => (ok ? Effect.void : Effect.fail(new Error(`not yet: ${what}`)))),
+    Effect.retry({ times: 100, schedule: Schedule.spaced("20 millis") })
+  )
+
+describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
+  it.live("registers, looks up, touches, releases and removes records shared by replicas", () =>
+    Effect.gen(function*() {
+      const server = yield* RedisServer.start
+      const a = yield* replica(server.url, { sessionTtl: "1 minute" })
+      const b = yield* replica(server.url, { sessionTtl: "1 minute" })
+      expect(a.registry.replicaId).not.toBe(b.registry.replicaId)
+      expect(yield* b.registry.lookup("s1")).toEqual(Option.none())
+
+      yield* a.registry.register(record("s1", a.registry.replicaId))
+      yield* a.registry.register({ ...record("s2", a.registry.replicaId), principal: undefined })
+      expect(yield* b.registry.lookup("s1")).toEqual(Option.some({ record: record("s1", a.registry.replicaId), live: true }))
+      expect(yield* a.registry.lookup("s1")).toEqual(Option.some({ record: record("s1", a.registry.replicaId), live: true }))
+      expect(Option.getOrThrow(yield* b.registry.lookup("s2")).record.principal).toBeUndefined()
+
+      // the record expires sessionTtl after it was last touched
+      const pttl = a.redis.send<number>("PTTL", "test:sessions:s1")
+      expect(yield* pttl).toBeGreaterThan(50_000)
+      yield* a.redis.send("PEXPIRE", "test:sessions:s1", "5000")
+      yield* b.registry.touch("s1")
+      expect(yield* pttl).toBeGreaterThan(50_000)
+      yield* a.redis.send("PEXPIRE", "test:sessions:s1", "1")
+      yield* eventually(Effect.map(b.registry.lookup("s1"), Option.isNone), "the record expires")
+      yield* a.registry.register(record("s1", a.registry.replicaId))
+
+      // a release by a replica that does not own it changes nothing
+      yield* b.registry.release("s1")
+      expect(Option.getOrThrow(yield* b.registry.lookup("s1")).record.owner).toBe(a.registry.replicaId)
+      yield* a.registry.release("s1")
+      expect(yield* b.registry.lookup("s1")).toEqual(Option.some({ record: record("s1", ""), live: false }))
+      expect(yield* a.registry.lookup("s1")).toEqual(Option.some({ record: record("s1", ""), live: false }))
+
+      yield* b.registry.remove("s1")
+      expect(yield* a.registry.lookup("s1")).toEqual(Option.none())
+      // garbage under a session key is no session
+      yield* a.redis.send("HSET", "test:sessions:bad", "owner", "x", "initialize", "{not json", "protocolVersion", "v")
+      expect(yield* a.registry.lookup("bad")).toEqual(Option.none())
+    }).pipe(Effect.scoped))
+
+  it.live("claim is a compare-and-set: of concurrent claimers exactly one wins", () =>
+    Effect.gen(function*() {
+      const server = yield* RedisServer.start
+      const a = yield* replica(server.url)
+      const b = yield* replica(server.url)
+      const c = yield* replica(server.url)
+      const ids = Array.from({ length: 20 }, (_, i) => `s${i}`)
+      yield* Effect.forEach(ids, (id) => a.registry.register(record(id, a.registry.replicaId)))
+      const from = a.registry.replicaId
+      for (const id of ids) {
+        const [wonB, wonC] = yield* Effect.all([b.registry.claim(id, from), c.registry.claim(id, from)], {
+          concurrency: 2
+        })
+        expect(wonB !== wonC).toBe(true)
+        const winner = wonB ? b.registry.replicaId : c.registry.replicaId
+        expect(Option.getOrThrow(yield* a.registry.lookup(id)).record.owner).toBe(winner)
+      }
+      // a claim from an owner that is not the current one fails; an unknown session is not claimed
+      expect(yield* a.registry.claim("s0", from)).toBe(false)
+      expect(yield* a.registry.claim("unknown", "")).toBe(false)
+      // a released session is claimed from ""
+      yield* a.registry.register(record("r", a.registry.replicaId))
+      yield* a.registry.release("r")
+      expect(yield* b.registry.claim("r", "")).toBe(true)
+      expect(yield* b.registry.lookup("r")).toEqual(Option.some({ record: record("r", b.registry.replicaId), live: true }))
+    }).pipe(Effect.scoped))
+
+  it.live("an owner is dead at once when its layer closes, and within heartbeatTtl when it is killed", () =>
+    Effect.gen(function*() {
+      const server = yield* RedisServer.start
+      const a = yield* replica(server.url)
+      const b = yield* replica(server.url)
+      const killed = yield* replica(server.url)
+      const observer = yield* replica(server.url)
+      yield* a.registry.register(record("s1", a.registry.replicaId))
+      yield* killed.registry.register(record("s2", killed.registry.replicaId))
+      const live = (id: string) => Effect.map(b.registry.lookup(id), (lookup) => Option.getOrThrow(lookup).live)
+      // well past heartbeatTtl: the heartbeats keep them alive
+      yield* Effect.sleep("700 millis")
+      expect(yield* live("s1")).toBe(true)
+      expect(yield* live("s2")).toBe(true)
+
+      yield* a.close
+      expect(yield* live("s1")).toBe(false)
+
+      yield* killed.kill
+      const start = Date.now()
+      expect(yield* live("s2")).toBe(true)
+      yield* eventually(Effect.map(live("s2"), (alive) => !alive), "the killed replica's heartbeat expires")
+      const elapsed = Date.now() - start
+      expect(elapsed).toBeLessThan(1500)
+      expect(yield* Effect.map(observer.registry.lookup("s2"), (lookup) => Option.getOrThrow(lookup).live)).toBe(false)
+    }).pipe(Effect.scoped))
+
+  it.live("forwards a request to its owner and streams the response back as it is written", () =>
+    Effect.gen(function*() {
+      const server = yield* RedisServer.start
+      const a = yield* replica(server.url)
+      const b = yield* replica(server.url)
+      const received = yield* Deferred.make<McpSessionRegistry.ForwardedRequest>()
+      const handlerClosed = yield* Deferred.make<void>()
+      const writes = yield* Queue.unbounded<Uint8Array, Cause.Done>()
+      yield* a.registry.serve((forwarded) =>
+        Effect.gen(function*() {
+          yield* Effect.addFinalizer(() => Deferred.succeed(handlerClosed, undefined))
+          yield* Deferred.succeed(received, forwarded)
+          return { status: 202, headers: { "content-type": "text/event-stream" }, body: Stream.fromQueue(writes) }
+        })
+      )
+      const response = yield* b.registry.forward(a.registry.replicaId, request)
+      expect(response.status).toBe(202)
+      expect(response.headers).toEqual({ "content-type": "text/event-stream" })
+      const got = yield* Deferred.await(received)
+      expect({ ...got, body: text(got.body) }).toEqual({ ...request, body: text(request.body) })
+
+      const chunks = yield* Queue.unbounded<Uint8Array>()
+      const reader = yield* response.body.pipe(Stream.runForEach((chunk) => Queue.offer(chunks, chunk)), Effect.forkChild)
+      const binary = Uint8Array.from({ length: 256 }, (_, i) => i)
+      // each chunk arrives before the next is written
+      for (const part of [bytes("event: message\ndata: 1\n\n"), binary, bytes("event: message\ndata: 2\n\n")]) {
+        yield* Queue.offer(writes, part)
+        expect(yield* Queue.take(chunks).pipe(Effect.timeout("5 seconds"))).toEqual(part)
+      }
+      expect(yield* Deferred.isDone(handlerClosed)).toBe(false)
+      yield* Queue.end(writes)
+      yield* Fiber.join(reader).pipe(Effect.timeout("5 seconds"))
+      expect(yield* Queue.size(chunks)).toBe(0)
+      // the handler's scope closes once its response is written
+      yield* Deferred.await(handlerClosed).pipe(Effect.timeout("5 seconds"))
+    }).pipe(Effect.scoped))
+
+  it.live("closing the forwarder's scope cancels the request on its owner", () =>
+    Effect.gen(function*() {
+      const server = yield* RedisServer.start
+      const a = yield* replica(server.url)
+      const b = yield* replica(server.url)
+      const handlerClosed = yield* Deferred.make<void>()
+      yield* a.registry.serve(() =>
+        Effect.gen(function*() {
+          yield* Effect.addFinalizer(() => Deferred.succeed(handlerClosed, undefined))
+          return { status: 200, headers: {}, body: Stream.concat(Stream.make(bytes("first")), Stream.never) }
+        })
+      )
+      yield* Effect.gen(function*() {
+        const response = yield* b.registry.forward(a.registry.replicaId, request)
+        const first = yield* response.body.pipe(Stream.take(1), Stream.runCollect, Effect.timeout("5 seconds"))
+        expect(first.map(text)).toEqual(["first"])
+        yield* Effect.sleep("100 millis")
+        expect(yield* Deferred.isDone(handlerClosed)).toBe(false)
+      }).pipe(Effect.scoped)
+      yield* Deferred.await(handlerClosed).pipe(Effect.timeout("5 seconds"))
+    }).pipe(Effect.scoped))
+
+  it.live("forwarding to a replica that does not serve fails at once", () =>
+    Effect.gen(function*() {
+      const server = yield* RedisServer.start
+      const a = yield* replica(server.url)
+      const b = yield* replica(server.url)
+      const start = Date.now()
+      const error = yield* Effect.flip(Effect.scoped(b.registry.forward(a.registry.replicaId, request)))
+      expect(error.message).toMatch(/not listening/)
+      expect(Date.now() - start).toBeLessThan(500)
+      // nor once it stopped serving
+      yield* Effect.scoped(a.registry.serve(() => Effect.never))
+      const again = yield* Effect.flip(Effect.scoped(b.registry.forward(a.registry.replicaId, request)))
+      expect(again.message).toMatch(/not listening/)
+    }).pipe(Effect.scoped))
+
+  it.live("forwarding fails after forwardTimeout when the owner does not answer", () =>
+    Effect.gen(function*() {
+      const server = yield* RedisServer.start
+      const a = yield* replica(server.url)
+      const b = yield* replica(server.url, { forwardTimeout: "300 millis" })
+      yield* a.registry.serve(() => Effect.never)
+      const start = Date.now()
+      const error = yield* Effect.flip(Effect.scoped(b.registry.forward(a.registry.replicaId, request)))
+      expect(error.message).toMatch(/did not answer within 300 ms/)
+      expect(Date.now() - start).toBeGreaterThanOrEqual(290)
+    }).pipe(Effect.scoped))
+
+  it.live("the body fails within heartbeatTtl when the owner dies while writing it", () =>
+    Effect.gen(function*() {
+      const server = yield* RedisServer.start
+      const a = yield* replica(server.url)
+      const b = yield* replica(server.url)
+      yield* a.registry.serve(() =>
+        Effect.succeed({ status: 200, headers: {}, body: Stream.concat(Stream.make(bytes("first")), Stream.never) })
+      )
+      const response = yield* b.registry.forward(a.registry.replicaId, request)
+      const chunks = yield* Queue.unbounded<Uint8Array>()
+      const reader = yield* response.body.pipe(Stream.runForEach((chunk) => Queue.offer(chunks, chunk)), Effect.forkChild)
+      expect(text(yield* Queue.take(chunks).pipe(Effect.timeout("5 seconds")))).toBe("first")
+      // a body that is merely quiet goes on
+      yield* Effect.sleep("600 millis")
+      expect(reader.pollUnsafe()).toBeUndefined()
+      yield* a.kill
+      const start = Date.now()
+      const exit = yield* Fiber.await(reader).pipe(Effect.timeout("5 seconds"))
+      const elapsed = Date.now() - start
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect(String(Cause.squash((exit as Exit.Failure<void, unknown>).cause))).toMatch(/is gone/)
+      // heartbeatTtl (300 ms) plus a check interval (100 ms), with slack for a loaded machine
+      expect(elapsed).toBeLessThan(1500)
+    }).pipe(Effect.scoped))
+
+  it.live("the owner stops serving within heartbeatTtl when the forwarder dies", () =>
+    Effect.gen(function*() {
+      const server = yield* RedisServer.start
+      const a = yield* replica(server.url)
+      const b = yield* replica(server.url)
+      const handlerClosed = yield* Deferred.make<void>()
+      yield* a.registry.serve(() =>
+        Effect.gen(function*() {
+          yield* Effect.addFinalizer(() => Deferred.succeed(handlerClosed, undefined))
+          return { status: 200, headers: {}, body: Stream.concat(Stream.make(bytes("first")), Stream.never) }
+        })
+      )
+      const response = yield* b.registry.forward(a.registry.replicaId, request)
+      yield* response.body.pipe(Stream.take(1), Stream.runDrain, Effect.timeout("5 seconds"))
+      yield* Effect.sleep("600 millis")
+      expect(yield* Deferred.isDone(handlerClosed)).toBe(false)
+      // the forwarder's subscriptions stay open: only its heartbeat tells it is gone
+      yield* b.kill
+      const start = Date.now()
+      yield* Deferred.await(handlerClosed).pipe(Effect.timeout("5 seconds"))
+      expect(Date.now() - start).toBeLessThan(1500)
+    }).pipe(Effect.scoped))
+
+  it.live("holds one subscription per channel, and none after the layer closes", () =>
+    Effect.gen(function*() {
+      const server = yield* RedisServer.start
+      const observer = yield* connect(server.url)
+      const clients = observer.send<string>("CLIENT", "LIST").pipe(Effect.map((list) => list.trim().split("\n").length))
+      const before = yield* clients
+      const a = yield* replica(server.url)
+      const b = yield* replica(server.url)
+      // each: its connection and its replies subscription
+      expect(yield* clients).toBe(before + 4)
+      const go = yield* Deferred.make<void>()
+      const started = yield* Queue.unbounded<void>()
+      const handler = (body: string) => () =>
+        Effect.succeed({
+          status: 200,
+          headers: {},
+          body: Stream.fromEffect(Effect.as(Effect.andThen(Queue.offer(started, undefined), Deferred.await(go)), bytes(body)))
+        })
+      yield* a.registry.serve(handler("first")).pipe(Scope.provide(a.scope))
+      expect(yield* clients).toBe(before + 5)
+      // a second `serve` shares the subscription, and handles until its scope closes
+      const second = yield* Scope.make()
+      yield* a.registry.serve(handler("ok")).pipe(Scope.provide(second))
+      expect(yield* clients).toBe(before + 5)
+      const forwards = yield* Effect.all(
+        Array.from({ length: 10 }, () =>
+          Effect.scoped(Effect.flatMap(b.registry.forward(a.registry.replicaId, request), (r) => Stream.runCollect(r.body)))),
+        { concurrency: 10 }
+      ).pipe(Effect.forkChild({ startImmediately: true }))
+      // ten requests in flight, on the same subscriptions
+      yield* Queue.takeN(started, 10).pipe(Effect.timeout("5 seconds"))
+      expect(yield* clients).toBe(before + 5)
+      yield* Deferred.succeed(go, undefined)
+      const bodies = yield* Fiber.join(forwards)
+      expect(bodies.map((body) => body.map(text))).toEqual(Array.from({ length: 10 }, () => ["ok"]))
+      yield* Scope.close(second, Exit.void)
+      const again = yield* Effect.scoped(
+        Effect.flatMap(b.registry.forward(a.registry.replicaId, request), (r) => Stream.runCollect(r.body))
+      )
+      expect(again.map(text)).toEqual(["first"])
+      expect(yield* clients).toBe(before + 5)
+      yield* a.close
+      yield* b.close
+      yield* eventually(Effect.map(clients, (count) => count === before), "the clients are closed")
+    }).pipe(Effect.scoped))
+})
