@@ -1,14 +1,14 @@
-// `npm run pack:check`: the three packages as a user gets them from the registry.
+// `npm run pack:check`: the four packages as a user gets them from the registry.
 //
 //   node scripts/pack-check.mjs [--json FILE] [--quickstart DIR] [--keep]
 //
-// 1. builds them (`tsc -b packages/cli`) and `npm pack`s each into a temporary directory
+// 1. builds them (`tsc -b packages/cli packages/redis`) and `npm pack`s each into a temporary directory
 //    (through their prepack/postpack scripts, which drop the `development` condition);
 // 2. checks every tarball: what it ships (dist, src, bin, README, LICENSE), that its `exports`
 //    never resolve to `.ts` and every target exists, that the source maps resolve, and that the
 //    repository's package.json is left as it was; then `publint --strict` and
 //    `attw --profile esm-only` on the tarball;
-// 3. in a fresh app outside the repository (`"type": "module"`), installs the three tarballs,
+// 3. in a fresh app outside the repository (`"type": "module"`), installs the four tarballs,
 //    `effect` and `@effect/platform-node` (the newest 4.x on the registry), `typescript@6.0.3`
 //    and `@types/node@22`; checks that each shared package (effect, …) is there once; compiles
 //    the README's quick-start (scratchpad/quickstart/*.ts) and the packages' README examples
@@ -43,10 +43,11 @@ const keep = argv.includes("--keep")
 const PACKAGES = [
   { dir: "packages/core", name: "@effect-mcp/core" },
   { dir: "packages/platform-node", name: "@effect-mcp/platform-node" },
+  { dir: "packages/redis", name: "@effect-mcp/redis" },
   { dir: "packages/cli", name: "@effect-mcp/cli" }
 ]
 const QUICKSTART = ["server.ts", "client.ts", "http-server.ts"]
-const README_EXAMPLES = ["packages/core/README.md", "packages/platform-node/README.md"]
+const README_EXAMPLES = ["packages/core/README.md", "packages/platform-node/README.md", "packages/redis/README.md"]
 const TYPESCRIPT = "typescript@6.0.3"
 const TYPES_NODE = "@types/node@22"
 
@@ -316,8 +317,8 @@ const main = async () => {
   // --- build ------------------------------------------------------------------
   section("build")
   const tsc = binOf("typescript", "tsc")
-  const build = await node([tsc, "-b", "packages/cli"], { timeoutMs: 240_000 })
-  if (!record("build (tsc -b packages/cli)", build.code === 0, describe(build))) {
+  const build = await node([tsc, "-b", "packages/cli", "packages/redis"], { timeoutMs: 240_000 })
+  if (!record("build (tsc -b packages/cli packages/redis)", build.code === 0, describe(build))) {
     console.log(output(build))
     return
   }
