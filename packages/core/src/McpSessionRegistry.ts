@@ -10,8 +10,9 @@
  *   ({@link Service.forward} / {@link Service.serve});
  * - a request that names a session whose owner is gone (stopped, killed,
  *   drained) takes the session over: this replica claims it and opens it
- *   again from its record (the client's `initialize`), and serves it from
- *   then on. Requests in flight on the old owner are lost; with a shared
+ *   again from its record (the client's `initialize`, then what the client
+ *   set since: its logging level, its resource subscriptions), and serves it
+ *   from then on. Requests in flight on the old owner are lost; with a shared
  *   event store, a GET stream resumed with `Last-Event-ID` replays what the
  *   client missed and goes on.
  *
@@ -45,6 +46,23 @@ export interface SessionRecord {
   readonly initialize: Readonly<Record<string, unknown>>
   /** The negotiated protocol version. */
   readonly protocolVersion: string
+  /**
+   * What the client set since (`logging/setLevel`, `resources/subscribe`),
+   * as the requests that set it, sent again in order when the session is
+   * opened elsewhere.
+   */
+  readonly replay?: ReadonlyArray<ReplayedRequest> | undefined
+}
+
+/**
+ * A request that changed a session's state.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface ReplayedRequest {
+  readonly method: string
+  readonly params: Readonly<Record<string, unknown>>
 }
 
 /**

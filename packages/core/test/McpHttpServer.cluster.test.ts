@@ -16,6 +16,7 @@ import * as McpChangeBus from "../src/McpChangeBus.ts"
 import * as McpHttpServer from "../src/McpHttpServer.ts"
 import * as McpServer from "../src/McpServer.ts"
 import * as McpSessionRegistry from "../src/McpSessionRegistry.ts"
+import * as McpResource from "../src/McpResource.ts"
 import * as McpTool from "../src/McpTool.ts"
 import { settle } from "./utils/peer.ts"
 import { makeHub } from "./utils/registryHub.ts"
@@ -57,6 +58,7 @@ const makeCluster = Effect.gen(function*() {
         capabilities: { tools: { listChanged: true } }
       }).pipe(bus === undefined ? (self) => self : Effect.provideService(McpChangeBus.McpChangeBus, bus), Scope.provide(scope))
       yield* server.register(McpTool.make("whoami", { input: Schema.Struct({}), handler: () => Effect.succeed(name) }))
+      yield* server.register(McpResource.make({ uri: "note://1", name: "note", read: () => Effect.succeed("text") }))
       const registry = yield* Scope.provide(hub.replica(name), scope)
       const handler = yield* HttpRouter.toHttpEffect(
         McpHttpServer.layerRoute({ eventStore: store }).pipe(
@@ -151,6 +153,42 @@ describe("McpHttpServer with a session registry", () => {
       assert.strictEqual(yield* whoami(b, session), "b")
       assert.strictEqual(hub.records.get(session)?.owner, "b")
     }))
+
+  it.effect("the replica that takes a session over sets again what the client set: logging level, resource subscriptions", () =>
+    Effect.gen(function*() {
+      const { hub, open, replica } = yield* makeCluster
+      const a = yield* replica("a")
+      const b = yield* replica("b")
+      const session = yield* open(a)
+      const request = (id: number, method: string, params: object) => ({ jsonrpc: "2.0", id, method, params })
+      for (const [id, method, params] of [
+        [1, "resources/subscribe", { uri: "note://1" }],
+        [2, "resources/subscribe", { uri: "note://2" }],
+        [3, "resources/unsubscribe", { uri: "note://2" }],
+        [4, "logging/setLevel", { level: "debug" }],
+        [5, "logging/setLevel", { level: "error" }],
+        [6, "resources/subscribe", { uri: "x".repeat(5000) }]
+      ] as const) {
+        assert.strictEqual((yield* Effect.scoped(a.post(request(id, method, params), session))).status, 200)
+      }
+      assert.deepStrictEqual(hub.records.get(session)?.replay, [
+        { method: "resources/subscribe", params: { uri: "note://1" } },
+        { method: "logging/setLevel", params: { level: "error" } }
+      ])
+      hub.kill("a")
+      const stream = yield* sseOf(
+        yield* b.request("GET", { accept: "text/event-stream", "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" })
+      )
+      yield* stream.next // priming
+      yield* b.server.notifyResourceUpdated("note://2")
+      yield* b.server.notifyResourceUpdated("note://1")
+      const event = yield* stream.next
+      assert.deepStrictEqual(event?._tag === "Event" && JSON.parse(event.data), {
+        jsonrpc: "2.0",
+        method: "notifications/resources/updated",
+        params: { uri: "note://1" }
+      })
+    }).pipe(Effect.scoped))
 
   it.effect("a replica that shuts down hands its sessions over; DELETE ends a session everywhere", () =>
     Effect.gen(function*() {

@@ -83,6 +83,10 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
       expect(yield* b.registry.lookup("s1")).toEqual(Option.some({ record: record("s1", a.registry.replicaId), live: true }))
       expect(yield* a.registry.lookup("s1")).toEqual(Option.some({ record: record("s1", a.registry.replicaId), live: true }))
       expect(Option.getOrThrow(yield* b.registry.lookup("s2")).record.principal).toBeUndefined()
+      // what the client set since its initialize travels with the record
+      const replay = [{ method: "logging/setLevel", params: { level: "debug" } }]
+      yield* a.registry.register({ ...record("s3", a.registry.replicaId), replay })
+      expect(Option.getOrThrow(yield* b.registry.lookup("s3")).record.replay).toEqual(replay)
 
       // the record expires sessionTtl after it was last touched
       const pttl = a.redis.send<number>("PTTL", "test:sessions:s1")

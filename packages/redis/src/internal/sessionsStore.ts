@@ -38,14 +38,23 @@ export type Store = Pick<
 }
 
 const registerScript = Redis.script(
-  (key: string, owner: string, initialize: string, protocolVersion: string, principal: string | undefined, ttl: number) => [
+  (
+    key: string,
+    owner: string,
+    initialize: string,
+    protocolVersion: string,
+    principal: string | undefined,
+    ttl: number,
+    replay: string
+  ) => [
     key,
     owner,
     initialize,
     protocolVersion,
     principal === undefined ? "0" : "1",
     principal ?? "",
-    ttl
+    ttl,
+    replay
   ],
   {
     numberOfKeys: 1,
@@ -53,6 +62,7 @@ const registerScript = Redis.script(
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'initialize', ARGV[2], 'protocolVersion', ARGV[3])
 if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'principal', ARGV[5]) end
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'replay', ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 1`
   }
@@ -76,7 +86,11 @@ const StoredRecord = Schema.Struct({
   owner: Schema.String,
   principal: Schema.optionalKey(Schema.String),
   initialize: Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown)),
-  protocolVersion: Schema.String
+  protocolVersion: Schema.String,
+  replay: Schema.optionalKey(Schema.fromJsonString(Schema.Array(Schema.Struct({
+    method: Schema.String,
+    params: Schema.Record(Schema.String, Schema.Unknown)
+  }))))
 })
 const decodeStored = Schema.decodeUnknownOption(StoredRecord)
 
@@ -146,7 +160,8 @@ export const make = (
         JSON.stringify(record.initialize),
         record.protocolVersion,
         record.principal,
-        options.sessionTtlMillis
+        options.sessionTtlMillis,
+        record.replay === undefined || record.replay.length === 0 ? "" : JSON.stringify(record.replay)
       ).pipe(Effect.asVoid, Errors.mapRedis("session register"))
 
     const lookup = (id: string) =>
@@ -154,8 +169,8 @@ export const make = (
         const reply = yield* redis.send("HGETALL", sessionKey(id)).pipe(Errors.mapRedis("session lookup"))
         const stored = decodeStored(fields(reply))
         if (Option.isNone(stored)) return Option.none<McpSessionRegistry.Lookup>()
-        const { initialize, owner, principal, protocolVersion } = stored.value
-        const record: McpSessionRegistry.SessionRecord = { id, owner, principal, initialize, protocolVersion }
+        const { initialize, owner, principal, protocolVersion, replay } = stored.value
+        const record: McpSessionRegistry.SessionRecord = { id, owner, principal, initialize, protocolVersion, replay }
         return Option.some<McpSessionRegistry.Lookup>({ record, live: yield* isLive(owner) })
       })
 

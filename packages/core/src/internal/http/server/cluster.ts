@@ -107,8 +107,13 @@ export const restore = (state: State.State, record: McpSessionRegistry.SessionRe
     const base = `${globalThis.crypto.randomUUID().slice(0, 8)}.`
     return Effect.flatMap(Sessions.open(state, record.id, record.principal, Exchange.send, false, base), (session) => {
       session.version = record.protocolVersion
+      session.record = { ...record, owner: state.registry?.replicaId ?? record.owner }
       Queue.offerUnsafe(session.inbox, JsonRpc.request(RESTORE_INIT_ID, McpSchema.Initialize.name, record.initialize))
       Queue.offerUnsafe(session.inbox, JsonRpc.notification(McpSchema.Initialized.name, {}))
+      // what the client set since, in order (the answers go nowhere)
+      record.replay?.forEach((request, i) =>
+        Queue.offerUnsafe(session.inbox, JsonRpc.request(`${RESTORE_INIT_ID}/${i}`, request.method, request.params))
+      )
       // its engine takes them on its own fiber: the session is served once they are taken
       return Effect.as(initialized(session, RESTORE_TURNS), session)
     })
@@ -131,15 +136,48 @@ export const register = (
 ): Effect.Effect<void> =>
   state.registry === undefined || session.id === undefined ? Effect.void : Effect.flatMap(
     Sessions.versionOf(session),
-    (version) =>
-      Effect.ignore(state.registry!.register({
+    (version) => {
+      session.record = {
         id: session.id!,
         owner: state.registry!.replicaId,
         principal: session.principal,
         initialize: (initialize.params ?? {}) as Readonly<Record<string, unknown>>,
         protocolVersion: version ?? McpSchema.LATEST_PROTOCOL_VERSION
-      }))
+      }
+      return Effect.ignore(state.registry!.register(session.record))
+    }
   )
+
+const SET_LEVEL = McpSchema.SetLevel.name
+const SUBSCRIBE = McpSchema.Subscribe.name
+const UNSUBSCRIBE = McpSchema.Unsubscribe.name
+const MAX_SUBSCRIPTIONS = 1000
+const MAX_VALUE = 2048
+
+/**
+ * Keeps in the session's record what a request sets for the rest of the
+ * session (the logging level, the resource subscriptions), so that a replica
+ * taking it over sets it again.
+ *
+ * @internal
+ */
+export const remember = (state: State.State, session: State.Session, message: JsonRpc.Message): Effect.Effect<void> => {
+  const record = session.record
+  if (state.registry === undefined || record === undefined || !("method" in message)) return Effect.void
+  const method = message.method
+  if (method !== SET_LEVEL && method !== SUBSCRIBE && method !== UNSUBSCRIBE) return Effect.void
+  const params = (message.params ?? {}) as Readonly<Record<string, unknown>>
+  // what a client sends is kept within bounds: it is written to every replica's registry
+  const value = method === SET_LEVEL ? params.level : params.uri
+  if (typeof value !== "string" || value.length > MAX_VALUE) return Effect.void
+  const replay = (record.replay ?? []).filter((request) =>
+    method === SET_LEVEL ? request.method !== SET_LEVEL : request.params.uri !== params.uri
+  )
+  if (method !== UNSUBSCRIBE) replay.push({ method, params: method === SET_LEVEL ? { level: params.level } : { uri: params.uri } })
+  if (replay.length > MAX_SUBSCRIPTIONS) return Effect.void
+  session.record = { ...record, replay }
+  return Effect.ignore(state.registry.register(session.record))
+}
 
 // -----------------------------------------------------------------------------
 // Forwarding

@@ -118,6 +118,7 @@ export const handle: State.Handler = (state, request, auth) =>
     if (Result.isFailure(found)) return found.failure
     const session = found.success
     Sessions.touch(state, session)
+    if (session.record !== undefined) for (const message of messages) yield* Cluster.remember(state, session, message)
     const version = yield* Sessions.versionOf(session)
     if (batch && !acceptsBatches(version)) return batchesUnsupported()
     if (requests === 0) {

@@ -60,6 +60,7 @@ export const open = (
       streamBase,
       lastActivity: state.clock.currentTimeMillisUnsafe(),
       touched: 0,
+      record: undefined,
       closed: false,
       principal
     }

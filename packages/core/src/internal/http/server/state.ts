@@ -31,7 +31,7 @@ import type * as McpAuth from "../../../McpAuth.ts"
 import type * as McpHttpServer from "../../../McpHttpServer.ts"
 import { McpServer } from "../../../McpServer.ts"
 import type * as McpServerSession from "../../../McpServerSession.ts"
-import { McpSessionRegistry } from "../../../McpSessionRegistry.ts"
+import { McpSessionRegistry, type SessionRecord } from "../../../McpSessionRegistry.ts"
 import { RequestOrigin } from "../../../McpTransport.ts"
 import type * as Bearer from "../../auth/bearer.ts"
 import * as EventStore from "./eventStore.ts"
@@ -66,6 +66,8 @@ export interface Session {
   lastActivity: number
   /** With a registry: when its record was last touched. */
   touched: number
+  /** With a registry: its record, as this replica last wrote it. */
+  record: SessionRecord | undefined
   closed: boolean
   /** With `auth`: whom the session belongs to (see `Bearer.principal`). */
   readonly principal: string | undefined
