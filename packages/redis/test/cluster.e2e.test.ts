@@ -11,9 +11,9 @@
  * replica handing its sessions over. The killed replicas restart; at the end
  * no process is left.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { McpClient } from "@effect-mcp/core"
-import { Context, Effect, Layer, Option, Schedule } from "effect"
+import { Context, Effect, Exit, Layer, Option, Schedule, Scope } from "effect"
 import * as NodeJsonSchemaValidator from "@effect-mcp/platform-node/NodeJsonSchemaValidator"
 import * as NodeMcpHttpClient from "@effect-mcp/platform-node/NodeMcpHttpClient"
 import { mcpHeaders, openSession, openSse, send } from "../../platform-node/test/fixtures/rawHttp.ts"
@@ -230,4 +230,25 @@ describe.skipIf(!RedisServer.available)("three replicas on Redis behind a round-
         yield* cluster.replicas[2]!.restart
       }).pipe(Effect.scoped))
   })
+})
+
+describe.skipIf(!RedisServer.available)("the cluster of the tests", () => {
+  const running = (pid: number) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  it.live("leaves no process behind: replicas and redis-server are gone when its scope closes", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const cluster = yield* Cluster.start(1).pipe(Scope.provide(scope))
+      const pids = [cluster.replicas[0]!.process().pid!, cluster.redis.pid]
+      assert.deepStrictEqual(pids.map(running), [true, true])
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(pids.map(running), [false, false])
+    }))
 })
