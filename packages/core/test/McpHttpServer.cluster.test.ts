@@ -143,6 +143,19 @@ describe("McpHttpServer with a session registry", () => {
       assert.deepStrictEqual(list.result.tools.map((tool: { name: string }) => tool.name), ["whoami"])
     }))
 
+  it.effect("a registry that cannot be reached: 503 for a session held elsewhere; sessions held here go on", () =>
+    Effect.gen(function*() {
+      const { hub, open, replica, whoami } = yield* makeCluster
+      const a = yield* replica("a")
+      const b = yield* replica("b")
+      const session = yield* open(a)
+      hub.setDown(true)
+      const refused = yield* Effect.scoped(Effect.flatMap(b.post(call(1, "whoami"), session), (response) =>
+        Effect.map(json(response), (body) => [response.status, body.error.message])))
+      assert.deepStrictEqual(refused, [503, "Service Unavailable: the session registry cannot be reached"])
+      assert.strictEqual(yield* whoami(a, session, 2), "a")
+    }))
+
   it.effect("a replica whose heartbeat has not lapsed but that takes no request is gone all the same", () =>
     Effect.gen(function*() {
       const { hub, open, replica, whoami } = yield* makeCluster

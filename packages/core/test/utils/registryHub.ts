@@ -16,6 +16,8 @@ export const makeHub = () => {
   const alive = new Set<string>()
   const handlers = new Map<string, Handle>()
   let forwarded = 0
+  // Redis down: every lookup fails
+  let down = false
 
   const replica = (replicaId: string): Effect.Effect<McpSessionRegistry.Service, never, Scope.Scope> =>
     Effect.gen(function*() {
@@ -30,7 +32,7 @@ export const makeHub = () => {
         replicaId,
         register: (record) => Effect.sync(() => void records.set(record.id, record)),
         lookup: (id) =>
-          Effect.sync(() => {
+          down ? Effect.fail(McpError.transport("Redis HGETALL failed: connection refused")) : Effect.sync(() => {
             const record = records.get(id)
             return record === undefined
               ? Option.none()
@@ -74,5 +76,14 @@ export const makeHub = () => {
     handlers.delete(replicaId)
   }
 
-  return { replica, kill, silence, records, forwardedCount: () => forwarded }
+  return {
+    replica,
+    kill,
+    silence,
+    records,
+    forwardedCount: () => forwarded,
+    setDown: (value: boolean) => {
+      down = value
+    }
+  }
 }
