@@ -52,7 +52,11 @@ export interface Options {
   readonly heartbeatInterval?: Duration.Input | undefined
   /** How long a heartbeat lasts: a replica that stops writing it is gone after this. Default 3 seconds. */
   readonly heartbeatTtl?: Duration.Input | undefined
-  /** How long an untouched session record lives. Default 35 minutes. */
+  /**
+   * How long an untouched session record lives. Default 35 minutes: keep it
+   * above the route's `idleTimeout` (default 30 minutes), as a session in
+   * use touches its record every quarter of that.
+   */
   readonly sessionTtl?: Duration.Input | undefined
   /**
    * How long `forward` waits for the head of the response. Default none: a
