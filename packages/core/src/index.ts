@@ -28,6 +28,9 @@ export * as McpError from "./McpError.ts"
 /** @since 0.1.0 */
 export * as McpMethod from "./McpMethod.ts"
 
+/** @since 0.2.0 */
+export * as McpMetrics from "./McpMetrics.ts"
+
 /** @since 0.1.0 */
 export * as McpPrompt from "./McpPrompt.ts"
 

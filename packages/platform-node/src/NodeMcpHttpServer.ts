@@ -3,7 +3,8 @@
  * `McpHttpServer` route served by its own `HttpServer`, on `127.0.0.1` and an
  * ephemeral port unless told otherwise; {@link url} reads the bound address.
  * With `auth` it is an OAuth resource server (`McpResourceServer`) whose
- * resource defaults to {@link url}.
+ * resource defaults to {@link url}. `GET /healthz` and `GET /readyz` answer
+ * health probes (see {@link HealthOptions}).
  *
  * ```ts
  * NodeMcpRuntime.runMain(Effect.gen(function*() {
@@ -45,13 +46,41 @@ export interface ServerLimits {
 }
 
 /**
- * Where and how to serve: the route's options plus the listening address
- * and the server's limits.
+ * The health routes, answered next to the MCP endpoint (no auth, no Host
+ * or Origin check), with `Cache-Control: no-store`:
+ *
+ * - `GET /healthz` (liveness): `200` while the process serves;
+ * - `GET /readyz` (readiness): `200` when ready, `503` once the server is
+ *   shutting down (from the moment its layer starts closing, while the MCP
+ *   sessions drain), or when `readiness` fails, dies or takes longer than
+ *   `readinessTimeout`.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface HealthOptions {
+  /** The liveness path; `false` for none. Default `"/healthz"`. */
+  readonly healthPath?: `/${string}` | false | undefined
+  /** The readiness path; `false` for none. Default `"/readyz"`. */
+  readonly readyPath?: `/${string}` | false | undefined
+  /**
+   * Run on each readiness probe: a failure (any error or defect) answers
+   * `503`, e.g. a ping of the Redis the sessions are kept in. Default none
+   * (ready while not shutting down).
+   */
+  readonly readiness?: Effect.Effect<void, unknown> | undefined
+  /** How long `readiness` may take before the probe answers `503`. Default 1 second. */
+  readonly readinessTimeout?: Duration.Input | undefined
+}
+
+/**
+ * Where and how to serve: the route's options plus the listening address,
+ * the server's limits and the health routes.
  *
  * @category models
  * @since 0.1.0
  */
-export interface Options extends McpHttpServer.Options, ServerLimits {
+export interface Options extends McpHttpServer.Options, ServerLimits, HealthOptions {
   /** The port; `0` (the default) picks a free one. */
   readonly port?: number | undefined
   /** The address to bind. Default `"127.0.0.1"` (loopback, so Host and Origin are checked). */
@@ -84,11 +113,13 @@ export const layer = (
         import("node:http"),
         import("@effect/platform-node/NodeHttpServer"),
         import("effect/http/HttpRouter"),
-        import("./internal/httpServerLimits.ts")
+        import("./internal/httpServerLimits.ts"),
+        import("./internal/health.ts")
       ])
     ),
-    ([Http, NodeHttpServer, HttpRouter, Limits]) =>
-      HttpRouter.serve(McpHttpServer.layerRoute(options), {
+    ([Http, NodeHttpServer, HttpRouter, Limits, Health]) => {
+      const status = { closing: false }
+      const served = HttpRouter.serve(Layer.merge(McpHttpServer.layerRoute(options), Health.routes(options, status)), {
         disableLogger: options?.logRequests !== true,
         disableListenLog: true
       }).pipe(
@@ -101,6 +132,9 @@ export const layer = (
           disablePreemptiveShutdown: true
         }))
       )
+      // closed first: `/readyz` answers 503 while the sessions drain
+      return Health.markClosing(status).pipe(Layer.provideMerge(served))
+    }
   ))
 
 /**

@@ -52,6 +52,16 @@ describe("README examples", () => {
     assert.include(stdout, "second task: cancelled")
   })
 
+  it("the OpenTelemetry example exports the mcp_ metrics and the server's spans", async () => {
+    const { code, stdout } = await node(["scratchpad/example-otel.ts"])
+    assert.strictEqual(code, 0)
+    assert.include(stdout, `mcp_requests_total {"method":"tools/call","outcome":"ok"} 3`)
+    assert.include(stdout, `mcp_requests_total {"method":"tools/call","outcome":"error"} 1`)
+    assert.include(stdout, `mcp_request_duration_ms {"method":"tools/call"} count=4`)
+    assert.include(stdout, "mcp_sessions_active {} 1")
+    assert.include(stdout, "McpServer tools/call")
+  })
+
   it("the stdio client spawns the example server and talks to it", async () => {
     const { code, stdout } = await node(["scratchpad/stdio-client.ts"])
     assert.strictEqual(code, 0)

@@ -21,6 +21,7 @@ import * as McpSession from "../../McpSession.ts"
 import type * as McpTool from "../../McpTool.ts"
 import { CurrentRequestContext, type LiveSession, requestContext, sessionContext } from "./context.ts"
 import * as Failure from "./failure.ts"
+import * as Metrics from "../metrics.ts"
 import { type HeaderParam, headerParams } from "../jsonSchema/headers.ts"
 import * as Pagination from "./pagination.ts"
 import { enabled, type Entry, type Kind, keyOf, kindOf, listChanged, type Registry } from "./registry.ts"
@@ -404,7 +405,10 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         })
         live.session = session
         lives.set(session, live)
-        if (counted) sessions.add(live)
+        if (counted) {
+          sessions.add(live)
+          yield* Metrics.trackSession
+        }
         // before the session ends: listen streams answer their graceful end
         yield* Effect.addFinalizer(() =>
           counted

@@ -31,6 +31,7 @@ import * as Batch from "./batch.ts"
 import * as Direct from "./direct.ts"
 import * as DirectReceiver from "./directReceiver.ts"
 import { handlerTable, noHandlers, notificationTable } from "./handlers.ts"
+import * as Metrics from "../metrics.ts"
 import * as KeepAlive from "./keepAlive.ts"
 import * as Notifications from "./notifications.ts"
 import * as Pending from "./pending.ts"
@@ -213,6 +214,9 @@ export const make = Effect.fnUntraced(function*(
   const reply = (id: JsonRpc.RequestId | null, code: number, message: string) =>
     answer(JsonRpc.failure(id, { code, message }))
 
+  // a server's requests are counted and timed (see `McpMetrics`)
+  const measured = role === "server"
+
   const respond = (request: JsonRpc.Request, exit: Exit.Exit<unknown, McpError.McpError>) => {
     if (Exit.isSuccess(exit)) return answer(JsonRpc.success(request.id, exit.value))
     const failure = Cause.findErrorOption(exit.cause)
@@ -252,7 +256,9 @@ export const make = Effect.fnUntraced(function*(
     if (running !== undefined && running.has(message.id)) {
       return { fork: false, effect: reply(message.id, JsonRpc.ErrorCode.InvalidRequest, `Duplicate request id ${message.id}`) }
     }
-    const handled = handler.handle(params.value, requestContext(message, auth))
+    const handled = measured
+      ? Metrics.measure(handler.handle(params.value, requestContext(message, auth)), message.method, clock, services)
+      : handler.handle(params.value, requestContext(message, auth))
     const answered = Effect.flatMap(
       Effect.exit(auth === undefined ? handled : Effect.updateContext(handled, (current) => Context.add(current, CurrentAuth, auth))),
       (exit) => {

@@ -23,6 +23,7 @@ import * as McpTaskStore from "../../McpTaskStore.ts"
 import * as Capabilities from "../era/capabilities.ts"
 import { KEY_PREFIX } from "../era/inputRequired.ts"
 import { missingCapability } from "../era/stateless.ts"
+import * as Metrics from "../metrics.ts"
 import * as Memory from "./memoryStore.ts"
 
 /** How a server's tasks are kept. @internal */
@@ -87,9 +88,9 @@ export const makeLocal = (scope: Scope.Scope, capacity: number): Effect.Effect<T
     return { store, fibers, settings: DEFAULTS }
   })
 
-/** A new task's record, `working`. @internal */
+/** A new task's record, `working` (counted as entering it: it is made to be stored). @internal */
 export const newRecord = (tasks: Tasks, key: McpTaskStore.TaskKey, requestedTtl: number | undefined) =>
-  Effect.map(Clock.currentTimeMillis, (now): McpTaskStore.TaskRecord => ({
+  Effect.map(Effect.andThen(Metrics.taskEntered("working"), Clock.currentTimeMillis), (now): McpTaskStore.TaskRecord => ({
     ...key,
     status: "working",
     createdAt: now,
@@ -106,8 +107,18 @@ export const change = (
   key: McpTaskStore.TaskKey,
   f: (record: McpTaskStore.TaskRecord, now: number) => McpTaskStore.TaskRecord | undefined
 ) =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    tasks.store.update(key, (record) => McpTaskStore.isTerminal(record.status) ? undefined : f(record, now)))
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    // the status entered, counted once the change is made (see `McpMetrics`)
+    let entered: McpSchema.TaskStatus | undefined
+    return Effect.tap(
+      tasks.store.update(key, (record) => {
+        const next = McpTaskStore.isTerminal(record.status) ? undefined : f(record, now)
+        entered = next !== undefined && next.status !== record.status ? next.status : undefined
+        return next
+      }),
+      () => entered === undefined ? Effect.void : Metrics.taskEntered(entered)
+    )
+  })
 
 const internalError = (message: string): JsonRpc.ErrorObject => ({ code: JsonRpc.ErrorCode.InternalError, message })
 

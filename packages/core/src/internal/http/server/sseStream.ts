@@ -24,6 +24,7 @@ import * as Sse from "effect/encoding/Sse"
 import * as Result from "effect/Result"
 import * as JsonRpc from "../../../JsonRpc.ts"
 import type * as McpHttpServer from "../../../McpHttpServer.ts"
+import * as Metrics from "../../metrics.ts"
 
 /** One stream of SSE events. @internal */
 export interface SseStream {
@@ -340,7 +341,8 @@ export const body = (stream: SseStream, connection: Connection, options: BodyOpt
     return Effect.andThen(Deferred.await(wake), pull)
   })
 
-  return Stream.fromPull(Effect.succeed(pull)).pipe(
-    Stream.ensuring(Effect.suspend(() => detach(stream, connection, options, completed)))
+  // counted while open (see `McpMetrics`)
+  return Stream.fromPull(Effect.as(Metrics.streamOpened, pull)).pipe(
+    Stream.ensuring(Effect.andThen(Metrics.streamClosed, Effect.suspend(() => detach(stream, connection, options, completed))))
   )
 }
