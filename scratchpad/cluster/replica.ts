@@ -21,6 +21,7 @@ import { NodeMcpHttpServer, NodeMcpRuntime } from "@effect-mcp/platform-node"
 import { McpRedis, McpRedisCluster } from "@effect-mcp/redis"
 import { Console, Effect, Layer, Schema } from "effect"
 import { HttpServer } from "effect/http"
+import type * as Redis from "effect/persistence/Redis"
 
 const replica = process.env.REPLICA ?? `replica-${process.pid}`
 const heartbeat = Number(process.env.HEARTBEAT_MS ?? 1000)
@@ -77,7 +78,13 @@ const Server = McpServer.register(whoami, addTool, ask, sleep).pipe(
     }))))
 )
 
-const Http = NodeMcpHttpServer.layer({ port: Number(process.env.PORT ?? 0), host: "127.0.0.1" })
+// ready while Redis answers (`/readyz`); alive while the process serves (`/healthz`)
+const Http = Layer.unwrap(Effect.map(Effect.context<Redis.Redis>(), (redis) =>
+  NodeMcpHttpServer.layer({
+    port: Number(process.env.PORT ?? 0),
+    host: "127.0.0.1",
+    readiness: Effect.provideContext(McpRedis.ping, redis)
+  })))
 
 NodeMcpRuntime.runMain(
   Effect.gen(function*() {

@@ -242,6 +242,21 @@ describe.skipIf(!RedisServer.available)("the cluster of the tests", () => {
     }
   }
 
+  it.live("a replica is ready while Redis answers: /readyz 503 while it is down, 200 again once it is back", () =>
+    Effect.gen(function*() {
+      const cluster = yield* Cluster.start(1)
+      const base = `http://127.0.0.1:${cluster.replicas[0]!.port}`
+      const status = (path: string) => Effect.map(send(base + path, { method: "GET" }), (reply) => reply.status)
+      const eventually = (path: string, expected: number) =>
+        status(path).pipe(Effect.repeat({ schedule: Schedule.spaced("100 millis"), until: (code) => code === expected, times: 100 }))
+      assert.strictEqual(yield* status("/readyz"), 200)
+      yield* cluster.redis.kill
+      assert.strictEqual(yield* eventually("/readyz", 503), 503)
+      assert.strictEqual(yield* status("/healthz"), 200)
+      yield* cluster.redis.restart
+      assert.strictEqual(yield* eventually("/readyz", 200), 200)
+    }).pipe(Effect.scoped))
+
   it.live("leaves no process behind: replicas and redis-server are gone when its scope closes", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
