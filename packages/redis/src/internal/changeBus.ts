@@ -13,12 +13,9 @@ import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Subscribe from "./relaySubscribe.ts"
+import type { Options } from "../McpRedisChangeBus.ts"
+import * as Subscribe from "./subscription.ts"
 
-/** @internal */
-export interface Options {
-  readonly prefix?: string | undefined
-}
 
 const Change = Schema.Union([
   Schema.Struct({

@@ -25,7 +25,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Errors from "./errors.ts"
 import * as Protocol from "./relayProtocol.ts"
-import * as Subscribe from "./relaySubscribe.ts"
+import * as Subscribe from "./subscription.ts"
 
 /** @internal */
 export interface RelayOptions {

@@ -5,6 +5,7 @@
  * @internal
  */
 import type * as McpSessionRegistry from "@effect-mcp/core/McpSessionRegistry"
+import type { Options } from "../McpRedisSessions.ts"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redis from "effect/persistence/Redis"
@@ -12,15 +13,6 @@ import type * as Scope from "effect/Scope"
 import * as Relay from "./relay.ts"
 import * as Store from "./sessionsStore.ts"
 
-/** @internal */
-export interface Options {
-  readonly prefix?: string | undefined
-  readonly replicaId?: string | undefined
-  readonly heartbeatInterval?: Duration.Input | undefined
-  readonly heartbeatTtl?: Duration.Input | undefined
-  readonly sessionTtl?: Duration.Input | undefined
-  readonly forwardTimeout?: Duration.Input | undefined
-}
 
 const millis = (input: Duration.Input | undefined, fallback: Duration.Input): number =>
   Math.max(1, Math.round(Duration.toMillis(Duration.fromInputUnsafe(input ?? fallback))))

@@ -19,16 +19,11 @@ import * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import type { Options } from "../McpRedisTaskStore.ts"
 import * as Errors from "./errors.ts"
 import * as Scripts from "./taskStoreScripts.ts"
 import * as Watch from "./taskStoreWatch.ts"
 
-/** @internal */
-export interface Options {
-  readonly prefix?: string | undefined
-  readonly capacity?: number | undefined
-  readonly resyncInterval?: Duration.Input | undefined
-}
 
 // a slow reader skips to the newest versions (as in memory)
 const CHANGES = { bufferSize: 16, strategy: "sliding" } as const

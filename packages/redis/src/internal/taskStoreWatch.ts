@@ -11,14 +11,13 @@
 import type * as McpError from "@effect-mcp/core/McpError"
 import type * as McpTaskStore from "@effect-mcp/core/McpTaskStore"
 import type * as Cause from "effect/Cause"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberHandle from "effect/FiberHandle"
 import type * as Redis from "effect/persistence/Redis"
 import * as Queue from "effect/Queue"
-import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import * as Subscription from "./subscription.ts"
 
 /** A task as stored: the record, its creation number and version. @internal */
 export interface Stored {
@@ -44,10 +43,6 @@ export interface Watch {
     queue: Queue.Queue<McpTaskStore.TaskRecord, McpError.McpError | Cause.Done>
   ) => Effect.Effect<void, McpError.McpError, Scope.Scope>
 }
-
-const retrySchedule = Schedule.exponential("50 millis").pipe(
-  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(2))))
-)
 
 /**
  * Subscribes in a fiber of the scope; answers once the first subscription is
@@ -116,21 +111,8 @@ export const make = (
       return refresh(taskId)
     }
 
-    const ready = yield* Deferred.make<void>()
-    const once = Effect.scoped(Effect.gen(function*() {
-      const queue = yield* redis.subscribe(channel)
-      yield* Deferred.succeed(ready, undefined)
-      // whatever was published while not subscribed
-      yield* resync
-      // ends when the subscription fails; interrupted with the scope
-      return yield* Effect.forever(Effect.flatMap(Queue.take(queue), (message) => onMessage(message.message)))
-    }))
-    yield* once.pipe(
-      Effect.tapError((error) => Effect.logWarning(`Redis subscription to ${channel} lost; subscribing again`, error)),
-      Effect.retry(retrySchedule),
-      Effect.forkScoped
-    )
-    yield* Deferred.await(ready)
+    // after each (re)subscription: whatever was published while not subscribed
+    yield* Subscription.subscribe(redis, channel, onMessage, resync)
     // runs while anything is watched (a test clock moved by days wakes it only then)
     const resyncing = yield* FiberHandle.make<never, never>()
     const resyncLoop = Effect.sleep(Duration.millis(resyncMillis)).pipe(Effect.andThen(resync), Effect.forever)
