@@ -1,7 +1,7 @@
 /**
  * Resumability over real HTTP with the Redis event store: `NodeMcpHttpServer`
  * on 127.0.0.1 (ephemeral port), a real redis-server; node:http for the SSE
- * streams (a connection each, so that cutting one is certain), `fetch` for the rest.
+ * streams and the rest (`rawHttp.ts`: a connection each, so that cutting one is certain).
  * A POST answered as an SSE stream loses its connection mid-stream; a `GET`
  * with `Last-Event-ID` replays exactly the missed events (from Redis), then
  * goes on live.
@@ -11,7 +11,7 @@ import { McpServer, McpTool } from "@effect-mcp/core"
 import * as NodeMcpHttpServer from "@effect-mcp/platform-node/NodeMcpHttpServer"
 import { Context, Effect, Layer, Queue, Schedule, Schema } from "effect"
 import * as Redis from "effect/persistence/Redis"
-import * as Http from "node:http"
+import { mcpHeaders, openSession, openSse, send, type SseEvent } from "../../platform-node/test/fixtures/rawHttp.ts"
 import * as McpRedis from "../src/McpRedis.ts"
 import * as McpRedisEventStore from "../src/McpRedisEventStore.ts"
 import * as RedisServer from "./utils/redisServer.ts"
@@ -52,123 +52,17 @@ const serve = Effect.gen(function*() {
   return { redis, gate, url }
 })
 
-interface SseEvent {
-  readonly id: string | undefined
-  readonly data: string
-}
-
-/**
- * An SSE response read event by event (node:http, a connection of its own);
- * `cut` destroys its TCP connection.
- */
-const openSse = (
-  url: string,
-  init: { readonly method: string; readonly headers: Record<string, string>; readonly body?: unknown }
-) =>
-  Effect.gen(function*() {
-    const events: Array<SseEvent | undefined> = []
-    const waiting: Array<(event: SseEvent | undefined) => void> = []
-    const push = (event: SseEvent | undefined) => {
-      const waiter = waiting.shift()
-      if (waiter !== undefined) waiter(event)
-      else events.push(event)
-    }
-    let request: Http.ClientRequest | undefined
-    const response = yield* Effect.callback<Http.IncomingMessage>((resume) => {
-      request = Http.request(url, { method: init.method, headers: init.headers, agent: false }, (response) => {
-        let buffer = ""
-        response.setEncoding("utf8")
-        response.on("data", (chunk: string) => {
-          buffer += chunk
-          let end = buffer.indexOf("\n\n")
-          while (end !== -1) {
-            const block = buffer.slice(0, end)
-            buffer = buffer.slice(end + 2)
-            let id: string | undefined
-            const data: Array<string> = []
-            for (const line of block.split("\n")) {
-              if (line.startsWith("id: ")) id = line.slice(4)
-              else if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5))
-            }
-            if (data.length > 0) push({ id, data: data.join("\n") })
-            end = buffer.indexOf("\n\n")
-          }
-        })
-        response.on("close", () => push(undefined))
-        resume(Effect.succeed(response))
-      })
-      request.on("error", () => push(undefined))
-      request.end(init.body === undefined ? undefined : JSON.stringify(init.body))
-    })
-    const cut = Effect.sync(() => request?.destroy())
-    yield* Effect.addFinalizer(() => cut)
-    // the next event with data (comments skipped), undefined at the end
-    const next = Effect.callback<SseEvent | undefined>((resume) => {
-      if (events.length > 0) resume(Effect.succeed(events.shift()))
-      else waiting.push((event) => resume(Effect.succeed(event)))
-    }).pipe(Effect.timeout("10 seconds"), Effect.orDie)
-    return { status: response.statusCode!, next, cut }
-  })
-
-const postHeaders = (session?: string): Record<string, string> => ({
-  accept: "application/json, text/event-stream",
-  "content-type": "application/json",
-  "mcp-protocol-version": "2025-11-25",
-  ...(session === undefined ? {} : { "mcp-session-id": session })
-})
-
-const openSession = (url: string) =>
-  Effect.gen(function*() {
-    const init = yield* Effect.promise(() =>
-      fetch(url, {
-        method: "POST",
-        headers: postHeaders(),
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
-        })
-      })
-    )
-    const body = yield* Effect.promise(() => init.text())
-    assert.strictEqual(init.status, 200, body)
-    const session = init.headers.get("mcp-session-id")!
-    assert.isString(session)
-    // JSON, or an SSE stream whose last data line is the answer
-    const json = init.headers.get("content-type")?.startsWith("text/event-stream")
-      ? body.split("\n").filter((line) => line.startsWith("data: ") && line.length > 6).at(-1)!.slice(6)
-      : body
-    assert.strictEqual(JSON.parse(json).id, 0)
-    const initialized = yield* Effect.promise(() =>
-      fetch(url, {
-        method: "POST",
-        headers: postHeaders(session),
-        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
-      })
-    )
-    assert.strictEqual(initialized.status, 202)
-    return session
-  })
-
 const callSteps = (url: string, session: string, n: number) =>
   openSse(url, {
     method: "POST",
-    headers: postHeaders(session),
+    headers: mcpHeaders({ session }),
     body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "steps", arguments: { n }, _meta: { progressToken: 1 } } }
   })
-
-const getHeaders = (session: string, lastEventId: string): Record<string, string> => ({
-  accept: "text/event-stream",
-  "mcp-session-id": session,
-  "mcp-protocol-version": "2025-11-25",
-  "last-event-id": lastEventId
-})
 
 const resumeGet = (url: string, session: string, lastEventId: string) =>
   openSse(url, {
     method: "GET",
-    headers: getHeaders(session, lastEventId)
+    headers: mcpHeaders({ session }, { accept: "text/event-stream", "last-event-id": lastEventId })
   })
 
 const streamKeys = (redis: Redis.Redis["Service"]) =>
@@ -207,7 +101,7 @@ describe.skipIf(!RedisServer.available)("Streamable HTTP resumability on Redis",
       )
       const stored = yield* redis.send<Array<[string, Array<string>]>>("XRANGE", key!, "-", "+")
       assert.strictEqual(stored.length, 4) // priming, 1, 2, 3
-      yield* first.cut
+      yield* first.drop
       // the handler goes on while no client listens: progress 4
       yield* Queue.offer(gate, undefined)
 
@@ -247,9 +141,11 @@ describe.skipIf(!RedisServer.available)("Streamable HTTP resumability on Redis",
       const entry = one!.id!.split(":")[1]
       const hostile = ["sentinel:0-0", "../sentinel:0-0", `${session}/1:+`, `${session}/1:1-0`, "x".repeat(4000), `other/1:${entry}`]
       for (const id of hostile) {
-        const response = yield* Effect.promise(() => fetch(url, { method: "GET", headers: getHeaders(session, id) }))
+        const response = yield* send(url, {
+          method: "GET",
+          headers: mcpHeaders({ session }, { accept: "text/event-stream", "last-event-id": id })
+        })
         assert.strictEqual(response.status, 400, id.slice(0, 40))
-        yield* Effect.promise(() => response.text())
       }
       assert.deepStrictEqual([...(yield* redis.send<Array<string>>("KEYS", "*"))].sort(), keysBefore)
       assert.strictEqual(yield* redis.send<string>("GET", "sentinel"), "intact")
@@ -265,9 +161,7 @@ describe.skipIf(!RedisServer.available)("Streamable HTTP resumability on Redis",
       yield* Queue.offer(gate, undefined)
       assert.strictEqual((yield* call.next)?.data.includes("did 1 steps"), true)
       assert.isAbove((yield* streamKeys(redis)).length, 0)
-      const deleted = yield* Effect.promise(() =>
-        fetch(url, { method: "DELETE", headers: { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" } })
-      )
+      const deleted = yield* send(url, { method: "DELETE", headers: mcpHeaders({ session }) })
       assert.strictEqual(deleted.status, 204)
       const left = yield* streamKeys(redis).pipe(
         Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (keys) => keys.length === 0, times: 100 })
