@@ -204,7 +204,7 @@ export const make = (
         Effect.andThen(options.isLive(request.from)),
         Effect.orElseSucceed(() => true),
         Effect.repeat({ until: (live) => !live }),
-        Effect.andThen(Effect.fail(McpError.closed(`replica ${request.from} is gone`)))
+        Effect.andThen(Effect.failSync(() => McpError.closed(`replica ${request.from} is gone`)))
       )
       let chunks = 0
       const respond = Effect.gen(function*() {
