@@ -16,7 +16,7 @@ const text = (result: { readonly content: ReadonlyArray<{ readonly type: string;
   result.content.map((block) => (block.type === "text" ? block.text ?? "" : "")).join("")
 
 const main = Effect.gen(function*() {
-  const cluster = yield* Cluster.start(3, {}, process.env.REDIS_URL)
+  const cluster = yield* Cluster.start(3, {}, process.env.REDIS_URL || undefined)
   yield* Console.log(`redis-server on ${cluster.redis.url}`)
   yield* Console.log(`replicas ${cluster.replicas.map((replica) => `${replica.name} on :${replica.port}`).join(", ")}`)
   yield* Console.log(`round-robin proxy on :${cluster.proxy.port}, no sticky sessions\n`)
