@@ -103,6 +103,8 @@ export interface ForwardedResponse {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
   readonly body: Stream.Stream<Uint8Array, McpError.McpError>
+  /** The whole body, when it is known at once (a JSON answer): carried in one message. */
+  readonly whole?: Uint8Array | undefined
 }
 
 /**

@@ -203,6 +203,25 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
       yield* Deferred.await(handlerClosed).pipe(Effect.timeout("5 seconds"))
     }).pipe(Effect.scoped))
 
+  it.live("a response whose body is known at once (a JSON answer) comes back in one message", () =>
+    Effect.gen(function*() {
+      const server = yield* RedisServer.start
+      const a = yield* replica(server.url)
+      const b = yield* replica(server.url)
+      const json = bytes(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+      yield* a.registry.serve(() =>
+        Effect.succeed({ status: 200, headers: { "content-type": "application/json" }, body: Stream.die("unused"), whole: json })
+      )
+      const published = () => Effect.map(a.redis.send<string>("INFO", "commandstats"), (info) =>
+        Number(/cmdstat_publish:calls=(\d+)/.exec(info)?.[1] ?? 0))
+      const before = yield* published()
+      const response = yield* b.registry.forward(a.registry.replicaId, request)
+      expect([response.status, text(response.whole!)]).toEqual([200, text(json)])
+      expect(text(Uint8Array.from((yield* Stream.runCollect(response.body)).flatMap((chunk) => [...chunk])))).toBe(text(json))
+      // the request, and its answer in one message
+      expect((yield* published()) - before).toBe(2)
+    }).pipe(Effect.scoped))
+
   it.live("closing the forwarder's scope cancels the request on its owner", () =>
     Effect.gen(function*() {
       const server = yield* RedisServer.start

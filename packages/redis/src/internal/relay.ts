@@ -45,6 +45,8 @@ type Handle = Parameters<McpSessionRegistry.Service["serve"]>[0]
 interface Head {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
+  /** The whole body, when it came with the head. */
+  readonly whole?: Uint8Array | undefined
 }
 
 /** A forwarded request waiting for its response. */
@@ -92,6 +94,12 @@ export const make = (
             if (message.seq !== pending.next) return failPending(pending, lost(message.id))
             pending.next++
             return Queue.offer(pending.body, message.data)
+          case "whole":
+            pending.done = true
+            return Effect.andThen(
+              Deferred.succeed(pending.head, { status: message.status, headers: message.headers, whole: message.data }),
+              Queue.end(pending.body)
+            )
           case "end":
             if (message.chunks !== pending.next) return failPending(pending, lost(message.id))
             pending.done = true
@@ -154,7 +162,8 @@ export const make = (
         return identity<McpSessionRegistry.ForwardedResponse>({
           status: head.status,
           headers: head.headers,
-          body: Stream.fromQueue(pending.body)
+          body: head.whole === undefined ? Stream.fromQueue(pending.body) : Stream.make(head.whole),
+          whole: head.whole
         })
       })
 
@@ -214,6 +223,9 @@ export const make = (
           headers: request.headers,
           body: request.body
         })
+        if (response.whole !== undefined) {
+          return yield* send({ t: "whole", id, status: response.status, headers: response.headers, data: response.whole })
+        }
         yield* send({ t: "head", id, status: response.status, headers: response.headers })
         yield* Stream.runForEach(response.body, (data) => send({ t: "chunk", id, seq: chunks++, data }))
         yield* send({ t: "end", id, chunks })

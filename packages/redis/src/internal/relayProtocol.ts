@@ -5,7 +5,8 @@
  * cancellations of them) and `replies` (the responses to the requests it
  * forwarded). A response is a `head`, then `chunk`s numbered from 0, then an
  * `end` that says how many chunks there were (so a lost one is noticed), or
- * a `fail` at any point. Bodies travel as base64. Everything on a channel is
+ * a `fail` at any point; or, when its body is known at once (a JSON answer),
+ * one `whole` message. Bodies travel as base64. Everything on a channel is
  * decoded with a schema: anything else is dropped.
  *
  * @internal
@@ -48,6 +49,15 @@ export const Chunk = Schema.Struct({
 /** @internal */
 export const End = Schema.Struct({ t: Schema.Literal("end"), id: Schema.String, chunks: Schema.Int })
 
+/** A response in one message: head and body. @internal */
+export const Whole = Schema.Struct({
+  t: Schema.Literal("whole"),
+  id: Schema.String,
+  status: Schema.Int,
+  headers: Headers,
+  data: Schema.Uint8ArrayFromBase64
+})
+
 /** @internal */
 export const Fail = Schema.Struct({ t: Schema.Literal("fail"), id: Schema.String, message: Schema.String })
 
@@ -57,7 +67,7 @@ export const Inbound = Schema.fromJsonString(Schema.Union([Request, Cancel]))
 export type Inbound = typeof Inbound.Type
 
 /** What arrives on a replica's replies channel. @internal */
-export const Outbound = Schema.fromJsonString(Schema.Union([Head, Chunk, End, Fail]))
+export const Outbound = Schema.fromJsonString(Schema.Union([Head, Chunk, End, Whole, Fail]))
 /** @internal */
 export type Outbound = typeof Outbound.Type
 

@@ -82,6 +82,26 @@ return 0`
   }
 ).withReturnType<number>()
 
+/**
+ * The record and, in the same round trip, whether its owner keeps its
+ * heartbeat (`live`: "1" or "0"), under the heartbeat key prefix `ARGV[1]`.
+ */
+const lookupScript = Redis.script(
+  (key: string, heartbeatPrefix: string) => [key, heartbeatPrefix],
+  {
+    numberOfKeys: 1,
+    lua: `
+local fields = redis.call('HGETALL', KEYS[1])
+if #fields == 0 then return fields end
+local owner = redis.call('HGET', KEYS[1], 'owner')
+local live = 0
+if owner and owner ~= '' then live = redis.call('EXISTS', ARGV[1] .. owner) end
+table.insert(fields, 'live')
+table.insert(fields, tostring(live))
+return fields`
+  }
+).withReturnType<unknown>()
+
 const StoredRecord = Schema.Struct({
   owner: Schema.String,
   principal: Schema.optionalKey(Schema.String),
@@ -166,12 +186,15 @@ export const make = (
 
     const lookup = (id: string) =>
       Effect.gen(function*() {
-        const reply = yield* redis.send("HGETALL", sessionKey(id)).pipe(Errors.mapRedis("session lookup"))
-        const stored = decodeStored(fields(reply))
+        // the record and its owner's heartbeat in one round trip
+        const reply = fields(
+          yield* redis.eval(lookupScript)(sessionKey(id), heartbeatKey("")).pipe(Errors.mapRedis("session lookup"))
+        )
+        const stored = decodeStored(reply)
         if (Option.isNone(stored)) return Option.none<McpSessionRegistry.Lookup>()
         const { initialize, owner, principal, protocolVersion, replay } = stored.value
         const record: McpSessionRegistry.SessionRecord = { id, owner, principal, initialize, protocolVersion, replay }
-        return Option.some<McpSessionRegistry.Lookup>({ record, live: yield* isLive(owner) })
+        return Option.some<McpSessionRegistry.Lookup>({ record, live: owner === replicaId || String(reply.live) === "1" })
       })
 
     const claim = (id: string, from: string) =>

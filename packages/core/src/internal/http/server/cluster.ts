@@ -203,6 +203,9 @@ const forward = (
       if (typeof value === "string" && !HOP_BY_HOP.has(name)) headers[name] = value
     }
     const response = yield* registry.forward(owner, { method: request.method, url: request.url, headers, body })
+    if (response.whole !== undefined) {
+      return HttpServerResponse.uint8Array(response.whole, { status: response.status, headers: response.headers })
+    }
     return HttpServerResponse.stream(
       // the client's connection ends when the owner's answer does, or fails
       Stream.catchCause(response.body, () => Stream.empty),
@@ -226,7 +229,8 @@ export const serve = (
       return {
         status: response.status,
         headers: contentType === undefined ? { ...response.headers } : { ...response.headers, "content-type": contentType },
-        body: bodyOf(response)
+        body: bodyOf(response),
+        whole: response.body._tag === "Uint8Array" ? response.body.body : undefined
       }
     })
   )
