@@ -7,7 +7,7 @@
  *
  * | name | type | attributes |
  * | --- | --- | --- |
- * | `mcp_requests_total` | counter | `method`, `outcome` (`ok`, `error`, `cancelled`) |
+ * | `mcp_requests_total` | counter | `method`, `outcome` (`ok`, `error`, `cancelled`, `refused`) |
  * | `mcp_request_duration_ms` | histogram | `method` |
  * | `mcp_sessions_active` | gauge | none |
  * | `mcp_sse_streams_active` | gauge | none |
@@ -15,10 +15,13 @@
  *
  * - Requests are the ones a server's handlers run, in both protocol eras
  *   (2025-11-25 sessions and 2026-07-28 requests), `initialize` and `ping`
- *   included. A request refused before its handler (unknown method, invalid
- *   params, wrong protocol version) is not counted. The outcome is the
- *   JSON-RPC one: a tool's `isError` result is `ok`; `cancelled` is a
- *   request interrupted (`notifications/cancelled`, the session closing).
+ *   included. The outcome is the JSON-RPC one: a tool's `isError` result
+ *   is `ok`; `cancelled` is a request interrupted (`notifications/cancelled`,
+ *   the session closing); `refused` a request answered with an error before
+ *   its handler ran (invalid params, not admitted, a duplicate id; an
+ *   unknown method, counted under the method `(unknown)`, since the peer
+ *   chooses the name). Requests a transport refuses before the session sees
+ *   them (a wrong protocol version header, say) are not counted.
  * - Sessions are the live ones of `McpServer.serve`: stdio, WebSocket, SSE
  *   and 2025-11-25 Streamable HTTP sessions. 2026-07-28 requests have none.
  * - SSE streams are the open SSE connections of the Streamable HTTP server
@@ -47,7 +50,7 @@ import * as internal from "./internal/metrics.ts"
  */
 export interface RequestAttributes {
   readonly method: string
-  readonly outcome: "ok" | "error" | "cancelled"
+  readonly outcome: "ok" | "error" | "cancelled" | "refused"
 }
 
 /**

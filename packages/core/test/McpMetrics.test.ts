@@ -14,7 +14,8 @@ import * as McpTest from "../src/McpTest.ts"
 import * as McpTool from "../src/McpTool.ts"
 import * as McpTransport from "../src/McpTransport.ts"
 import { clientInfo } from "./utils/client.ts"
-import { settle } from "./utils/peer.ts"
+import * as JsonRpc from "../src/JsonRpc.ts"
+import { rawPeer, request, settle } from "./utils/peer.ts"
 
 const Echo = McpTool.make("echo", {
   input: Schema.Struct({ text: Schema.String }),
@@ -93,6 +94,28 @@ describe("McpMetrics", () => {
       // TestClock time: the quick calls took no time
       assert.strictEqual(calls.max, 0)
     })))
+
+  it.effect("counts requests refused before their handler; unknown methods under one series", () =>
+    isolated(Effect.gen(function*() {
+      const server = yield* McpServer.make({ name: "metrics", version: "1.0.0" })
+      yield* server.register(Echo)
+      const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair
+      yield* server.serve.pipe(Effect.provideService(McpTransport.McpTransport, serverEnd))
+      const peer = yield* rawPeer(clientEnd)
+      yield* peer.send(request(0, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo }))
+      yield* peer.next
+      yield* peer.send(JsonRpc.notification("notifications/initialized", {}))
+      // a peer's made-up method names do not become series of their own
+      for (const [id, method] of [[1, "made/up"], [2, "another/one"]] as const) yield* peer.send(request(id, method, {}))
+      yield* peer.send(request(3, "tools/call", { name: 42 }))
+      const answers = yield* peer.take(3)
+      assert.deepStrictEqual(answers.map((answer: any) => answer.error?.code), [-32601, -32601, -32602])
+      assert.strictEqual(yield* count("(unknown)", "refused"), 2)
+      assert.strictEqual(yield* count("tools/call", "refused"), 1)
+      assert.strictEqual(yield* count("tools/call", "ok"), 0)
+      // (reading a series by its attributes would make it: the snapshot is read instead)
+      assert.isFalse(JSON.stringify(yield* Metric.snapshot).includes("made/up"))
+    })).pipe(Effect.scoped))
 
   it.effect("records a handler's time in milliseconds", () =>
     isolated(Effect.gen(function*() {

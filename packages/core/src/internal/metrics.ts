@@ -71,10 +71,11 @@ export interface MethodSeries {
   readonly ok: Metric.Counter<number>
   readonly error: Metric.Counter<number>
   readonly cancelled: Metric.Counter<number>
+  readonly refused: Metric.Counter<number>
   readonly duration: Metric.Histogram<number>
 }
 
-const outcome = (method: string, value: "ok" | "error" | "cancelled") =>
+const outcome = (method: string, value: "ok" | "error" | "cancelled" | "refused") =>
   Metric.counter(REQUESTS, { description: descriptions.requests, incremental: true, attributes: { method, outcome: value } })
 
 // by method name: only the names of methods with a handler come here
@@ -88,6 +89,7 @@ export const seriesOf = (method: string): MethodSeries => {
       ok: outcome(method, "ok"),
       error: outcome(method, "error"),
       cancelled: outcome(method, "cancelled"),
+      refused: outcome(method, "refused"),
       duration: Metric.histogram(REQUEST_DURATION, {
         description: descriptions.duration,
         boundaries: BOUNDARIES,
@@ -127,6 +129,19 @@ export const measure = <A, E, R>(
     return Effect.void
   })
 }
+
+/** The `method` of a request for a method the server does not have: one series for all (a peer chooses the name). @internal */
+export const UNKNOWN_METHOD = "(unknown)"
+
+/**
+ * Counts a request answered with an error before any handler ran (unknown
+ * method, invalid params, not admitted, duplicate id). `known` is false for
+ * an unknown method, counted under {@link UNKNOWN_METHOD}.
+ *
+ * @internal
+ */
+export const refuse = (method: string, known: boolean, context: Context.Context<never>): void =>
+  seriesOf(known ? method : UNKNOWN_METHOD).refused.updateUnsafe(1, context)
 
 // -----------------------------------------------------------------------------
 // sessions, streams, tasks

@@ -237,12 +237,17 @@ export const make = Effect.fnUntraced(function*(
     const auth = authOf === undefined ? undefined : authOf(message.id)
     const handler = handlers.get(message.method)
     if (handler === undefined) {
+      if (measured) Metrics.refuse(message.method, false, services)
       return { fork: false, effect: reply(message.id, JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${message.method}`) }
     }
     const admission = admit?.(message, "request")
-    if (admission !== undefined) return { fork: false, effect: answer(JsonRpc.failure(message.id, admission)) }
+    if (admission !== undefined) {
+      if (measured) Metrics.refuse(message.method, true, services)
+      return { fork: false, effect: answer(JsonRpc.failure(message.id, admission)) }
+    }
     const params = handler.method.validateParams(message.params ?? {})
     if (Exit.isFailure(params)) {
+      if (measured) Metrics.refuse(message.method, true, services)
       const description = Cause.findErrorOption(params.cause)
       return {
         fork: false,
@@ -254,6 +259,7 @@ export const make = Effect.fnUntraced(function*(
       }
     }
     if (running !== undefined && running.has(message.id)) {
+      if (measured) Metrics.refuse(message.method, true, services)
       return { fork: false, effect: reply(message.id, JsonRpc.ErrorCode.InvalidRequest, `Duplicate request id ${message.id}`) }
     }
     const handled = measured
