@@ -24,7 +24,9 @@
  *   stops, or when a chunk is lost; the owner stops serving when the
  *   forwarder's heartbeat stops or nobody listens to the response any
  *   more. There is no flow control: a body is buffered on the forwarder as
- *   fast as the owner writes it.
+ *   fast as the owner writes it, up to 16 MiB not yet read by the client;
+ *   beyond, the client's connection ends (a resumable stream is resumed).
+ *   A JSON answer travels in one message.
  *
  * Each replica needs its own `replicaId` (the default is a random UUID) and
  * all of them the same `prefix`.

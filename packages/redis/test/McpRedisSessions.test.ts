@@ -222,6 +222,28 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
       expect((yield* published()) - before).toBe(2)
     }).pipe(Effect.scoped))
 
+  it.live("a client that does not read loses the forwarded body beyond 16 MiB buffered, not the forwarder's memory", () =>
+    Effect.gen(function*() {
+      const server = yield* RedisServer.start
+      const a = yield* replica(server.url)
+      const b = yield* replica(server.url)
+      const mebibyte = new Uint8Array(1024 * 1024)
+      yield* a.registry.serve(() =>
+        Effect.succeed({
+          status: 200,
+          headers: { "content-type": "text/event-stream" },
+          body: Stream.make(...Array.from({ length: 20 }, () => mebibyte))
+        })
+      )
+      const published = Effect.map(a.redis.send<string>("INFO", "commandstats"), (info) =>
+        Number(/cmdstat_publish:calls=(\d+)/.exec(info)?.[1] ?? 0))
+      const response = yield* b.registry.forward(a.registry.replicaId, request)
+      // nothing read until the owner has written it all: the request, the head, 20 chunks and the end
+      yield* published.pipe(Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (count) => count >= 23, times: 500 }))
+      const error = yield* Effect.flip(Stream.runDrain(response.body)).pipe(Effect.timeout("10 seconds"))
+      expect(error.message).toMatch(/reads too slowly/)
+    }).pipe(Effect.scoped), 20_000)
+
   it.live("closing the forwarder's scope cancels the request on its owner", () =>
     Effect.gen(function*() {
       const server = yield* RedisServer.start

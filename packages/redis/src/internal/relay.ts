@@ -55,6 +55,8 @@ interface Pending {
   readonly body: Queue.Queue<Uint8Array, McpError.McpError | Cause.Done>
   /** The number of the next chunk. */
   next: number
+  /** Bytes received and not yet read by the client. */
+  buffered: number
   /** Ended, failed or cancelled: nothing more is expected. */
   done: boolean
 }
@@ -93,6 +95,9 @@ export const make = (
           case "chunk":
             if (message.seq !== pending.next) return failPending(pending, lost(message.id))
             pending.next++
+            // pub/sub has no back-pressure: a client that reads too slowly loses its connection (and may resume)
+            pending.buffered += message.data.length
+            if (pending.buffered > MAX_BUFFERED) return failPending(pending, tooSlow(message.id))
             return Queue.offer(pending.body, message.data)
           case "whole":
             pending.done = true
@@ -117,6 +122,7 @@ export const make = (
           head: yield* Deferred.make<Head, McpError.McpError>(),
           body: yield* Queue.unbounded<Uint8Array, McpError.McpError | Cause.Done>(),
           next: 0,
+          buffered: 0,
           done: false
         }
         pendings.set(id, pending)
@@ -162,7 +168,9 @@ export const make = (
         return identity<McpSessionRegistry.ForwardedResponse>({
           status: head.status,
           headers: head.headers,
-          body: head.whole === undefined ? Stream.fromQueue(pending.body) : Stream.make(head.whole),
+          body: head.whole === undefined
+            ? Stream.fromQueue(pending.body).pipe(Stream.tap((chunk) => Effect.sync(() => (pending.buffered -= chunk.length))))
+            : Stream.make(head.whole),
           whole: head.whole
         })
       })
@@ -247,6 +255,12 @@ export const make = (
   })
 
 const identity = <A>(a: A): A => a
+
+/** The most bytes of a forwarded body buffered for a client that has not read them. */
+const MAX_BUFFERED = 16 * 1024 * 1024
+
+const tooSlow = (id: string) =>
+  McpError.transport(`the client of forwarded request ${id} reads too slowly: over ${MAX_BUFFERED} bytes waiting`)
 
 const lost = (id: string) => McpError.transport(`part of the response to forwarded request ${id} was lost`)
 
