@@ -13,6 +13,8 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { McpClient } from "@effect-mcp/core"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Context, Effect, Exit, Layer, Option, Schedule, Scope } from "effect"
 import * as NodeJsonSchemaValidator from "@effect-mcp/platform-node/NodeJsonSchemaValidator"
 import * as NodeMcpHttpClient from "@effect-mcp/platform-node/NodeMcpHttpClient"
@@ -207,6 +209,36 @@ describe.skipIf(!RedisServer.available)("three replicas on Redis behind a round-
         assert.deepStrictEqual(Option.getOrThrow(stored).events.map((event) => event.id), seen)
         yield* resumed.drop
         yield* cluster.replicas[0]!.restart
+      }).pipe(Effect.scoped))
+
+    it.effect("the official SDK's client keeps its session through the cluster, its owner's SIGKILL included", () =>
+      Effect.gen(function*() {
+        const cluster = yield* TestCluster
+        const transport = new StreamableHTTPClientTransport(new URL(cluster.url))
+        const client = yield* Effect.acquireRelease(
+          Effect.promise(async () => {
+            const client = new Client({ name: "official-sdk", version: "1.0.0" })
+            await client.connect(transport)
+            return client
+          }),
+          (client) => Effect.promise(() => client.close())
+        )
+        const whoami = Effect.promise(() => client.callTool({ name: "whoami", arguments: {} })).pipe(
+          Effect.map((result) => textOf({ result }))
+        )
+        const answers = [yield* whoami, yield* whoami, yield* whoami]
+        assert.strictEqual(new Set(answers).size, 1, answers.join(","))
+        const owner = cluster.replicas.find((replica) => replica.name === answers[0])!
+        const session = transport.sessionId
+        assert.isString(session)
+        yield* owner.stop("SIGKILL")
+        // the next call lands on a live replica, which takes the session over: same session, no new handshake
+        const after = yield* whoami
+        assert.notStrictEqual(after, owner.name)
+        assert.strictEqual(transport.sessionId, session)
+        const listed = yield* Effect.promise(() => client.listTools())
+        assert.includeMembers(listed.tools.map((tool) => tool.name), ["whoami", "sleep"])
+        yield* owner.restart
       }).pipe(Effect.scoped))
 
     it.effect("a replica stopped with SIGTERM hands its sessions over: the next request elsewhere takes them", () =>
