@@ -1,6 +1,6 @@
 /**
  * The table of outgoing requests awaiting a reply: one `Deferred` per request,
- * in a `Ref` holding an immutable `HashMap` keyed by JSON-RPC id. An entry is
+ * in a `Ref` holding a `Map` keyed by JSON-RPC id. An entry is
  * registered before its request is sent, taken atomically when the reply
  * arrives, removed when the caller is interrupted or times out, and every
  * entry is failed at once when the session closes.
@@ -9,8 +9,6 @@
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as HashMap from "effect/HashMap"
-import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as JsonRpc from "../../JsonRpc.ts"
@@ -44,45 +42,51 @@ export interface Entry {
 export const deadline = (entry: Entry): number => Math.min(entry.lastActivity + entry.idle, entry.totalDeadline)
 
 /** @internal */
-export type Pending = Ref.Ref<HashMap.HashMap<JsonRpc.RequestId, Entry>>
+export type Pending = Ref.Ref<Map<JsonRpc.RequestId, Entry>>
+
+// One map per session, changed in place: each operation below is synchronous,
+// so it is atomic (JavaScript runs one fiber at a time), and a session with
+// many requests in flight allocates nothing per request for its table.
 
 /** @internal */
-export const make: Effect.Effect<Pending> = Ref.make(HashMap.empty<JsonRpc.RequestId, Entry>())
+export const make: Effect.Effect<Pending> = Effect.suspend(() => Ref.make(new Map<JsonRpc.RequestId, Entry>()))
 
 /** @internal */
 export const register = (pending: Pending, id: JsonRpc.RequestId, entry: Entry): Effect.Effect<void> =>
-  Ref.update(pending, HashMap.set(id, entry))
+  Effect.sync(() => {
+    Ref.getUnsafe(pending).set(id, entry)
+  })
 
 /** Removes and returns the entry of `id`, atomically. */
 export const take = (pending: Pending, id: JsonRpc.RequestId): Effect.Effect<Option.Option<Entry>> =>
-  Ref.modify(pending, (map) => {
-    const entry = HashMap.get(map, id)
-    return [entry, Option.isSome(entry) ? HashMap.remove(map, id) : map] as const
-  })
+  Effect.sync(() => Option.fromUndefinedOr(takeUnsafe(pending, id)))
 
 /** {@link take}, outside of any fiber (direct delivery). @internal */
 export const takeUnsafe = (pending: Pending, id: JsonRpc.RequestId): Entry | undefined => {
-  const map = MutableRef.get(pending.ref)
-  const entry = HashMap.get(map, id)
-  if (Option.isNone(entry)) return undefined
-  MutableRef.set(pending.ref, HashMap.remove(map, id))
-  return entry.value
+  const map = Ref.getUnsafe(pending)
+  const entry = map.get(id)
+  if (entry !== undefined) map.delete(id)
+  return entry
 }
 
 /** @internal */
 export const remove = (pending: Pending, id: JsonRpc.RequestId): Effect.Effect<void> =>
-  Ref.update(pending, HashMap.remove(id))
+  Effect.sync(() => {
+    Ref.getUnsafe(pending).delete(id)
+  })
 
 /** @internal */
 export const get = (pending: Pending, id: JsonRpc.RequestId): Effect.Effect<Option.Option<Entry>> =>
-  Effect.map(Ref.get(pending), HashMap.get(id))
+  Effect.sync(() => Option.fromUndefinedOr(Ref.getUnsafe(pending).get(id)))
 
 /** @internal */
-export const size = (pending: Pending): Effect.Effect<number> => Effect.map(Ref.get(pending), HashMap.size)
+export const size = (pending: Pending): Effect.Effect<number> => Effect.sync(() => Ref.getUnsafe(pending).size)
 
 /** Empties the table and fails every entry with `error`. */
 export const failAll = (pending: Pending, error: McpError.McpError): Effect.Effect<void> =>
-  Effect.flatMap(
-    Ref.getAndSet(pending, HashMap.empty()),
-    (map) => Effect.forEach(HashMap.values(map), (entry) => Deferred.fail(entry.reply, error), { discard: true })
-  )
+  Effect.suspend(() => {
+    const map = Ref.getUnsafe(pending)
+    const entries = Array.from(map.values())
+    map.clear()
+    return Effect.forEach(entries, (entry) => Deferred.fail(entry.reply, error), { discard: true })
+  })

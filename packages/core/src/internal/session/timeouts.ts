@@ -12,7 +12,6 @@ import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as HashMap from "effect/HashMap"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as McpError from "../../McpError.ts"
@@ -59,7 +58,7 @@ export const make = (options: {
   const sweep: Effect.Effect<void> = Effect.suspend(() => {
     const now = clock.currentTimeMillisUnsafe()
     let next = Infinity
-    for (const entry of HashMap.values(Ref.getUnsafe(pending))) {
+    for (const entry of Ref.getUnsafe(pending).values()) {
       if (Deferred.isDoneUnsafe(entry.reply)) continue
       const deadline = Pending.deadline(entry)
       if (deadline <= now) expire(entry)
