@@ -12,29 +12,8 @@ import * as JsonRpc from "../src/JsonRpc.ts"
 import * as McpError from "../src/McpError.ts"
 import * as McpTaskStore from "../src/McpTaskStore.ts"
 import { settle } from "./utils/peer.ts"
+import { ALICE, BOB, codeOf, key, record } from "./utils/taskRecords.ts"
 
-const ALICE = "alice"
-const BOB = "bob"
-
-const record = (
-  taskId: string,
-  overrides: Partial<McpTaskStore.TaskRecord> = {}
-): McpTaskStore.TaskRecord => ({
-  requestor: ALICE,
-  taskId,
-  status: "working",
-  createdAt: 0,
-  lastUpdatedAt: 0,
-  ttlMs: 60_000,
-  pollIntervalMs: 1000,
-  inputRequests: {},
-  inputResponses: {},
-  ...overrides
-})
-
-const key = (taskId: string, requestor = ALICE): McpTaskStore.TaskKey => ({ requestor, taskId })
-
-const codeOf = (error: McpError.McpError) => error.reason._tag === "ProtocolError" ? error.reason.code : undefined
 
 describe("McpTaskStore.makeMemory", () => {
   it.effect("create, get, update, list and remove", () =>

@@ -16,29 +16,8 @@ import { TestClock } from "effect/testing"
 import * as McpRedis from "../src/McpRedis.ts"
 import * as McpRedisTaskStore from "../src/McpRedisTaskStore.ts"
 import * as RedisServer from "./utils/redisServer.ts"
+import { ALICE, BOB, codeOf, key, record } from "../../core/test/utils/taskRecords.ts"
 
-const ALICE = "alice"
-const BOB = "bob"
-
-const record = (
-  taskId: string,
-  overrides: Partial<McpTaskStore.TaskRecord> = {}
-): McpTaskStore.TaskRecord => ({
-  requestor: ALICE,
-  taskId,
-  status: "working",
-  createdAt: 0,
-  lastUpdatedAt: 0,
-  ttlMs: 60_000,
-  pollIntervalMs: 1000,
-  inputRequests: {},
-  inputResponses: {},
-  ...overrides
-})
-
-const key = (taskId: string, requestor = ALICE): McpTaskStore.TaskKey => ({ requestor, taskId })
-
-const codeOf = (error: McpError.McpError) => error.reason._tag === "ProtocolError" ? error.reason.code : undefined
 
 // on the live clock: the connection pool's own timers are not the test's
 const connect = (url: string) =>
