@@ -41,14 +41,18 @@ interface Replica {
     headers: Record<string, string>,
     body?: unknown
   ) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope>
-  readonly post: (body: unknown, session?: string) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope>
+  readonly post: (
+    body: unknown,
+    session?: string,
+    token?: string
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope>
 }
 
 const makeCluster = Effect.gen(function*() {
   const hub = makeHub()
   const store = yield* McpHttpServer.makeEventStoreMemory()
 
-  const replica = (name: string, bus?: McpChangeBus.Service) =>
+  const replica = (name: string, bus?: McpChangeBus.Service, auth?: McpHttpServer.Options["auth"]) =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
@@ -61,7 +65,7 @@ const makeCluster = Effect.gen(function*() {
       yield* server.register(McpResource.make({ uri: "note://1", name: "note", read: () => Effect.succeed("text") }))
       const registry = yield* Scope.provide(hub.replica(name), scope)
       const handler = yield* HttpRouter.toHttpEffect(
-        McpHttpServer.layerRoute({ eventStore: store }).pipe(
+        McpHttpServer.layerRoute({ eventStore: store, ...(auth === undefined ? {} : { auth }) }).pipe(
           Layer.provide(Layer.succeed(McpServer.McpServer, server)),
           Layer.provide(Layer.succeed(McpSessionRegistry.McpSessionRegistry, registry))
         )
@@ -80,28 +84,29 @@ const makeCluster = Effect.gen(function*() {
           ),
           Effect.orDie
         )
-      const post: Replica["post"] = (body, session) =>
+      const post: Replica["post"] = (body, session, token) =>
         request("POST", {
           accept: ACCEPT,
           "content-type": "application/json",
           "mcp-protocol-version": "2025-11-25",
-          ...(session === undefined ? {} : { "mcp-session-id": session })
+          ...(session === undefined ? {} : { "mcp-session-id": session }),
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` })
         }, body)
       return { server, scope, request, post } satisfies Replica
     })
 
-  const open = (replica: Replica) =>
+  const open = (replica: Replica, token?: string) =>
     Effect.gen(function*() {
-      const response = yield* Effect.scoped(replica.post(initialize))
+      const response = yield* Effect.scoped(replica.post(initialize, undefined, token))
       assert.strictEqual(response.status, 200)
       const id = response.headers["mcp-session-id"]!
-      assert.strictEqual((yield* Effect.scoped(replica.post(initialized, id))).status, 202)
+      assert.strictEqual((yield* Effect.scoped(replica.post(initialized, id, token))).status, 202)
       yield* settle
       return id
     })
 
-  const whoami = (replica: Replica, session: string, id = 1) =>
-    Effect.scoped(Effect.flatMap(replica.post(call(id, "whoami"), session), json)).pipe(
+  const whoami = (replica: Replica, session: string, id = 1, token?: string) =>
+    Effect.scoped(Effect.flatMap(replica.post(call(id, "whoami"), session, token), json)).pipe(
       Effect.map((body) => body.result?.content?.[0]?.text ?? JSON.stringify(body))
     )
 
@@ -141,6 +146,29 @@ describe("McpHttpServer with a session registry", () => {
       // the session b opened again is initialized: lists work, with the client's version
       const list = yield* Effect.scoped(Effect.flatMap(b.post({ jsonrpc: "2.0", id: 3, method: "tools/list" }, session), json))
       assert.deepStrictEqual(list.result.tools.map((tool: { name: string }) => tool.name), ["whoami"])
+    }))
+
+  it.effect("with auth, a session is another user's on every replica: never forwarded, never taken over", () =>
+    Effect.gen(function*() {
+      const { hub, open, replica, whoami } = yield* makeCluster
+      // a token names its user
+      const auth: McpHttpServer.Options["auth"] = {
+        resource: "http://localhost/mcp",
+        authorizationServers: ["http://localhost/as"],
+        verify: (token) => Effect.succeed({ token, subject: token, scopes: [], claims: {} }),
+        requireAudience: false
+      }
+      const a = yield* replica("a", undefined, auth)
+      const b = yield* replica("b", undefined, auth)
+      const session = yield* open(a, "alice")
+      const foreign = yield* Effect.scoped(b.post(call(1, "whoami"), session, "mallory"))
+      assert.strictEqual(foreign.status, 404)
+      assert.strictEqual(hub.forwardedCount(), 0)
+      hub.kill("a")
+      assert.strictEqual((yield* Effect.scoped(b.post(call(2, "whoami"), session, "mallory"))).status, 404)
+      assert.strictEqual(hub.records.get(session)?.owner, "a")
+      // its user's requests are served, the takeover too
+      assert.strictEqual(yield* whoami(b, session, 3, "alice"), "b")
     }))
 
   it.effect("a registry that cannot be reached: 503 for a session held elsewhere; sessions held here go on", () =>
