@@ -8,7 +8,7 @@
  * seen in the handler (`Effect.onInterrupt`). Time is TestClock's.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Layer, Queue, Schema, Scope, Stream } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Queue, Schema, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as JsonRpc from "../src/JsonRpc.ts"
 import * as McpSchema from "../src/McpSchema.ts"
@@ -16,51 +16,13 @@ import * as McpServer from "../src/McpServer.ts"
 import * as McpTool from "../src/McpTool.ts"
 import * as McpTransport from "../src/McpTransport.ts"
 import { settle } from "./utils/peer.ts"
+import { rpcPeer } from "./utils/rpcPeer.ts"
 
 const MODERN = "2026-07-28"
 const LEGACY = "2025-11-25"
 const TASKS = McpSchema.TASKS_EXTENSION_ID
 const RELATED = McpSchema.RELATED_TASK_META_KEY
 const clientInfo = { name: "raw", version: "1" }
-
-// -----------------------------------------------------------------------------
-// A raw peer: answers routed by id, everything else (notifications, the
-// server's requests) queued
-// -----------------------------------------------------------------------------
-
-interface Answer {
-  readonly id: number
-  readonly result?: any
-  readonly error?: { readonly code: number; readonly message: string; readonly data?: any }
-}
-
-const rpcPeer = (transport: McpTransport.McpTransport["Service"]) =>
-  Effect.gen(function*() {
-    const pending = new Map<number, Deferred.Deferred<Answer>>()
-    const others = yield* Queue.unbounded<any>()
-    yield* transport.incoming.pipe(
-      Stream.runForEach((frame: any) => {
-        const waiting = "method" in frame ? undefined : pending.get(frame.id)
-        if (waiting === undefined) return Queue.offer(others, frame)
-        pending.delete(frame.id)
-        return Deferred.succeed(waiting, frame as Answer)
-      }),
-      Effect.ignore,
-      Effect.forkScoped
-    )
-    let nextId = 0
-    const call = (method: string, params: Record<string, unknown>) =>
-      Effect.gen(function*() {
-        const id = ++nextId
-        const answer = yield* Deferred.make<Answer>()
-        pending.set(id, answer)
-        yield* Effect.orDie(transport.send(JsonRpc.request(id, method, params)))
-        return yield* Deferred.await(answer)
-      })
-    const notify = (method: string, params?: Record<string, unknown>) =>
-      Effect.orDie(transport.send({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) } as JsonRpc.Frame))
-    return { call, notify, others }
-  })
 
 type Peer = Effect.Success<ReturnType<typeof rpcPeer>>
 

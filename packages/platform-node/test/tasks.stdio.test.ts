@@ -8,56 +8,13 @@
  * delivered as a request tagged with the task and answered.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { JsonRpc, type McpTransport } from "@effect-mcp/core"
-import { Deferred, Effect, Fiber, Queue, Stream } from "effect"
+import { Effect, Fiber } from "effect"
 import { fileURLToPath } from "node:url"
 import * as NodeMcpStdio from "../src/NodeMcpStdio.ts"
+import { rpcPeer } from "../../core/test/utils/rpcPeer.ts"
 
 const RELATED = "io.modelcontextprotocol/related-task"
 const fixture = fileURLToPath(new URL("./fixtures/tasks-stdio-server.ts", import.meta.url))
-
-interface Answer {
-  readonly id: number
-  readonly result?: any
-  readonly error?: { readonly code: number; readonly message: string; readonly data?: any }
-}
-
-/** A raw peer over `transport`: answers routed by id, the server's requests and notifications queued. */
-const rpcPeer = (transport: McpTransport.McpTransport["Service"]) =>
-  Effect.gen(function*() {
-    const pending = new Map<number, Deferred.Deferred<Answer>>()
-    const others = yield* Queue.unbounded<any>()
-    yield* transport.incoming.pipe(
-      Stream.runForEach((frame: any) => {
-        const waiting = "method" in frame ? undefined : pending.get(frame.id)
-        if (waiting === undefined) return Queue.offer(others, frame)
-        pending.delete(frame.id)
-        return Deferred.succeed(waiting, frame as Answer)
-      }),
-      Effect.ignore,
-      Effect.forkScoped
-    )
-    let nextId = 0
-    const call = (method: string, params: Record<string, unknown>) =>
-      Effect.gen(function*() {
-        const id = ++nextId
-        const answer = yield* Deferred.make<Answer>()
-        pending.set(id, answer)
-        yield* Effect.orDie(transport.send(JsonRpc.request(id, method, params)))
-        return yield* Deferred.await(answer)
-      })
-    const send = (frame: unknown) => Effect.orDie(transport.send(frame as JsonRpc.Frame))
-    /** The next request from the server with `method` (notifications skipped; at most 50 frames). */
-    const nextRequest = (method: string) =>
-      Effect.gen(function*() {
-        for (let i = 0; i < 50; i++) {
-          const frame = yield* Queue.take(others)
-          if (frame.method === method && frame.id !== undefined) return frame
-        }
-        return assert.fail(`no ${method} request from the server`)
-      })
-    return { call, send, nextRequest }
-  })
 
 const connect = Effect.gen(function*() {
   const transport = yield* NodeMcpStdio.makeClient({

@@ -7,6 +7,7 @@
  *
  * @internal
  */
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -27,6 +28,7 @@ import * as Sessions from "./sessions.ts"
 import type * as State from "./state.ts"
 
 const RESTORE_INIT_ID = "effect-mcp/restore-initialize"
+const RESTORE_PING_ID = "effect-mcp/restore-ping"
 
 const unavailable = () =>
   Responses.error(503, JsonRpc.ErrorCode.ServerError, "Service Unavailable: the session registry cannot be reached")
@@ -114,19 +116,14 @@ export const restore = (state: State.State, record: McpSessionRegistry.SessionRe
       record.replay?.forEach((request, i) =>
         Queue.offerUnsafe(session.inbox, JsonRpc.request(`${RESTORE_INIT_ID}/${i}`, request.method, request.params))
       )
-      // its engine takes them on its own fiber: the session is served once they are taken
-      return Effect.as(initialized(session, RESTORE_TURNS), session)
+      // its engine takes them in order on its own fiber: once it answers a
+      // `ping` sent after them, the session is initialized and is served
+      const ready = Exchange.make(session, false, 1, Deferred.makeUnsafe(), undefined)
+      session.inflight.set(RESTORE_PING_ID, ready)
+      Queue.offerUnsafe(session.inbox, JsonRpc.request(RESTORE_PING_ID, McpSchema.Ping.name, {}))
+      return Effect.as(Deferred.await(ready.reply!), session)
     })
   })
-
-// the engine works in process: a few turns of the scheduler are enough, these bound the wait
-const RESTORE_TURNS = 10_000
-
-const initialized = (session: State.Session, turns: number): Effect.Effect<void> =>
-  turns === 0 || session.server === undefined ? Effect.void : Effect.flatMap(
-    session.server.state,
-    (engine) => engine._tag === "Initialized" ? Effect.void : Effect.andThen(Effect.yieldNow, initialized(session, turns - 1))
-  )
 
 /** Records a session this replica just opened. @internal */
 export const register = (
