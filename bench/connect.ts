@@ -9,7 +9,10 @@
  *   `Effect.forEach` with unbounded concurrency, in one scope;
  * - "official": `Promise.all` of N × `client.connect(new StdioClientTransport(…))`;
  * - "floor": hand-written JSON-RPC on both sides (`floor.ts`,
- *   `servers/stdio-floor.mjs`): Node's own start-up plus a handshake.
+ *   `servers/stdio-floor.mjs`): Node's own start-up plus a handshake;
+ * - "ours-bundled", "official-bundled": the same clients, each against its
+ *   server bundled for production (`bundleServer` in harness.ts: README
+ *   "Running a server in production"), from a temporary directory.
  *
  * Once all are initialized, each child's RSS is read from /proc; then all
  * sessions are closed (ours: the scope; official: `Promise.all` of
@@ -22,7 +25,7 @@
  * Options (each also as an environment variable):
  *   --servers N   (BENCH_CONNECT_SERVERS, default 50)
  *   --rounds R    (BENCH_ROUNDS, default 3)
- *   --only LIST   subset of ours,official,floor (BENCH_CONNECT_ONLY)
+ *   --only LIST   subset of ours,official,floor,ours-bundled,official-bundled (BENCH_CONNECT_ONLY)
  *   --timeout S   hard limit of the whole run (BENCH_CONNECT_TIMEOUT, default 300)
  *   --json FILE   write the medians as JSON (or into $BENCH_JSON_DIR/connect.json)
  */
@@ -31,9 +34,13 @@ import { NodeMcpStdio } from "@effect-mcp/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { floorStdio } from "./floor.ts"
 import {
   assertAllGone,
+  bundleServer,
   clientInfo,
   gc,
   hardTimeout,
@@ -51,7 +58,7 @@ import {
 } from "./harness.ts"
 import { median } from "./stats.ts"
 
-const ALL = ["ours", "official", "floor"] as const
+const ALL = ["ours", "official", "floor", "ours-bundled", "official-bundled"] as const
 type Impl = (typeof ALL)[number]
 
 const SERVERS = positiveInt(option("servers", "BENCH_CONNECT_SERVERS"), 50, "servers")
@@ -79,7 +86,20 @@ const heapNow = (): number => {
   return process.memoryUsage().heapUsed
 }
 
-const runOurs = async (): Promise<ConnectSample> => {
+/** Each row's server: a file and the Node flags it needs (the bundles are filled in by `main`). */
+const SERVER_ARGS: Record<Impl, ReadonlyArray<string>> = {
+  ours: [...TS_FLAGS, ...SERVER_FLAGS, "bench/servers/stdio-ours.ts"],
+  official: [...SERVER_FLAGS, "bench/servers/stdio-official.mjs"],
+  floor: [...SERVER_FLAGS, "bench/servers/stdio-floor.mjs"],
+  "ours-bundled": [],
+  "official-bundled": []
+}
+const BUNDLED: ReadonlyArray<readonly [Impl, string]> = [
+  ["ours-bundled", "bench/servers/stdio-ours.ts"],
+  ["official-bundled", "bench/servers/stdio-official.mjs"]
+]
+
+const runOurs = async (args: ReadonlyArray<string>): Promise<ConnectSample> => {
   const pids: Array<number> = []
   const heap0 = heapNow()
   let connect = 0
@@ -91,7 +111,7 @@ const runOurs = async (): Promise<ConnectSample> => {
       Effect.gen(function*() {
         const transport = yield* NodeMcpStdio.makeClient({
           command: NODE,
-          args: [...TS_FLAGS, ...SERVER_FLAGS, "bench/servers/stdio-ours.ts"],
+          args,
           stderr: "forward"
         })
         pids.push(transport.pid)
@@ -110,14 +130,14 @@ const runOurs = async (): Promise<ConnectSample> => {
   return { connect, close: performance.now() - closing, childRss, heapPerConnection }
 }
 
-const runOfficial = async (): Promise<ConnectSample> => {
+const runOfficial = async (args: ReadonlyArray<string>): Promise<ConnectSample> => {
   const heap0 = heapNow()
   const t0 = performance.now()
   const clients = await Promise.all(
     Array.from({ length: SERVERS }, async () => {
       const transport = new StdioClientTransport({
         command: NODE,
-        args: [...SERVER_FLAGS, "bench/servers/stdio-official.mjs"],
+        args: [...args],
         stderr: "inherit"
       })
       const client = new Client(clientInfo)
@@ -138,11 +158,11 @@ const runOfficial = async (): Promise<ConnectSample> => {
 }
 
 /** The hand-written client and server (`floor.ts`, `servers/stdio-floor.mjs`): Node start-up plus a handshake. */
-const runFloor = async (): Promise<ConnectSample> => {
+const runFloor = async (args: ReadonlyArray<string>): Promise<ConnectSample> => {
   const heap0 = heapNow()
   const t0 = performance.now()
   const clients = await Promise.all(
-    Array.from({ length: SERVERS }, () => floorStdio([...SERVER_FLAGS, "bench/servers/stdio-floor.mjs"]))
+    Array.from({ length: SERVERS }, () => floorStdio(args))
   )
   const connect = performance.now() - t0
   const pids = clients.map((c) => c.pid)
@@ -163,14 +183,21 @@ const main = async (): Promise<void> => {
       `our servers from ${OURS_DIST ? "dist/ (BENCH_OURS_DIST=1)" : "src/ (--conditions=development)"}`
   )
   const started = performance.now()
+  const bundles = IMPLS.some((impl) => impl.endsWith("-bundled")) ? mkdtempSync(join(tmpdir(), "bench-connect-")) : undefined
+  for (const [impl, source] of BUNDLED) {
+    if (bundles === undefined || !IMPLS.includes(impl)) continue
+    const bundle = await bundleServer(source, join(bundles, impl))
+    SERVER_ARGS[impl] = [...SERVER_FLAGS, bundle.file]
+  }
   const samples = new Map<Impl, Array<ConnectSample>>(IMPLS.map((impl) => [impl, []]))
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? IMPLS : [...IMPLS].reverse()
     for (const impl of order) {
-      const sample = impl === "ours" ? await runOurs() : impl === "official" ? await runOfficial() : await runFloor()
+      const run = impl === "floor" ? runFloor : impl.startsWith("ours") ? runOurs : runOfficial
+      const sample = await run(SERVER_ARGS[impl])
       samples.get(impl)!.push(sample)
       console.log(
-        `  round ${round + 1}/${ROUNDS} ${impl.padEnd(8)} connect ${Math.round(sample.connect)} ms, ` +
+        `  round ${round + 1}/${ROUNDS} ${impl.padEnd(16)} connect ${Math.round(sample.connect)} ms, ` +
           `close ${Math.round(sample.close)} ms, ${mb(sample.childRss)}/child, ` +
           `client heap ${(sample.heapPerConnection / 1024).toFixed(0)} KB/connection`
       )
@@ -189,12 +216,17 @@ const main = async (): Promise<void> => {
         `${mb(med((s) => s.childRss))} | ${(med((s) => s.heapPerConnection) / 1024).toFixed(0)} KB | ${list.length} |`
     )
   }
-  const ours = samples.get("ours")
-  const official = samples.get("official")
-  if (ours !== undefined && official !== undefined) {
+  const pairs: ReadonlyArray<readonly [Impl, Impl]> = [
+    ["ours", "official"],
+    ["ours-bundled", "official-bundled"],
+    ["ours-bundled", "official"]
+  ]
+  for (const [a, b] of pairs) {
+    const ours = samples.get(a)
+    const official = samples.get(b)
+    if (ours === undefined || official === undefined) continue
     const speedup = median(official.map((s, i) => s.connect / ours[i]!.connect))
-    console.log()
-    console.log(`official / ours connect time (median of rounds): **${speedup.toFixed(2)}×** (above 1: ours is faster)`)
+    console.log(`\n${b} / ${a} connect time (median of rounds): **${speedup.toFixed(2)}×** (above 1: ours is faster)`)
   }
   console.log()
   writeJson("connect", {
@@ -214,6 +246,7 @@ const main = async (): Promise<void> => {
       }
     })
   })
+  if (bundles !== undefined) rmSync(bundles, { recursive: true, force: true })
   await assertAllGone()
   console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }

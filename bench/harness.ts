@@ -141,6 +141,37 @@ export const TS_FLAGS: ReadonlyArray<string> = OURS_DIST ? [] : ["--conditions=d
  */
 export const SERVER_FLAGS: ReadonlyArray<string> = (process.env.BENCH_SERVER_FLAGS ?? "").split(" ").filter((f) => f !== "")
 
+/** A server file bundled for production by `bundleServer`. */
+export interface Bundle {
+  /** the entry module to run with `node` */
+  readonly file: string
+  /** modules written: the entry and one chunk per lazily imported module */
+  readonly files: number
+  readonly bytes: number
+}
+
+/**
+ * Bundles a server file as README "Running a server in production" says:
+ * rolldown, one minified ES module (plus a chunk per lazily imported module)
+ * with every dependency inside, written to `dir` as `server.mjs`. Our packages
+ * come from their `dist/` (run `npx tsc -b` first).
+ */
+export const bundleServer = async (input: string, dir: string): Promise<Bundle> => {
+  const { build } = await import("rolldown")
+  const output = await build({
+    input,
+    platform: "node",
+    logLevel: "silent",
+    output: { dir, format: "esm", minify: true, entryFileNames: "server.mjs" }
+  })
+  const chunks = output.output.filter((file) => file.type === "chunk")
+  return {
+    file: join(dir, "server.mjs"),
+    files: chunks.length,
+    bytes: chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.code), 0)
+  }
+}
+
 const tracked = new Set<number>()
 
 /** Remembers a child's pid, so that `assertAllGone` and the timeout can find it. */

@@ -40,7 +40,7 @@
  *
  * Options (each also as an environment variable):
  *   --runs N        timed runs per server (BENCH_STARTUP_RUNS, default 7)
- *   --only LIST     subset of ours,ours-barrels,ours-paths,official (BENCH_STARTUP_ONLY)
+ *   --only LIST     subset of ours,ours-barrels,ours-paths,official,ours-bundled,official-bundled (BENCH_STARTUP_ONLY)
  *   --list LIST     servers whose full module list is printed (BENCH_STARTUP_LIST)
  *   --timeout S     hard limit of the whole run (BENCH_STARTUP_TIMEOUT, default 120)
  *   --json FILE     write the medians as JSON (or into $BENCH_JSON_DIR/startup.json)
@@ -55,6 +55,7 @@ import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import {
   assertAllGone,
+  bundleServer,
   flag,
   hardTimeout,
   NODE,
@@ -68,7 +69,7 @@ import {
 } from "./harness.ts"
 import { median } from "./stats.ts"
 
-const ALL = ["ours", "ours-barrels", "ours-paths", "official"] as const
+const ALL = ["ours", "ours-barrels", "ours-paths", "official", "ours-bundled", "official-bundled"] as const
 type Impl = (typeof ALL)[number]
 
 const RUNS = positiveInt(option("runs", "BENCH_STARTUP_RUNS"), 7, "runs")
@@ -85,8 +86,13 @@ const SERVERS: Record<Impl, string> = {
   ours: join(ROOT, "bench/servers/startup-ours.mjs"),
   "ours-barrels": join(ROOT, "bench/servers/startup-ours-barrels.mjs"),
   "ours-paths": join(ROOT, "bench/servers/startup-ours-paths.mjs"),
-  official: join(ROOT, "bench/servers/stdio-official.mjs")
+  official: join(ROOT, "bench/servers/stdio-official.mjs"),
+  // written by `bundle` below, before the first run
+  "ours-bundled": "",
+  "official-bundled": ""
 }
+/** The rows bundled for production, and the server each one bundles. */
+const BUNDLED: ReadonlyArray<readonly [Impl, Impl]> = [["ours-bundled", "ours"], ["official-bundled", "official"]]
 const COUNTER = join(ROOT, "bench/servers/startup-count.mjs")
 
 const CHILD_ENV: NodeJS.ProcessEnv = { ...process.env }
@@ -119,6 +125,24 @@ const staleDist = (): Array<string> => {
     walk(src)
   }
   return stale
+}
+
+// -----------------------------------------------------------------------------
+// Production bundles
+// -----------------------------------------------------------------------------
+
+/** The `-bundled` rows: the same servers bundled by `bundleServer` (harness.ts), in a temporary directory. */
+const BUNDLE_ROOT = IMPLS.some((impl) => impl.endsWith("-bundled"))
+  ? mkdtempSync(join(tmpdir(), "bench-startup-bundles-"))
+  : undefined
+const bundle = async (): Promise<void> => {
+  if (BUNDLE_ROOT === undefined) return
+  for (const [impl, source] of BUNDLED) {
+    if (!IMPLS.includes(impl)) continue
+    const { file, files, bytes } = await bundleServer(SERVERS[source], join(BUNDLE_ROOT, impl))
+    console.log(`${impl}: ${source}'s server bundled (${files} file(s), ${(bytes / 1024).toFixed(0)} KB)`)
+    SERVERS[impl] = file
+  }
 }
 
 // -----------------------------------------------------------------------------
@@ -239,6 +263,7 @@ const runServer = (impl: Impl, count: boolean): Promise<Run> =>
 const groupOf = (url: string): string => {
   if (url.startsWith("node:")) return "node: built-ins"
   const path = url.startsWith("file:") ? fileURLToPath(url) : url
+  if (path.includes("/bench-startup-bundles-")) return "(the bundle)"
   const ours = /\/packages\/(core|platform-node)\/dist\//.exec(path)
   if (ours !== null) return `@effect-mcp/${ours[1]}`
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(path)
@@ -277,6 +302,7 @@ const main = async () => {
     }\n`
   )
 
+  await bundle()
   // modules, and a warm-up of the file cache
   const modules = new Map<Impl, ReadonlyArray<string>>()
   for (const impl of IMPLS) modules.set(impl, (await runServer(impl, true)).modules!)
@@ -288,7 +314,7 @@ const main = async () => {
   }
 
   console.log(
-    `${pad("server", 14)}${padStart("modules", 9)}${padStart("node:", 7)}${padStart("first answer", 14)}${
+    `${pad("server", 18)}${padStart("modules", 9)}${padStart("node:", 7)}${padStart("first answer", 14)}${
       padStart("min–max", 14)
     }${padStart("CPU", 10)}${padStart("RSS", 10)}${padStart("peak RSS", 10)}`
   )
@@ -296,7 +322,7 @@ const main = async () => {
     const list = modules.get(impl)!
     const times = runs.get(impl)!.map((run) => run.firstAnswer)
     console.log(
-      `${pad(impl, 14)}${padStart(String(countFiles(list)), 9)}${padStart(String(countBuiltins(list)), 7)}${
+      `${pad(impl, 18)}${padStart(String(countFiles(list)), 9)}${padStart(String(countBuiltins(list)), 7)}${
         padStart(ms(median(times)), 14)
       }${padStart(`${Math.min(...times).toFixed(0)}–${Math.max(...times).toFixed(0)}`, 14)}${
         padStart(ms(median(runs.get(impl)!.map((run) => run.cpu)) / 1000), 10)
@@ -316,10 +342,10 @@ const main = async () => {
     }
   }
   const total = (group: string) => Math.max(...IMPLS.map((impl) => groups.get(group)!.get(impl) ?? 0))
-  console.log(`\nmodules by package (effect by folder)\n${pad("", 32)}${IMPLS.map((impl) => padStart(impl, 14)).join("")}`)
+  console.log(`\nmodules by package (effect by folder)\n${pad("", 32)}${IMPLS.map((impl) => padStart(impl, 17)).join("")}`)
   for (const group of [...groups.keys()].sort((a, b) => total(b) - total(a) || a.localeCompare(b))) {
     console.log(
-      `${pad(group, 32)}${IMPLS.map((impl) => padStart(String(groups.get(group)!.get(impl) ?? "·"), 14)).join("")}`
+      `${pad(group, 32)}${IMPLS.map((impl) => padStart(String(groups.get(group)!.get(impl) ?? "·"), 17)).join("")}`
     )
   }
 
@@ -348,6 +374,7 @@ const main = async () => {
     })
   })
   if (CACHE_ROOT !== undefined) rmSync(CACHE_ROOT, { recursive: true, force: true })
+  if (BUNDLE_ROOT !== undefined) rmSync(BUNDLE_ROOT, { recursive: true, force: true })
   await assertAllGone()
 }
 

@@ -4,7 +4,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type ChildProcessByStdio, execFile, spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import type { Readable } from "node:stream"
 import { fileURLToPath } from "node:url"
 
@@ -158,6 +160,35 @@ describe("README examples", () => {
     ])
     assert.strictEqual(code, 0)
     assert.strictEqual(stdout, "tools: add_note, list_notes\nsaved groceries\nnote://groceries: eggs, milk\n")
+  })
+
+  it("the quick-start server, bundled as README \"Production\" says, runs with plain node", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-bundle-"))
+    try {
+      // `npx rolldown server.ts --platform node --minify -d build`, from our packages' dist/
+      const bundled = await run([
+        "node_modules/rolldown/bin/cli.mjs",
+        "scratchpad/quickstart/server.ts",
+        "--platform",
+        "node",
+        "--minify",
+        "-d",
+        dir
+      ])
+      assert.strictEqual(bundled.code, 0)
+      assert.isTrue(existsSync(join(dir, "server.js")))
+      // the lazily loaded modules (the stdio client, the JSON Schema validator) are chunks of their own
+      assert.isAbove(readdirSync(dir).length, 1)
+      const { code, stdout } = await node([
+        "scratchpad/quickstart/client.ts",
+        process.execPath,
+        join(dir, "server.js")
+      ])
+      assert.strictEqual(code, 0)
+      assert.strictEqual(stdout, "tools: add_note, list_notes\nsaved groceries\nnote://groceries: eggs, milk\n")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it("the agent's model calls an MCP tool and reads its answer", async () => {
