@@ -6,7 +6,8 @@
  *
  * - "ours": N × (`NodeMcpStdio.makeClient` + `McpClientSession.make`, with
  *   `era: "legacy"`: `initialize`, as the official client) under
- *   `Effect.forEach` with unbounded concurrency, in one scope;
+ *   `Effect.forEach` with unbounded concurrency, each in a scope of its own,
+ *   closed all at once (a parent scope with parallel finalizers);
  * - "official": `Promise.all` of N × `client.connect(new StdioClientTransport(…))`;
  * - "floor": hand-written JSON-RPC on both sides (`floor.ts`,
  *   `servers/stdio-floor.mjs`): Node's own start-up plus a handshake;
@@ -15,7 +16,7 @@
  *   "Running a server in production"), from a temporary directory.
  *
  * Once all are initialized, each child's RSS is read from /proc; then all
- * sessions are closed (ours: the scope; official: `Promise.all` of
+ * sessions are closed (ours: the parent scope; official: `Promise.all` of
  * `client.close()`), the close time is taken, and every child must be gone.
  *
  * Usage:
@@ -33,7 +34,7 @@ import { McpClientSession, McpTransport } from "@effect-mcp/core"
 import { NodeMcpStdio } from "@effect-mcp/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { Effect } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -105,6 +106,9 @@ const runOurs = async (args: ReadonlyArray<string>): Promise<ConnectSample> => {
   let connect = 0
   let childRss = 0
   let heapPerConnection = 0
+  // each connection in a scope of its own, all closed at once (as the official
+  // side's `Promise.all` of `close`): a scope closes its finalizers one by one
+  const parent = Scope.makeUnsafe("parallel")
   const closing = await Effect.gen(function*() {
     const t0 = performance.now()
     yield* Effect.forEach(Array.from({ length: SERVERS }), () =>
@@ -119,12 +123,14 @@ const runOurs = async (args: ReadonlyArray<string>): Promise<ConnectSample> => {
         return yield* McpClientSession.make({ clientInfo, era: "legacy" }).pipe(
           Effect.provideService(McpTransport.McpTransport, transport)
         )
-      }), { concurrency: "unbounded" })
+      }).pipe(Scope.provide(Scope.forkUnsafe(parent, "sequential"))), { concurrency: "unbounded" })
     connect = performance.now() - t0
     childRss = sumRss(pids) / pids.length
     heapPerConnection = (heapNow() - heap0) / SERVERS
-    return performance.now()
-  }).pipe(Effect.scoped, Effect.runPromise)
+    const closing = performance.now()
+    yield* Scope.close(parent, Exit.void)
+    return closing
+  }).pipe(Effect.runPromise)
   const alive = await waitGone(pids, 10_000)
   if (alive.length > 0) throw new Error(`ours: ${alive.length} server(s) still alive after close`)
   return { connect, close: performance.now() - closing, childRss, heapPerConnection }
