@@ -12,8 +12,8 @@
  * - "floor": hand-written JSON-RPC on both sides (`floor.ts`,
  *   `servers/stdio-floor.mjs`): Node's own start-up plus a handshake;
  * - "ours-bundled", "official-bundled": the same clients, each against its
- *   server bundled for production (`bundleServer` in harness.ts: README
- *   "Running a server in production"), from a temporary directory.
+ *   server bundled for production (`bundleServer` in harness.ts, as README
+ *   "Production" says), from a temporary directory.
  *
  * Once all are initialized, each child's RSS is read from /proc; then all
  * sessions are closed (ours: the parent scope; official: `Promise.all` of

@@ -151,7 +151,7 @@ export interface Bundle {
 }
 
 /**
- * Bundles a server file as README "Running a server in production" says:
+ * Bundles a server file as README "Production" says:
  * rolldown, one minified ES module (plus a chunk per lazily imported module)
  * with every dependency inside, written to `dir` as `server.mjs`. Our packages
  * come from their `dist/` (run `npx tsc -b` first).
