@@ -1,8 +1,8 @@
 /**
- * The Redis task store (`McpRedisTaskStore`) against a real redis-server: the
- * behaviours of the in-memory store (create, get, update, list, changes,
- * remove; requestor isolation; expiry on `Clock`, TestClock here; capacity;
- * list pages), shared by stores on two connections (as two replicas): an id
+ * The Redis task store (`McpRedisTaskStore`) against a real redis-server: what
+ * every store does (core's `test/utils/taskStoreContract.ts`), expiry on
+ * `Clock` (TestClock here) with Redis collecting later, `changes`, capacity
+ * and list on Redis, shared by stores on two connections (as two replicas): an id
  * in use refused, concurrent updates never losing a write, `changes` seeing
  * the other's writes, and a write whose message was lost caught up.
  */
@@ -17,6 +17,7 @@ import * as McpRedis from "../src/McpRedis.ts"
 import * as McpRedisTaskStore from "../src/McpRedisTaskStore.ts"
 import * as RedisServer from "./utils/redisServer.ts"
 import { ALICE, BOB, codeOf, key, record } from "../../core/test/utils/taskRecords.ts"
+import { taskStoreContract } from "../../core/test/utils/taskStoreContract.ts"
 
 
 // on the live clock: the connection pool's own timers are not the test's
@@ -65,50 +66,7 @@ const watching = (stream: Stream.Stream<McpTaskStore.TaskRecord, McpError.McpErr
   })
 
 describe.skipIf(!RedisServer.available)("McpRedisTaskStore", () => {
-  it.effect("create, get, update, list and remove", () =>
-    Effect.gen(function*() {
-      const { store } = yield* setup()
-      assert.isTrue(Option.isNone(yield* store.get(key("t1"))))
-      yield* store.create(record("t1"))
-      assert.deepStrictEqual(Option.getOrUndefined(yield* store.get(key("t1"))), record("t1"))
-
-      const updated = yield* store.update(
-        key("t1"),
-        (current) => ({ ...current, status: "completed", result: { ok: true } })
-      )
-      assert.strictEqual(Option.getOrUndefined(updated)?.status, "completed")
-      assert.deepStrictEqual(Option.getOrUndefined(yield* store.get(key("t1")))?.result, { ok: true })
-      const same = yield* store.update(key("t1"), () => undefined)
-      assert.strictEqual(Option.getOrUndefined(same)?.status, "completed")
-      assert.isTrue(Option.isNone(yield* store.update(key("nope"), (current) => current)))
-      assert.isTrue(Option.isNone(yield* store.get(key("nope"))))
-
-      const page = yield* store.list(ALICE, undefined, 10)
-      assert.deepStrictEqual(page.records.map((r) => r.taskId), ["t1"])
-      assert.isUndefined(page.nextCursor)
-
-      yield* store.remove(key("t1"))
-      assert.isTrue(Option.isNone(yield* store.get(key("t1"))))
-      assert.deepStrictEqual((yield* store.list(ALICE, undefined, 10)).records, [])
-    }).pipe(Effect.scoped))
-
-  it.effect("another requestor's key finds nothing and can neither update nor remove the task", () =>
-    Effect.gen(function*() {
-      const { store } = yield* setup()
-      yield* store.create(record("t1"))
-      assert.isTrue(Option.isNone(yield* store.get(key("t1", BOB))))
-      let called = false
-      const foreign = yield* store.update(key("t1", BOB), (current) => {
-        called = true
-        return { ...current, status: "cancelled" }
-      })
-      assert.isTrue(Option.isNone(foreign))
-      assert.isFalse(called)
-      yield* store.remove(key("t1", BOB))
-      assert.strictEqual(Option.getOrUndefined(yield* store.get(key("t1")))?.status, "working")
-      assert.deepStrictEqual((yield* store.list(BOB, undefined, 10)).records, [])
-      assert.deepStrictEqual(yield* Stream.runCollect(store.changes(key("t1", BOB))), [])
-    }).pipe(Effect.scoped))
+  taskStoreContract((capacity) => Effect.map(setup(capacity === undefined ? undefined : { capacity }), ({ store }) => store))
 
   it.effect("a task expires ttlMs after its creation on Clock; Redis collects it a minute later", () =>
     Effect.gen(function*() {
@@ -160,14 +118,6 @@ describe.skipIf(!RedisServer.available)("McpRedisTaskStore", () => {
       yield* TestClock.adjust(1_000)
       assert.isTrue(Option.isNone(yield* other.get(key("t1"))))
       assert.isTrue(yield* ended)
-    }).pipe(Effect.scoped))
-
-  it.effect("changes of a task that expired but was not looked at yet: ends at once", () =>
-    Effect.gen(function*() {
-      const { store } = yield* setup()
-      yield* store.create(record("t1", { ttlMs: 1_000 }))
-      yield* TestClock.adjust(1_000)
-      assert.deepStrictEqual(yield* Stream.runCollect(store.changes(key("t1"))), [])
     }).pipe(Effect.scoped))
 
   it.effect("a write whose message was lost (a pub/sub gap) reaches the watchers at the next resync", () =>
@@ -257,75 +207,6 @@ describe.skipIf(!RedisServer.available)("McpRedisTaskStore", () => {
       assert.isTrue(Option.isNone(yield* store.get(key("one-more"))))
       assert.isTrue(Option.isSome(yield* store.get(key("t0"))))
       assert.isTrue(Option.isSome(yield* store.get(key("t4"))))
-    }).pipe(Effect.scoped))
-
-  it.effect("at capacity the oldest finished task goes, then the next oldest; running ones stay", () =>
-    Effect.gen(function*() {
-      const { store } = yield* setup({ capacity: 10 })
-      for (let i = 0; i < 10; i++) {
-        const status = i === 1 || i === 5 ? "completed" : "working"
-        yield* store.create(record(`t${i}`, { ttlMs: null, status }))
-      }
-      yield* store.create(record("new1", { ttlMs: null }))
-      assert.isTrue(Option.isNone(yield* store.get(key("t1"))))
-      assert.isTrue(Option.isSome(yield* store.get(key("t5"))))
-      assert.isTrue(Option.isSome(yield* store.get(key("t0"))))
-      yield* store.create(record("new2", { ttlMs: null }))
-      assert.isTrue(Option.isNone(yield* store.get(key("t5"))))
-      assert.isTrue(Option.isSome(yield* store.get(key("new1"))))
-      const error = yield* Effect.flip(store.create(record("new3", { ttlMs: null })))
-      assert.strictEqual(codeOf(error), JsonRpc.ErrorCode.InternalError)
-      // a task finished by an update counts as finished
-      yield* store.update(key("t0"), (current) => ({ ...current, status: "failed" }))
-      yield* store.create(record("new3", { ttlMs: null }))
-      assert.isTrue(Option.isNone(yield* store.get(key("t0"))))
-    }).pipe(Effect.scoped))
-
-  it.effect("at capacity expired tasks go first, before finished ones", () =>
-    Effect.gen(function*() {
-      const { store } = yield* setup({ capacity: 4 })
-      yield* store.create(record("done", { ttlMs: null, status: "completed" }))
-      yield* store.create(record("running", { ttlMs: null }))
-      yield* store.create(record("short", { ttlMs: 1_000 }))
-      yield* store.create(record("other", { requestor: BOB, ttlMs: 1_000 }))
-      yield* TestClock.adjust(1_000)
-      yield* store.create(record("a", { ttlMs: null }))
-      assert.isTrue(Option.isSome(yield* store.get(key("done"))))
-      yield* store.create(record("b", { ttlMs: null }))
-      assert.isTrue(Option.isSome(yield* store.get(key("done"))))
-      yield* store.create(record("c", { ttlMs: null }))
-      assert.isTrue(Option.isNone(yield* store.get(key("done"))))
-      assert.deepStrictEqual(
-        (yield* store.list(ALICE, undefined, 10)).records.map((r) => r.taskId),
-        ["c", "b", "a", "running"]
-      )
-    }).pipe(Effect.scoped))
-
-  it.effect("list: the requestor's tasks newest first, in pages with cursors; an invalid cursor is -32602", () =>
-    Effect.gen(function*() {
-      const { store } = yield* setup()
-      for (let i = 0; i < 5; i++) {
-        yield* store.create(record(`a${i}`, { createdAt: i, lastUpdatedAt: i }))
-        yield* store.create(record(`b${i}`, { requestor: BOB, createdAt: i, lastUpdatedAt: i }))
-      }
-      const first = yield* store.list(ALICE, undefined, 2)
-      assert.deepStrictEqual(first.records.map((r) => r.taskId), ["a4", "a3"])
-      assert.isString(first.nextCursor)
-      // a task removed meanwhile does not shift the pages
-      yield* store.remove(key("a4"))
-      const second = yield* store.list(ALICE, first.nextCursor, 2)
-      assert.deepStrictEqual(second.records.map((r) => r.taskId), ["a2", "a1"])
-      const third = yield* store.list(ALICE, second.nextCursor, 2)
-      assert.deepStrictEqual(third.records.map((r) => r.taskId), ["a0"])
-      assert.isUndefined(third.nextCursor)
-      assert.deepStrictEqual(
-        (yield* store.list(BOB, undefined, 10)).records.map((r) => r.taskId),
-        ["b4", "b3", "b2", "b1", "b0"]
-      )
-      for (const cursor of ["garbage", "-1", "1.5", "01"]) {
-        const error = yield* Effect.flip(store.list(ALICE, cursor, 2))
-        assert.strictEqual(codeOf(error), JsonRpc.ErrorCode.InvalidParams, cursor)
-      }
     }).pipe(Effect.scoped))
 
   it.effect("list leaves out expired tasks and those Redis collected, filling the page", () =>

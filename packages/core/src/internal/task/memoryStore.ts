@@ -29,10 +29,15 @@ export const make = (options?: McpTaskStore.MemoryOptions): Effect.Effect<McpTas
     const capacity = Math.max(1, options?.capacity ?? 10_000)
     // by task id; a Map iterates in insertion (creation) order
     const records = new Map<string, McpTaskStore.TaskRecord>()
+    // each task's creation number: a list cursor names the last task of its
+    // page by it, so tasks removed between pages shift nothing
+    const created = new Map<string, number>()
+    let creations = 0
     const listeners = new Map<string, Set<Listener>>()
 
     const drop = (taskId: string) => {
       records.delete(taskId)
+      created.delete(taskId)
       const waiting = listeners.get(taskId)
       if (waiting === undefined) return
       listeners.delete(taskId)
@@ -68,6 +73,8 @@ export const make = (options?: McpTaskStore.MemoryOptions): Effect.Effect<McpTas
           if (existing !== undefined && !expired(existing, now)) {
             return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InternalError, `Task ${record.taskId} exists already`))
           }
+          // an expired task of that id goes first, so the new one is the newest
+          if (existing !== undefined) drop(record.taskId)
           if (records.size >= capacity) makeRoom(now)
           if (records.size >= capacity) {
             return Effect.fail(McpError.protocol(
@@ -76,6 +83,7 @@ export const make = (options?: McpTaskStore.MemoryOptions): Effect.Effect<McpTas
             ))
           }
           records.set(record.taskId, record)
+          created.set(record.taskId, ++creations)
           return Effect.void
         }),
       get: (key) => Effect.map(Clock.currentTimeMillis, (now) => Option.fromUndefinedOr(found(key, now))),
@@ -92,19 +100,21 @@ export const make = (options?: McpTaskStore.MemoryOptions): Effect.Effect<McpTas
         }),
       list: (requestor, cursor, limit) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const offset = cursor === undefined ? 0 : Number(cursor)
-          if (!Number.isSafeInteger(offset) || offset < 0 || (cursor !== undefined && String(offset) !== cursor)) {
+          // the creation number of the previous page's last task
+          const before = cursor === undefined ? Infinity : Number(cursor)
+          if (cursor !== undefined && (!Number.isSafeInteger(before) || before < 0 || String(before) !== cursor)) {
             return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, "Invalid cursor"))
           }
           const mine: Array<McpTaskStore.TaskRecord> = []
           for (const record of records.values()) {
-            if (record.requestor === requestor && found(record, now) !== undefined) mine.push(record)
+            if (record.requestor !== requestor || created.get(record.taskId)! >= before) continue
+            if (found(record, now) !== undefined) mine.push(record)
           }
           mine.reverse()
-          const end = offset + Math.max(1, limit)
+          const page = mine.slice(0, Math.max(1, limit))
           return Effect.succeed({
-            records: mine.slice(offset, end),
-            ...(end < mine.length ? { nextCursor: String(end) } : {})
+            records: page,
+            ...(mine.length > page.length ? { nextCursor: String(created.get(page[page.length - 1]!.taskId)) } : {})
           })
         }),
       changes: (key) =>
