@@ -62,6 +62,22 @@ const request: McpSessionRegistry.ForwardedRequest = {
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 const bytes = (value: string) => new TextEncoder().encode(value)
 
+/** A body that sends "first" and then nothing, never ending. */
+const endless = Stream.concat(Stream.make(bytes("first")), Stream.never)
+
+/** Serves every forwarded request with `endless`; the deferred completes when a handler's scope closes. */
+const serveEndless = (registry: McpSessionRegistry.Service) =>
+  Effect.gen(function*() {
+    const handlerClosed = yield* Deferred.make<void>()
+    yield* registry.serve(() =>
+      Effect.gen(function*() {
+        yield* Effect.addFinalizer(() => Deferred.succeed(handlerClosed, undefined))
+        return { status: 200, headers: {}, body: endless }
+      })
+    )
+    return handlerClosed
+  })
+
 /** Polls until `check` holds (for what Redis does on its own time: expiry, disconnections). */
 const eventually = <E>(check: Effect.Effect<boolean, E>, what: string) =>
   check.pipe(
@@ -249,13 +265,7 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
       const server = yield* RedisServer.start
       const a = yield* replica(server.url)
       const b = yield* replica(server.url)
-      const handlerClosed = yield* Deferred.make<void>()
-      yield* a.registry.serve(() =>
-        Effect.gen(function*() {
-          yield* Effect.addFinalizer(() => Deferred.succeed(handlerClosed, undefined))
-          return { status: 200, headers: {}, body: Stream.concat(Stream.make(bytes("first")), Stream.never) }
-        })
-      )
+      const handlerClosed = yield* serveEndless(a.registry)
       yield* Effect.gen(function*() {
         const response = yield* b.registry.forward(a.registry.replicaId, request)
         const first = yield* response.body.pipe(Stream.take(1), Stream.runCollect, Effect.timeout("5 seconds"))
@@ -299,7 +309,7 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
       const a = yield* replica(server.url)
       const b = yield* replica(server.url)
       yield* a.registry.serve(() =>
-        Effect.succeed({ status: 200, headers: {}, body: Stream.concat(Stream.make(bytes("first")), Stream.never) })
+        Effect.succeed({ status: 200, headers: {}, body: endless })
       )
       const response = yield* b.registry.forward(a.registry.replicaId, request)
       const chunks = yield* Queue.unbounded<Uint8Array>()
@@ -323,13 +333,7 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
       const server = yield* RedisServer.start
       const a = yield* replica(server.url)
       const b = yield* replica(server.url)
-      const handlerClosed = yield* Deferred.make<void>()
-      yield* a.registry.serve(() =>
-        Effect.gen(function*() {
-          yield* Effect.addFinalizer(() => Deferred.succeed(handlerClosed, undefined))
-          return { status: 200, headers: {}, body: Stream.concat(Stream.make(bytes("first")), Stream.never) }
-        })
-      )
+      const handlerClosed = yield* serveEndless(a.registry)
       const response = yield* b.registry.forward(a.registry.replicaId, request)
       yield* response.body.pipe(Stream.take(1), Stream.runDrain, Effect.timeout("5 seconds"))
       yield* Effect.sleep("600 millis")
