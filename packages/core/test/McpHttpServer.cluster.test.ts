@@ -21,17 +21,7 @@ import * as McpTool from "../src/McpTool.ts"
 import { settle } from "./utils/peer.ts"
 import { makeHub } from "./utils/registryHub.ts"
 import { json, sseOf } from "./utils/sse.ts"
-
-const ACCEPT = "application/json, text/event-stream"
-
-const initialize = {
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
-}
-const initialized = { jsonrpc: "2.0", method: "notifications/initialized" }
-const call = (id: number, name: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } })
+import { ACCEPT, call, initialize, initialized } from "./utils/rawMessages.ts"
 
 interface Replica {
   readonly server: McpServer.Server

@@ -17,22 +17,7 @@ import * as McpHttpServer from "../src/McpHttpServer.ts"
 import * as McpServer from "../src/McpServer.ts"
 import * as McpTool from "../src/McpTool.ts"
 import { settle } from "./utils/peer.ts"
-
-const ACCEPT = "application/json, text/event-stream"
-
-const initialize = {
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
-}
-const initialized = { jsonrpc: "2.0", method: "notifications/initialized" }
-const call = (id: number, name: string) => ({
-  jsonrpc: "2.0",
-  id,
-  method: "tools/call",
-  params: { name, arguments: {} }
-})
+import { ACCEPT, call, initialize, initialized } from "./utils/rawMessages.ts"
 
 const harness = (options: McpHttpServer.Options) =>
   Effect.gen(function*() {
