@@ -18,6 +18,7 @@ import * as McpServer from "../src/McpServer.ts"
 import * as McpTool from "../src/McpTool.ts"
 import { settle } from "./utils/peer.ts"
 import { ACCEPT, call, initialize, initialized } from "./utils/rawMessages.ts"
+import { text } from "./utils/sse.ts"
 
 const harness = (options: McpHttpServer.Options) =>
   Effect.gen(function*() {
@@ -80,18 +81,6 @@ const firstEvent = (response: HttpServerResponse.HttpServerResponse, scope: Scop
     if (event?._tag !== "Event") return yield* Effect.die("no event")
     return event
   })
-
-const text = (response: HttpServerResponse.HttpServerResponse): Effect.Effect<string> => {
-  const body = response.body
-  switch (body._tag) {
-    case "Uint8Array":
-      return Effect.succeed(new TextDecoder().decode(body.body))
-    case "Stream":
-      return body.stream.pipe(Stream.decodeText(), Stream.mkString, Effect.orDie)
-    default:
-      return Effect.succeed("")
-  }
-}
 
 /**
  * With a cap of two requests in flight: the third gets `429` (-32000, its

@@ -5,7 +5,7 @@
  * a response.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Schema, Stream } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -14,6 +14,7 @@ import * as McpHttpServer from "../src/McpHttpServer.ts"
 import * as McpServer from "../src/McpServer.ts"
 import * as McpTool from "../src/McpTool.ts"
 import { settle } from "./utils/peer.ts"
+import { json } from "./utils/sse.ts"
 
 const Add = McpTool.make("add", {
   input: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
@@ -24,19 +25,6 @@ const Add = McpTool.make("add", {
 const call = (id: JsonRpc.RequestId, a: number, b: number) => JsonRpc.request(id, "tools/call", { name: "add", arguments: { a, b } })
 const initialized = JsonRpc.notification("notifications/initialized")
 
-const decoder = new TextDecoder()
-const text = (response: HttpServerResponse.HttpServerResponse): Effect.Effect<string> => {
-  const body = response.body
-  switch (body._tag) {
-    case "Uint8Array":
-      return Effect.succeed(decoder.decode(body.body))
-    case "Stream":
-      return body.stream.pipe(Stream.decodeText(), Stream.mkString, Effect.orDie)
-    default:
-      return Effect.succeed("")
-  }
-}
-const json = (response: HttpServerResponse.HttpServerResponse): Effect.Effect<any> => Effect.map(text(response), JSON.parse)
 
 const harness = (options: McpHttpServer.Options = {}) =>
   Effect.gen(function*() {
