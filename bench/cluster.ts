@@ -74,6 +74,7 @@ import {
   OURS_DIST,
   positiveInt,
   processCpuMicros,
+  runMain,
   runRounds,
   type Sample,
   selection,
@@ -480,14 +481,4 @@ const main = async (): Promise<void> => {
   console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }
 
-main().then(
-  () => {
-    process.exitCode = 0
-  },
-  (error: unknown) => {
-    const killed = killTracked()
-    console.error(error)
-    if (killed > 0) console.error(`killed ${killed} child process(es)`)
-    process.exit(1)
-  }
-)
+runMain(main)

@@ -46,10 +46,11 @@ import {
   gc,
   hardTimeout,
   NODE,
-  OURS_DIST,
   option,
+  OURS_DIST,
   positiveInt,
   processRss,
+  runMain,
   selection,
   SERVER_FLAGS,
   track,
@@ -257,12 +258,4 @@ const main = async (): Promise<void> => {
   console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }
 
-main().then(
-  () => {
-    process.exitCode = 0
-  },
-  (error: unknown) => {
-    console.error(error)
-    process.exit(1)
-  }
-)
+runMain(main)

@@ -216,6 +216,26 @@ export const killTracked = (): number => {
   return killed
 }
 
+/**
+ * Runs a benchmark's `main`: on failure, prints the error, kills the child
+ * processes still alive and exits 1; on success, exits 0 once the event loop
+ * is empty, or at once with `exit` (for scripts whose handles outlive them).
+ */
+export const runMain = (main: () => Promise<void>, options: { readonly exit?: boolean } = {}): void => {
+  main().then(
+    () => {
+      if (options.exit === true) process.exit(0)
+      process.exitCode = 0
+    },
+    (error: unknown) => {
+      const killed = killTracked()
+      console.error(error)
+      if (killed > 0) console.error(`killed ${killed} child process(es)`)
+      process.exit(1)
+    }
+  )
+}
+
 /** At the end of a run: every child spawned must be gone; stragglers are killed and reported. */
 export const assertAllGone = async (): Promise<void> => {
   const alive = await waitGone(tracked, 5000)

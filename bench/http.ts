@@ -72,6 +72,7 @@ import {
   option,
   OURS_DIST,
   positiveInt,
+  runMain,
   runRounds,
   type Sample,
   selection,
@@ -79,9 +80,9 @@ import {
   spawnLineChild,
   TEXT,
   TS_FLAGS,
+  warmupFor,
   watchOfficialProtocol,
-  writeJson,
-  warmupFor
+  writeJson
 } from "./harness.ts"
 import { floorHttp, openSession } from "./floor.ts"
 import { median } from "./stats.ts"
@@ -364,12 +365,4 @@ const main = async (): Promise<void> => {
   console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }
 
-main().then(
-  () => {
-    process.exitCode = 0
-  },
-  (error: unknown) => {
-    console.error(error)
-    process.exit(1)
-  }
-)
+runMain(main)

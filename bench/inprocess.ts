@@ -75,10 +75,11 @@ import {
   noteProtocol,
   option,
   positiveInt,
-  promisePhase,
-  selection,
   printProtocols,
+  promisePhase,
   protocols,
+  runMain,
+  selection,
   TEXT,
   type ThroughputRow,
   warmupFor,
@@ -361,12 +362,4 @@ const main = async (): Promise<void> => {
   console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }
 
-main().then(
-  () => {
-    process.exitCode = 0
-  },
-  (error: unknown) => {
-    console.error(error)
-    process.exit(1)
-  }
-)
+runMain(main)

@@ -64,6 +64,7 @@ import {
   option,
   OURS_DIST,
   positiveInt,
+  runMain,
   runRounds,
   type Sample,
   selection,
@@ -243,12 +244,4 @@ const main = async (): Promise<void> => {
   console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }
 
-main().then(
-  () => {
-    process.exitCode = 0
-  },
-  (error: unknown) => {
-    console.error(error)
-    process.exit(1)
-  }
-)
+runMain(main)

@@ -16,7 +16,7 @@ import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { openSession } from "./floor.ts"
-import { assertAllGone, option, positiveInt, spawnLineChild, TS_FLAGS } from "./harness.ts"
+import { assertAllGone, option, positiveInt, runMain, spawnLineChild, TS_FLAGS } from "./harness.ts"
 
 const side = process.argv[2] !== undefined && !process.argv[2].startsWith("--") ? process.argv[2] : "ours"
 if (!["ours", "official", "floor"].includes(side)) throw new Error(`unknown server ${side}`)
@@ -174,12 +174,4 @@ const main = async (): Promise<void> => {
   await assertAllGone()
 }
 
-main().then(
-  () => {
-    process.exitCode = 0
-  },
-  (error: unknown) => {
-    console.error(error)
-    process.exit(1)
-  }
-)
+runMain(main)

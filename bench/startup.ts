@@ -62,6 +62,7 @@ import {
   option,
   positiveInt,
   processCpuMicros,
+  runMain,
   selection,
   track,
   waitGone,
@@ -378,7 +379,4 @@ const main = async () => {
   await assertAllGone()
 }
 
-main().then(() => process.exit(0), (error) => {
-  console.error(error)
-  process.exit(1)
-})
+runMain(main, { exit: true })

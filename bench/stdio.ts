@@ -56,9 +56,10 @@ import {
   measurePromise,
   NODE,
   noteProtocol,
-  OURS_DIST,
   option,
+  OURS_DIST,
   positiveInt,
+  runMain,
   runRounds,
   type Sample,
   selection,
@@ -176,13 +177,5 @@ const main = async (): Promise<void> => {
   console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }
 
-main().then(
-  () => {
-    process.exitCode = 0
-  },
-  (error: unknown) => {
-    console.error(error)
-    process.exit(1)
-  }
-)
+runMain(main)
 
