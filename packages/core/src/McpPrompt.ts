@@ -44,6 +44,8 @@ export interface McpPrompt<out R = never> {
     context: McpServer.RequestContext
   ) => Effect.Effect<McpSchema.GetPromptResult, McpError.McpError, R>
   readonly complete: Readonly<Record<string, McpResource.Complete<R>>>
+  /** 2026-07-28: hold a `prompts/get` instead of replaying it when it asks the client (see `McpTool.Info.hold`). */
+  readonly hold?: boolean | undefined
 }
 
 type StringFields = { readonly [key: string]: Schema.Codec<any, string, any, never> | Schema.optionalKey<Schema.Codec<any, string, any, never>> }

@@ -62,6 +62,8 @@ export interface McpResource<out R = never> {
   /** Cache hints of this definition's list entry (and, for resources, reads) in 2026-07-28 answers; default: the server's. */
   readonly cache?: Partial<McpSchema.CacheHints> | undefined
   readonly read: (context: McpServer.RequestContext) => Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError, R>
+  /** 2026-07-28: hold a read instead of replaying it when it asks the client (see `McpTool.Info.hold`). */
+  readonly hold?: boolean | undefined
 }
 
 /**
@@ -87,6 +89,8 @@ export interface McpResourceTemplate<out R = never> {
   /** Concrete resources of this template, for `resources/list`. */
   readonly list: ((context: McpServer.RequestContext) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, McpError.McpError, R>) | undefined
   readonly complete: Readonly<Record<string, Complete<R>>>
+  /** 2026-07-28: hold a read instead of replaying it when it asks the client (see `McpTool.Info.hold`). */
+  readonly hold?: boolean | undefined
 }
 
 /**

@@ -126,6 +126,13 @@ export interface NotificationContext {
   readonly completeUrlElicitation: (elicitationId: string) => Effect.Effect<void, McpError.McpError>
   /** `roots/list`. */
   readonly listRoots: (options?: RequestOptions) => Effect.Effect<ReadonlyArray<McpSchema.Root>, McpError.McpError>
+  /**
+   * Asks the client for input with a request of its own (`elicitation/create`
+   * in either mode, `sampling/createMessage`, `roots/list`), params and
+   * result as they are on the wire: a request in a legacy session, an
+   * input-required round in a modern request.
+   */
+  readonly input: McpServerSession.RequestContext["input"]
   /** Any notification to this session. */
   readonly notify: <M extends McpMethod.Notification>(
     method: M,
@@ -268,6 +275,16 @@ export interface Options {
     readonly maxBytes?: number | undefined
   } | undefined
   /**
+   * Held calls (definitions with `hold`, 2026-07-28): at most `max` held at
+   * once (default 10,000; beyond, a new one is refused with `-32000`), each
+   * waiting at most `ttl` for its client's retry (default 10 minutes; then
+   * its handler is interrupted and a late retry gets `-32602`).
+   */
+  readonly hold?: {
+    readonly max?: number | undefined
+    readonly ttl?: Duration.Input | undefined
+  } | undefined
+  /**
    * Calls of tools declared with `task` run as tasks: the handler's fiber
    * belongs to the server, the client polls (`tasks/get`) and may cancel.
    * Tasks are kept in the `McpTaskStore` in context, or in memory.
@@ -318,6 +335,8 @@ export interface Server {
   readonly supportedVersions: ReadonlyArray<string>
   /** The parameters of a registered tool mirrored into `Mcp-Param-*` HTTP headers (`x-mcp-header`). */
   readonly toolHeaders: (tool: string) => ReadonlyArray<HeaderParam>
+  /** The calls held now (see `McpTool.Info.hold`). */
+  readonly heldCalls: McpServerSession.HeldCalls
 }
 
 /**

@@ -16,9 +16,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import { principal } from "./internal/auth/principal.ts"
+import * as Held from "./internal/era/held.ts"
 import * as InputRequired from "./internal/era/inputRequired.ts"
 import { make as makeEngine } from "./internal/session/engine.ts"
 import * as RequestState from "./internal/era/requestState.ts"
@@ -70,6 +71,12 @@ export interface RequestContext extends McpSession.RequestContext {
     params: McpMethod.Params<M>,
     options?: McpSession.RequestOptions & { readonly inputKey?: string | undefined }
   ) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>
+  /**
+   * A modern request's log notifications: sent on its behalf when `level`
+   * passes its `_meta` level (none: nothing is sent). `undefined` in a
+   * legacy session, whose level is the server's to keep.
+   */
+  readonly log?: ((params: McpSchema.LoggingMessageNotificationParams) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -114,6 +121,48 @@ export const makeSealingKey = (
 export interface Handler {
   readonly method: McpMethod.Request
   readonly handle: (params: any, context: RequestContext) => Effect.Effect<unknown, McpError.McpError>
+  /**
+   * Whether a modern request with these params is held rather than replayed
+   * (see {@link HeldCalls}): its handler runs once, while the client answers
+   * its input-required rounds.
+   */
+  readonly hold?: ((params: any) => boolean) | undefined
+}
+
+/**
+ * The calls a server holds (2026-07-28): a request whose handler must not
+ * run twice (it asks after a side effect) runs once, in a fiber of the
+ * server's, while its client answers input-required rounds; each round's
+ * sealed `requestState` names the held call, and the retry resumes it.
+ * A held call waits at most `ttl` for its retry (default 10 minutes, on
+ * `Clock`; then its handler is interrupted and a late retry gets `-32602`);
+ * a server holds at most `max` (default 10,000; beyond, `-32000`).
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface HeldCalls {
+  readonly settings: { readonly max: number; readonly ttlMillis: number }
+  /** How many calls are held now. */
+  readonly size: Effect.Effect<number>
+}
+
+/**
+ * Makes the {@link HeldCalls} of a server; their fibers end with the scope
+ * in context, if there is one.
+ *
+ * @category constructors
+ * @since 0.3.0
+ */
+export const makeHeldCalls = (
+  options?: { readonly max?: number | undefined; readonly ttl?: Duration.Input | undefined }
+): Effect.Effect<HeldCalls> => Effect.map(Held.make(Held.settingsOf(options)), toHeldCalls)
+
+const heldOf = new WeakMap<HeldCalls, Held.HeldCalls>()
+const toHeldCalls = (calls: Held.HeldCalls): HeldCalls => {
+  const public_: HeldCalls = { settings: calls.settings, size: Effect.sync(() => calls.calls.size) }
+  heldOf.set(public_, calls)
+  return public_
 }
 
 /**
@@ -149,6 +198,8 @@ export interface Options {
   readonly sealingKey?: SealingKey | undefined
   /** How long an input-required result's state may be retried. Default: 10 minutes. */
   readonly requestStateTtl?: Duration.Input | undefined
+  /** Where the requests of handlers with `hold` are held; default: a set of this session's. */
+  readonly heldCalls?: HeldCalls | undefined
 }
 
 /**
@@ -194,6 +245,7 @@ interface Live {
   readonly stateTtl: number
   readonly state: Ref.Ref<State>
   readonly server: ServerSession
+  readonly held: Effect.Effect<Held.HeldCalls>
   // built once per state, not per request
   capabilityCheckOf: State | undefined
   capabilityCheck: RequestContext["checkClientCapability"]
@@ -268,34 +320,56 @@ const legacy = (live: Live, handler: Handler, params: unknown, context: McpSessi
   })
 }
 
+const LOG_ORDER: ReadonlyArray<McpSchema.LoggingLevel> = McpSchema.LoggingLevel.literals
+
 const stateless = (live: Live, handler: Handler, params: unknown, context: McpSession.RequestContext) => {
   const client = Stateless.clientOf(context.meta)
   const clientParams = { protocolVersion: client.protocolVersion, capabilities: client.capabilities, clientInfo: client.clientInfo }
   const checkClientCapability = (...path: ReadonlyArray<string>) =>
     McpMethod.hasCapability(client.capabilities, McpMethod.clientCapability(...path))
-  const contextWith = (input: RequestContext["input"]): RequestContext => ({
+  const threshold = client.logLevel === undefined ? Infinity : LOG_ORDER.indexOf(client.logLevel)
+  const log = (params: McpSchema.LoggingMessageNotificationParams) =>
+    LOG_ORDER.indexOf(params.level) >= threshold ? Effect.ignore(live.server.notify(McpSchema.LoggingMessage, params)) : Effect.void
+  const contextWith = (
+    input: RequestContext["input"],
+    outbox?: Pick<RequestContext, "reportProgress" | "log">
+  ): RequestContext => ({
     ...context,
+    ...outbox,
     session: live.server,
     era: "modern",
     clientParams,
     protocolVersion: client.protocolVersion,
     checkClientCapability,
     logLevel: client.logLevel,
-    input
+    input,
+    ...(outbox === undefined ? { log } : {})
   })
   const method = handler.method.name
-  const handled = InputRequired.SUPPORTED.has(method)
-    ? InputRequired.run(method, params, {
-      key: live.sealingKey,
-      ttlMillis: live.stateTtl,
-      principal: principal(context.auth),
-      capabilities: client.capabilities
-    }, (ask) =>
+  const options = {
+    key: live.sealingKey,
+    ttlMillis: live.stateTtl,
+    principal: principal(context.auth),
+    capabilities: client.capabilities
+  }
+  const handled = !InputRequired.SUPPORTED.has(method)
+    ? handler.handle(params, contextWith(InputRequired.unsupportedAsk(method) as RequestContext["input"]))
+    : handler.hold?.(params) === true
+    ? Effect.flatMap(live.held, (calls) =>
+      Held.run(calls, method, params, { ...options, outbox: { reportProgress: context.reportProgress, log } }, (channel) =>
+        handler.handle(
+          params,
+          contextWith(((method, params, options) => channel.ask(method, params, options?.inputKey)) as RequestContext["input"], {
+            // what the held handler sends goes to the request attached at the time
+            reportProgress: (progress) => channel.send((outbox) => outbox.reportProgress(progress)),
+            log: (params) => channel.send((outbox) => outbox.log(params))
+          })
+        )))
+    : InputRequired.run(method, params, options, (ask) =>
       handler.handle(
         params,
         contextWith(((method, params, options) => ask(method, params, options?.inputKey)) as RequestContext["input"])
       ))
-    : handler.handle(params, contextWith(InputRequired.unsupportedAsk(method) as RequestContext["input"]))
   return Effect.map(handled, (result) => Stateless.completeResult(result, live.options.serverInfo))
 }
 
@@ -370,6 +444,14 @@ export const make = Effect.fnUntraced(function*(
   const state = yield* Ref.make<State>({ _tag: "NotInitialized" })
   const clientCapabilities = () => clientOf(Ref.getUnsafe(state))?.capabilities
   const transport = yield* McpTransport
+  // the session's own held calls, made when a handler first holds one, unless the server shares its own
+  const scope = yield* Effect.scope
+  let heldCalls = options.heldCalls === undefined ? undefined : heldOf.get(options.heldCalls)
+  const held = Effect.suspend(() =>
+    heldCalls !== undefined
+      ? Effect.succeed(heldCalls)
+      : Effect.map(Scope.provide(Held.make(), scope), (made) => heldCalls ??= made)
+  )
 
   let server: ServerSession | undefined
   yield* makeEngine(transport, {
@@ -405,6 +487,7 @@ export const make = Effect.fnUntraced(function*(
       stateTtl,
       state,
       server,
+      held,
       capabilityCheckOf: undefined,
       capabilityCheck: declaresNothing
     })

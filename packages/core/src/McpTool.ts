@@ -52,6 +52,8 @@ export interface McpTool<out R = never> {
    * `undefined`: the server's default (`McpServer.Options.tasks.after`).
    */
   readonly taskAfter: Duration.Duration | undefined
+  /** 2026-07-28: hold a call instead of replaying it (see {@link Info.hold}). */
+  readonly hold?: boolean | undefined
   /** Runs a call; failures are `isError` results, but for protocol errors `-32042` (URL elicitation required), `-32021` (missing client capability) and `-32602` (bad params, e.g. an input answer). */
   readonly call: (
     args: unknown,
@@ -115,6 +117,16 @@ export interface Info {
   /** Cache hints of this definition's list entry (and, for resources, reads) in 2026-07-28 answers; default: the server's. */
   readonly cache?: Partial<McpSchema.CacheHints> | undefined
   readonly _meta?: Readonly<Record<string, unknown>> | undefined
+  /**
+   * 2026-07-28: run the handler once per call, even when it asks the client
+   * (`elicit`, `createMessage`, `listRoots`). By default a modern call's
+   * handler is replayed from the start with each round's answers, so what it
+   * does before an ask may run once per round; a held call's handler waits
+   * for the answers instead, in a fiber of the server's, and the client's
+   * retry resumes it (`McpServer.Options.hold` bounds how many and how long).
+   * For a handler that asks after a side effect it must not repeat.
+   */
+  readonly hold?: boolean | undefined
 }
 
 // -----------------------------------------------------------------------------
@@ -347,9 +359,10 @@ const listing = (
   return tool as McpSchema.Tool
 }
 
-const taskOptions = (info: Info): Pick<McpTool, "task" | "taskAfter"> => ({
+const taskOptions = (info: Info): Pick<McpTool, "task" | "taskAfter" | "hold"> => ({
   task: info.task ?? info.execution?.taskSupport ?? "forbidden",
-  taskAfter: info.taskAfter === undefined ? undefined : Duration.fromInputUnsafe(info.taskAfter)
+  taskAfter: info.taskAfter === undefined ? undefined : Duration.fromInputUnsafe(info.taskAfter),
+  ...(info.hold === true ? { hold: true } : {})
 })
 
 // errors about the request rather than the tool's work stay JSON-RPC errors

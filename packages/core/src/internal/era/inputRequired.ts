@@ -49,7 +49,21 @@ export const KEY_PREFIX: Readonly<Record<string, string>> = {
   "roots/list": "roots"
 }
 
-const invalid = (message: string) => McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Invalid params: ${message}`)
+/** `-32602` with `message`. @internal */
+export const invalid = (message: string) => McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Invalid params: ${message}`)
+
+/** How many times each base key was asked: the second ask of one gets `-1`, and so on. @internal */
+export interface Keys {
+  readonly occurrences: Map<string, number>
+}
+
+/** The key of the next ask of `method` with `params`: the one `chosen`, or one derived from them. @internal */
+export const nextKey = (keys: Keys, method: string, params: unknown, chosen: string | undefined): string => {
+  const base = chosen ?? `${KEY_PREFIX[method] ?? "input"}-${RequestState.fnv1a(RequestState.canonical(params))}`
+  const seen = keys.occurrences.get(base) ?? 0
+  keys.occurrences.set(base, seen + 1)
+  return seen === 0 ? base : `${base}-${seen}`
+}
 
 /** `ask` for a request that cannot answer with an `InputRequiredResult`. @internal */
 export const unsupportedAsk = (request: string): Ask => (method) =>
@@ -89,6 +103,9 @@ export const run = <A>(
         const why = refusal !== undefined && refusal._tag === "Fail" ? refusal.error : "malformed"
         return yield* invalid(`requestState was refused (${why}); send the request again without it`)
       }
+      if (opened.value.held !== undefined) {
+        return yield* invalid("requestState names a held call, and this request is not held; send the request again without it")
+      }
       answers = { ...opened.value.answers }
     }
     if (raw.inputResponses !== undefined) {
@@ -102,15 +119,15 @@ export const run = <A>(
   })
 }
 
-interface InputRequest {
+/** An input request of an input-required result. @internal */
+export interface InputRequest {
   readonly method: string
   readonly params?: Record<string, unknown>
 }
 
 // What one round gathers, made at its first ask: most rounds ask nothing.
-interface Gathered {
+interface Gathered extends Keys {
   readonly pending: Map<string, InputRequest>
-  readonly occurrences: Map<string, number>
   /** The answers this round used: what the next round's state carries. */
   readonly used: Record<string, unknown>
 }
@@ -132,10 +149,7 @@ const round = <A>(
   const ask: Ask = (inputMethod, inputParams, chosen) =>
     Effect.suspend(() => {
       const state: Gathered = gathered ??= { pending: new Map(), occurrences: new Map(), used: {} as Record<string, unknown> }
-      const base = chosen ?? `${KEY_PREFIX[inputMethod.name] ?? "input"}-${RequestState.fnv1a(RequestState.canonical(inputParams))}`
-      const seen = state.occurrences.get(base) ?? 0
-      state.occurrences.set(base, seen + 1)
-      const key = seen === 0 ? base : `${base}-${seen}`
+      const key = nextKey(state, inputMethod.name, inputParams, chosen)
       if (key in answers) {
         state.used[key] = answers[key]
         const result = inputMethod.validateResult(answers[key])
@@ -178,8 +192,8 @@ const round = <A>(
   })
 }
 
-// waits until `size()` has not grown for QUIET_TURNS scheduler turns
-const quiet = (size: () => number): Effect.Effect<void> =>
+/** Waits until `size()` has not grown for a few scheduler turns. @internal */
+export const quiet = (size: () => number): Effect.Effect<void> =>
   Effect.suspend(() => {
     let last = size()
     let still = 0
@@ -197,5 +211,6 @@ const quiet = (size: () => number): Effect.Effect<void> =>
     return Effect.andThen(Effect.yieldNow, loop)
   })
 
-const describe = (exit: Exit.Exit<unknown, string>): string =>
+/** What an invalid result's check said. @internal */
+export const describe = (exit: Exit.Exit<unknown, string>): string =>
   Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail" ? (exit.cause.reasons[0] as { error: string }).error : "invalid"

@@ -22,6 +22,8 @@ export interface Payload {
   readonly expires: number
   /** The input answers gathered in earlier rounds, by input key. */
   readonly answers: Readonly<Record<string, unknown>>
+  /** The held call the request resumes (see `held.ts`), if it is held. */
+  readonly held?: string | undefined
 }
 
 /** A WebCrypto HMAC key. @internal */
@@ -105,7 +107,8 @@ const isPayload = (value: unknown): value is Payload => {
   if (typeof value !== "object" || value === null) return false
   const payload = value as Record<string, unknown>
   return typeof payload.request === "string" && typeof payload.expires === "number" &&
-    typeof payload.answers === "object" && payload.answers !== null
+    typeof payload.answers === "object" && payload.answers !== null &&
+    (payload.held === undefined || typeof payload.held === "string")
 }
 
 /**

@@ -53,20 +53,21 @@ export interface LiveSession {
 export interface Channel {
   readonly era: McpServerSession.Era
   readonly input: McpServerSession.RequestContext["input"]
-  readonly logs: (level: McpSchema.LoggingLevel) => boolean
+  readonly log: (params: McpSchema.LoggingMessageNotificationParams) => Effect.Effect<void>
 }
 
 const sessionChannel = (live: LiveSession, session: McpServerSession.ServerSession): Channel => ({
   era: "legacy",
   input: (method, params, options) => session.request(method, params, options),
-  logs: (level) => Logging.passes(level, live.logLevel)
+  log: (params) =>
+    Logging.passes(params.level, live.logLevel) ? Effect.ignore(session.notify(McpSchema.LoggingMessage, params)) : Effect.void
 })
 
-/** The channel of a modern request: no log level in its `_meta`, no logs. @internal */
+/** The channel of a modern request: logs at its `_meta` level (none: no logs). @internal */
 export const requestChannel = (context: McpServerSession.RequestContext): Channel => ({
   era: "modern",
   input: context.input,
-  logs: (level) => context.logLevel !== undefined && Logging.passes(level, context.logLevel)
+  log: context.log ?? (() => Effect.void)
 })
 
 /** The parts of a context shared by requests and notifications. @internal */
@@ -91,12 +92,8 @@ export const sessionContext = (
     }
     return true
   },
-  log: (level, data, logger) =>
-    channel.logs(level)
-      ? session.notify(McpSchema.LoggingMessage, logger === undefined ? { level, data } : { level, data, logger }).pipe(
-        Effect.ignore
-      )
-      : Effect.void,
+  log: (level, data, logger) => channel.log(logger === undefined ? { level, data } : { level, data, logger }),
+  input: channel.input,
   createMessage: (params, options) => channel.input(McpSchema.CreateMessage, params, options),
   elicit: <S extends Schema.Top>(options: McpServer.ElicitOptions<S>) => {
     const requested = toRequestedSchema(options.schema, { defaults: options.defaults })
@@ -144,9 +141,6 @@ const formatCause = (cause: import("effect/Cause").Cause<Schema.SchemaError>): s
   return reason !== undefined && reason._tag === "Fail" ? formatter(reason.error.issue) : "invalid content"
 }
 
-// a request without a progress token reports nothing
-const noProgress = () => Effect.void
-
 /** The full context of one request. @internal */
 export const requestContext = (
   live: LiveSession,
@@ -159,7 +153,8 @@ export const requestContext = (
   meta: context.meta,
   progressToken: context.progressToken,
   auth: context.auth,
-  reportProgress: context.progressToken === undefined ? noProgress : (progress) => Effect.ignore(context.reportProgress(progress)),
+  // (a request without a progress token reports nothing; a held one reports to the request attached at the time)
+  reportProgress: (progress) => Effect.ignore(context.reportProgress(progress)),
   ...(context.era === "legacy"
     ? live.shared ??= sessionContext(live, session, context.clientParams, context.protocolVersion)
     : sessionContext(live, session, context.clientParams, context.protocolVersion, requestChannel(context)))

@@ -76,6 +76,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     const listeners = Subscriptions.make()
     const tasks = yield* Tasks.make(options.tasks)
     const sealingKey = yield* McpServerSession.makeSealingKey(options.requestState?.secret, options.requestState?.maxBytes)
+    const heldCalls = yield* McpServerSession.makeHeldCalls(options.hold)
     const supportedVersions = options.protocolVersions ??
       [...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS]
     const defaults: McpSchema.CacheHints = {
@@ -162,9 +163,12 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           context: McpServer.RequestContext,
           live: LiveSession,
           raw: McpServerSession.RequestContext
-        ) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>
-      ) =>
-        McpServerSession.handler(method, (params, sessionContext) => {
+        ) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>,
+        hold?: (params: McpMethod.Params<M>) => boolean
+      ): McpServerSession.Handler => ({
+        method,
+        hold,
+        handle: (params: McpMethod.Params<M>, sessionContext: McpServerSession.RequestContext) => {
           const live = lives.get(sessionContext.session)!
           const context = requestContext(live, sessionContext, live.session!)
           const run = middleware.length === 0 ? handle(params, context, live, sessionContext) : middleware.reduceRight<
@@ -178,7 +182,19 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             McpMethod.Result<M>,
             McpError.McpError
           >
-        })
+        }
+      })
+
+      // a read is held when the resource it reads, or the template that matches it, holds
+      const readHolds = (params: McpSchema.ReadResourceRequestParams) => {
+        const current = Ref.getUnsafe(registry)
+        const resource = current.resources.get(params.uri)
+        if (resource !== undefined) return resource.enabled && resource.definition.hold === true
+        for (const template of enabled(current.resourceTemplates)) {
+          if (Option.isSome(template.match(params.uri))) return template.hold === true
+        }
+        return false
+      }
 
       const list = <D extends Cached>(kind: Kind, cursor: string | undefined, order?: (a: D, b: D) => number) =>
         Effect.flatMap(Ref.get(registry), (current) => {
@@ -216,7 +232,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           return tool.task === "forbidden" && (context.era === "modern" || params.task === undefined)
             ? tool.call(params.arguments, context)
             : TaskCall.call(tasks, tool, params, context, raw, live) as Effect.Effect<McpSchema.CallToolResult, McpError.McpError>
-        }),
+        }, (params) => Ref.getUnsafe(registry).tools.get(params.name)?.definition.hold === true),
         handler(McpSchema.GetTask, TaskHandlers.get(tasks) as never),
         handler(McpSchema.CancelTask, TaskHandlers.cancel(tasks) as never),
         handler(McpSchema.UpdateTask, TaskHandlers.update(tasks) as never),
@@ -265,7 +281,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
                 ? McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Resource not found: ${params.uri}`, { uri: params.uri })
                 : notFound
             )
-          })),
+          }), readHolds),
         handler(McpSchema.Subscribe, (params, _, live) =>
           Effect.sync(() => {
             if (live.subscriptions === undefined) live.subscriptions = new Set()
@@ -287,7 +303,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
               return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`))
             }
             return entry.definition.get(params.arguments ?? {}, context)
-          })),
+          }), (params) => Ref.getUnsafe(registry).prompts.get(params.name)?.definition.hold === true),
         handler(McpSchema.Complete, (params, context) =>
           Effect.flatMap(Ref.get(registry), (current): Effect.Effect<McpSchema.CompleteResult, McpError.McpError> => {
             const ref = params.ref
@@ -401,7 +417,8 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           defaultTimeout: options.defaultTimeout,
           keepAlive: options.keepAlive,
           sealingKey,
-          requestStateTtl: options.requestState?.ttl
+          requestStateTtl: options.requestState?.ttl,
+          heldCalls
         })
         live.session = session
         lives.set(session, live)
@@ -454,6 +471,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       serveRequests: serve(false),
       sessionCount: Effect.sync(() => sessions.size),
       supportedVersions,
+      heldCalls,
       toolHeaders: (name) => {
         const entry = Ref.getUnsafe(registry).tools.get(name)
         return entry === undefined ? [] : headersOf(entry.definition)

@@ -115,7 +115,12 @@ const run = (
             return Effect.ensuring(asRequest.input(method, inputParams, options), Effect.sync(() => asking--))
           })) as Channel["input"],
       // 2026-07-28 tasks send no logs (nowhere to send them); 2025-11-25 ones go to the session
-      logs: (level) => detached ? !modern && Logging.passes(level, live.logLevel) : asRequest.logs(level)
+      log: (params) =>
+        !detached
+          ? asRequest.log(params)
+          : !modern && Logging.passes(params.level, live.logLevel)
+          ? Effect.ignore(context.session.notify(McpSchema.LoggingMessage, params))
+          : Effect.void
     }
     const client = { protocolVersion: context.protocolVersion, capabilities: context.clientCapabilities, clientInfo: context.clientInfo }
     const taskContext: McpServer.RequestContext = {
