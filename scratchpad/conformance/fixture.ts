@@ -186,9 +186,10 @@ const enumsSchema: McpSchema.ElicitRequestFormParams["requestedSchema"] = {
 export const elicitationEnums = McpTool.make("test_elicitation_sep1330_enums", {
   description: "Elicitation with the five enum forms (SEP-1330)",
   input: NoInput,
+  // the schema as written (raw JSON Schema): asked with `input`, in either era
   handler: (_, context) =>
     Effect.map(
-      context.session.request(McpSchema.Elicit, {
+      context.input(McpSchema.Elicit, {
         mode: "form",
         message: "Please pick from the enum fields",
         requestedSchema: enumsSchema

@@ -10,6 +10,8 @@
 //   --only server-next  the alpha.12 `--requirements` runs (2.) alone, both revisions;
 //                       --only server@2026-07-28 / server@2025-11-25 runs one of them
 //   --only server-tasks the alpha.12 tasks-* scenarios (2b.) alone
+//   --only gateway      the server runs (1., 2., 2b.) against the gateway (5.), the three ways;
+//                       --only gateway@modern / gateway@legacy / gateway@auto one of them
 //   --only client       the client scenarios (3.) alone
 //   --only client-next  the alpha.12 client `--requirements 2026-07-28` scenarios (4.) alone
 //   (none: everything, in that order; any other value counts one failure)
@@ -42,6 +44,10 @@
 //    its 30 s to start on a busy machine fails its checks). Scored and unscored scenarios as
 //    in 2.; scored as `--requirements` scores them: by their checks alone (a WARNING does not
 //    fail, nor does the client's exit code or timeout; a runner we had to kill does).
+// 5. gateway@ERA, for ERA modern, legacy and auto: the server runs 1., 2. and 2b. again, each
+//    against a fresh scratchpad/conformance/gateway.ts (McpGateway over Streamable HTTP on
+//    127.0.0.1, in front of server.ts --stdio, whose era the gateway's group pins, or probes
+//    with auto); the rows are those of 1., 2. and 2b., their mode prefixed `gateway@ERA `.
 //
 // Everything binds 127.0.0.1: our server by its own option, the runner's mock servers through
 // loopback.cjs (preloaded into the runner). Needs Node >= 22 (the runner does); `npm run` uses
@@ -112,14 +118,22 @@ const EXPECTED_EMPTY = new Set(["tasks-status-notifications"])
 /** Whether server@tasks counts in the totals: on unless CONFORMANCE_SCORE_TASKS=0. */
 const SCORE_TASKS = process.env.CONFORMANCE_SCORE_TASKS !== "0"
 const TASK_SCENARIO_TIMEOUT_MS = 120_000
+/** The eras of the server behind the gateway (5.): pinned, or probed. */
+const GATEWAY_ERAS = ["modern", "legacy", "auto"]
 const ONLY_VALUES = [
   "server",
   "server-next",
   ...REQUIREMENTS.map((revision) => `server@${revision}`),
   "server-tasks",
+  "gateway",
+  ...GATEWAY_ERAS.map((era) => `gateway@${era}`),
   "client",
   "client-next"
 ]
+
+/** What a server run starts: our server, or the gateway in front of it (5.). */
+const DIRECT = { label: "", dir: "", script: "server.ts", args: [] }
+const gatewayTarget = (era) => ({ label: `gateway@${era} `, dir: `gateway-${era}`, script: "gateway.ts", args: ["--era", era] })
 
 // ---------------------------------------------------------------------------
 // arguments
@@ -187,12 +201,12 @@ const killGroup = (child, signal) => {
 const runner = (args, timeoutMs, logFile, cli = conformance) =>
   runBounded(["--require", loopback, cli, ...args], timeoutMs, logFile)
 
-/** Starts our HTTP server on an ephemeral port; resolves with its URL and process. */
-const startServer = () =>
+/** Starts our HTTP server (or the gateway) on an ephemeral port; resolves with its URL and process. */
+const startServer = (target) =>
   new Promise((resolve, reject) => {
     const child = spawn(
       node,
-      ["--conditions=development", join(here, "server.ts"), "--port", "0", "--host", "127.0.0.1"],
+      ["--conditions=development", join(here, target.script), "--port", "0", "--host", "127.0.0.1", ...target.args],
       { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true }
     )
     let seen = ""
@@ -295,11 +309,11 @@ const serverScenarioNames = () => {
 }
 
 /** Runs `use(url)` against a server of ours started for it (stopped after), or --server-url. */
-const withServer = async (mode, use) => {
-  if (serverUrl !== undefined) return use(serverUrl)
+const withServer = async (mode, use, target = DIRECT) => {
+  if (serverUrl !== undefined && target === DIRECT) return use(serverUrl)
   let server
   try {
-    server = await startServer()
+    server = await startServer(target)
   } catch (error) {
     log(String(error.message ?? error))
     return problem(mode, "(server start)", "our server did not start")
@@ -311,20 +325,21 @@ const withServer = async (mode, use) => {
   }
 }
 
-const serverSuite = async () => {
-  log("=== conformance: server, --suite all ===")
-  const dir = join(out, "server")
-  await withServer("server", async (url) => {
+const serverSuite = async (target = DIRECT) => {
+  const mode = `${target.label}server`
+  log(`=== conformance: ${mode}, --suite all ===`)
+  const dir = join(out, target.dir, "server")
+  await withServer(mode, async (url) => {
     const result = await runner(["server", "--url", url, "--suite", "all", "-o", dir], SERVER_SUITE_TIMEOUT_MS)
     const found = readScenarios(dir, /^server-/)
-    const rows = found.map(({ name, checks }) => tallyScenario("server", name, checks))
+    const rows = found.map(({ name, checks }) => tallyScenario(mode, name, checks))
     for (const row of rows) add(row)
     for (const name of serverScenarioNames()) {
-      if (!found.some((scenario) => scenario.name === name)) problem("server", name, "no results (scenario did not run)")
+      if (!found.some((scenario) => scenario.name === name)) problem(mode, name, "no results (scenario did not run)")
     }
     const failure = runnerProblem(result)
-    if (failure !== undefined && !rows.some((row) => row.failed > 0)) problem("server", "(runner)", failure)
-  })
+    if (failure !== undefined && !rows.some((row) => row.failed > 0)) problem(mode, "(runner)", failure)
+  }, target)
 }
 
 // ---------------------------------------------------------------------------
@@ -362,15 +377,15 @@ const nextScenarioNames = (side, revision) => {
   return { scored, unscored }
 }
 
-const nextServerRun = async (revision) => {
-  const mode = `server@${revision}`
+const nextServerRun = async (revision, target = DIRECT) => {
+  const mode = `${target.label}server@${revision}`
   log(`=== conformance: ${mode} (0.2.0-alpha.12, server --requirements ${revision}) ===`)
   if (!existsSync(conformanceNext)) return problem(mode, "(runner)", `${conformanceNext} is missing (npm ci)`)
   const { scored, unscored } = nextScenarioNames("server", revision)
   if (scored.length === 0) {
     return problem(mode, "(list)", `\`list --server --requirements ${revision}\` listed no server scenario`)
   }
-  const dir = join(out, `server-${revision}`)
+  const dir = join(out, target.dir, `server-${revision}`)
   await withServer(mode, async (url) => {
     const result = await runner(
       ["server", "--url", url, "--requirements", revision, "-o", dir],
@@ -397,20 +412,20 @@ const nextServerRun = async (revision) => {
     }
     const failure = runnerProblem(result)
     if (failure !== undefined && !rows.some((row) => row.failed > 0)) problem(mode, "(runner)", failure)
-  })
+  }, target)
 }
 
 // ---------------------------------------------------------------------------
 // server, alpha.12 tasks-* scenarios by name
 // ---------------------------------------------------------------------------
 
-const tasksRun = async () => {
-  const mode = "server@tasks"
+const tasksRun = async (target = DIRECT) => {
+  const mode = `${target.label}server@tasks`
   const scoring = SCORE_TASKS ? "scored" : "not scored: CONFORMANCE_SCORE_TASKS=0"
   log(`=== conformance: ${mode} (0.2.0-alpha.12, server --scenario NAME, ${TASK_SCENARIOS.length} scenarios, ${scoring}) ===`)
   const count = (row) => SCORE_TASKS ? add(row) : report(row, "CONFORMANCE_SCORE_TASKS=0")
   if (!existsSync(conformanceNext)) return count(failureRow(mode, "(runner)", `${conformanceNext} is missing (npm ci)`))
-  const dir = join(out, "server-tasks")
+  const dir = join(out, target.dir, "server-tasks")
   await withServer(mode, async (url) => {
     for (const name of TASK_SCENARIOS) {
       log(`--- ${mode}: ${name} ---`)
@@ -435,7 +450,7 @@ const tasksRun = async () => {
       }
       for (const row of rows) count(row)
     }
-  })
+  }, target)
 }
 
 const failureRow = (mode, scenario, note) => ({ mode, scenario, passed: 0, failed: 1, warnings: 0, empty: true, notes: [note] })
@@ -554,6 +569,13 @@ for (const revision of REQUIREMENTS) {
   if (only === undefined || only === "server-next" || only === `server@${revision}`) await nextServerRun(revision)
 }
 if (only === undefined || only === "server-tasks") await tasksRun()
+for (const era of GATEWAY_ERAS) {
+  if (only !== undefined && only !== "gateway" && only !== `gateway@${era}`) continue
+  const target = gatewayTarget(era)
+  await serverSuite(target)
+  for (const revision of REQUIREMENTS) await nextServerRun(revision, target)
+  await tasksRun(target)
+}
 if (only === undefined || only === "client") await clientScenarios()
 if (only === undefined || only === "client-next") await nextClientRun(CLIENT_REQUIREMENTS)
 

@@ -177,6 +177,19 @@ export interface Options extends NotificationHandlers {
    * `client.setRoots`.
    */
   readonly roots?: ReadonlyArray<McpSchema.Root> | undefined
+  /**
+   * Answers `roots/list` in place of the roots given (and declares
+   * `roots: { listChanged: true }` as `roots` does): for a client that asks
+   * someone else (a gateway, its own client).
+   */
+  readonly listRoots?: ((context: McpSession.RequestContext) => Effect.Effect<ReadonlyArray<McpSchema.Root>, McpError.McpError>) | undefined
+  /**
+   * Sees every notification from the server as it is read, in order, before
+   * anything read after it (a reply included) is handled: for a bridge that
+   * must pass notifications on before the answer of the request they belong
+   * to. Called on the session's reading fiber: it must not block.
+   */
+  readonly observeNotification?: ((notification: { readonly method: string; readonly params?: unknown }) => void) | undefined
   /** Experimental capabilities, declared as given. */
   readonly experimental?: Record<string, McpSchema.JsonObject> | undefined
   /** Default `true` (every list). */

@@ -402,6 +402,20 @@ export interface Group {
    * through it are carried to new connections.
    */
   readonly client: (server: string) => Effect.Effect<McpClient.Client, McpError.McpError>
+  /**
+   * Opens a session of its own with a server of the group, in the current
+   * scope: a new connection (a new process, for a stdio server) made with the
+   * server's parameters, client options and settled era, with `options` laid
+   * over them. Its notifications and server→client requests are its own (its
+   * handlers answer them); it takes no part in the views, liveness or
+   * reconnection; closing the scope closes it. For requests that must be told
+   * apart from the group's (a gateway's calls that the server may ask
+   * questions of). An unknown server fails with a `NotFoundError`.
+   */
+  readonly openSession: (
+    server: string,
+    options?: ClientOptions
+  ) => Effect.Effect<McpClient.Client, McpError.McpError, Scope.Scope>
   /** Every notification of every server, from the moment the stream runs. */
   readonly notifications: Stream.Stream<ServerNotification>
   /** Subscribes now, in the current scope: every notification from now on. */

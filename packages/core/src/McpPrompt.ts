@@ -44,6 +44,11 @@ export interface McpPrompt<out R = never> {
     context: McpServer.RequestContext
   ) => Effect.Effect<McpSchema.GetPromptResult, McpError.McpError, R>
   readonly complete: Readonly<Record<string, McpResource.Complete<R>>>
+  /** Answers `completion/complete` for this prompt whole, in place of `complete` (a gateway's, passing the request on). */
+  readonly completion?: ((
+    params: McpSchema.CompleteRequestParams,
+    context: McpServer.RequestContext
+  ) => Effect.Effect<McpSchema.CompleteResult, McpError.McpError, R>) | undefined
   /** 2026-07-28: hold a `prompts/get` instead of replaying it when it asks the client (see `McpTool.Info.hold`). */
   readonly hold?: boolean | undefined
 }

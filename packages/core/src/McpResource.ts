@@ -89,6 +89,11 @@ export interface McpResourceTemplate<out R = never> {
   /** Concrete resources of this template, for `resources/list`. */
   readonly list: ((context: McpServer.RequestContext) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, McpError.McpError, R>) | undefined
   readonly complete: Readonly<Record<string, Complete<R>>>
+  /** Answers `completion/complete` for this template whole, in place of `complete` (a gateway's, passing the request on). */
+  readonly completion?: ((
+    params: McpSchema.CompleteRequestParams,
+    context: McpServer.RequestContext
+  ) => Effect.Effect<McpSchema.CompleteResult, McpError.McpError, R>) | undefined
   /** 2026-07-28: hold a read instead of replaying it when it asks the client (see `McpTool.Info.hold`). */
   readonly hold?: boolean | undefined
 }

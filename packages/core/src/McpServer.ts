@@ -101,6 +101,13 @@ export interface NotificationContext {
   readonly protocolVersion: string
   /** `true` when the client declared the capability, e.g. `checkClientCapability("sampling", "tools")`. */
   readonly checkClientCapability: (...path: ReadonlyArray<string>) => boolean
+  /**
+   * The level the client asked to be sent logs from: its session's
+   * `logging/setLevel`, or a modern request's `_meta` level; `undefined`
+   * when it asked for none (a legacy session is then sent every level, a
+   * modern request none).
+   */
+  readonly logLevel: McpSchema.LoggingLevel | undefined
   /** Sends `notifications/message` when `level` passes the threshold: the session's `logging/setLevel`, or a modern request's `_meta` level (none: nothing is sent). */
   readonly log: (level: McpSchema.LoggingLevel, data: unknown, logger?: string) => Effect.Effect<void>
   /** `sampling/createMessage`; fails with `UnsupportedError` (nothing sent) if the client lacks `sampling` (or `sampling.tools` when tools are given). */
@@ -254,6 +261,21 @@ export interface Options {
    */
   readonly capabilities?: McpSchema.ServerCapabilities | undefined
   readonly protocolVersions?: ReadonlyArray<string> | undefined
+  /**
+   * Whether a definition is shown to the request's client (in lists) and
+   * reachable by it (calls, reads, completions): a hidden one is unknown to
+   * it, as if it were not registered. For views per user: `context.auth` is
+   * the request's verified token (subject, client, scopes). Default: all.
+   */
+  readonly visible?: ((definition: Definition<any>, context: RequestContext) => boolean) | undefined
+  /**
+   * Told when a resource URI gains its first subscriber (a legacy
+   * `resources/subscribe`, or a `subscriptions/listen` stream naming it) and
+   * when it loses its last (`subscribed: false`): for servers whose resources
+   * change elsewhere (a gateway's upstreams). A failure to subscribe fails
+   * the `resources/subscribe` that asked (a listen stream logs it).
+   */
+  readonly onSubscriptions?: ((uri: string, subscribed: boolean) => Effect.Effect<void, McpError.McpError>) | undefined
   /** Called when a client says its roots changed. */
   readonly onRootsListChanged?: ((context: NotificationContext) => Effect.Effect<void>) | undefined
   readonly defaultTimeout?: Duration.Input | undefined
@@ -315,6 +337,14 @@ export interface Server {
   /** Adds (or replaces, by name, URI or URI template) a definition, enabled. */
   readonly register: <R>(definition: Definition<R>) => Effect.Effect<void, never, R>
   readonly unregister: (definition: Definition<any>) => Effect.Effect<void>
+  /**
+   * Registers and unregisters many definitions in one change: the sessions
+   * and listeners are told once per kind that changed.
+   */
+  readonly update: <R>(changes: {
+    readonly register?: ReadonlyArray<Definition<R>> | undefined
+    readonly unregister?: ReadonlyArray<Definition<any>> | undefined
+  }) => Effect.Effect<void, never, R>
   /** Shows a registered definition again. */
   readonly enable: (definition: Definition<any>) => Effect.Effect<void>
   /** Hides a registered definition from lists and calls without removing it. */

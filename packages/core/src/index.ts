@@ -25,6 +25,9 @@ export * as McpContent from "./McpContent.ts"
 /** @since 0.1.0 */
 export * as McpError from "./McpError.ts"
 
+/** @since 0.3.0 */
+export * as McpGateway from "./McpGateway.ts"
+
 /** @since 0.1.0 */
 export * as McpMethod from "./McpMethod.ts"
 

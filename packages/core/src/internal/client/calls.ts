@@ -117,6 +117,10 @@ export const make = (deps: Deps): Pick<Client, "callTool" | "callToolTask" | "ca
     )
   }
 
+  // a call interrupted while it waits for its task cancels the task
+  const waitFor = (handle: McpTask.Task) =>
+    Effect.onInterrupt(handle.result, () => Effect.forkDetach(Effect.ignore(handle.cancel), { startImmediately: true }))
+
   const callTool = (
     name: string,
     args?: Readonly<Record<string, unknown>>,
@@ -125,14 +129,14 @@ export const make = (deps: Deps): Pick<Client, "callTool" | "callToolTask" | "ca
     const check = checkCall(name)
     // one step per call: a task's result is checked as the result would have been
     const answered = Effect.flatMap(send(name, args, requestOptions), (result) =>
-      Task.isCreated(result) ? Effect.flatMap(task(result.taskId, requestOptions).result, check) : check(result))
+      Task.isCreated(result) ? Effect.flatMap(waitFor(task(result.taskId, requestOptions)), check) : check(result))
     if (session.era !== "legacy") return answered
     // 2025-11-25: a tool that must run as a task is refused (-32601) when called plainly
     return Effect.catchIf(answered, isMethodNotFound, (error) =>
       Effect.flatMap(lookupTool(name), (tool) =>
         tool?.execution?.taskSupport === "required"
           ? sendAsTask(name, args, requestOptions).pipe(
-            Effect.flatMap((taskId) => task(taskId, requestOptions).result),
+            Effect.flatMap((taskId) => waitFor(task(taskId, requestOptions))),
             Effect.flatMap(check)
           )
           : Effect.fail(error)))

@@ -127,7 +127,10 @@ export const make = Effect.fnUntraced(function*(
     initializeTimeout: options.initializeTimeout ?? options.requestTimeout,
     defaultTimeout: options.requestTimeout,
     keepAlive: options.keepAlive,
-    observeNotification: hub.observe,
+    observeNotification: options.observeNotification === undefined ? hub.observe : (message) => {
+      hub.observe(message)
+      options.observeNotification!(message)
+    },
     era: options.era,
     maxInputRounds: options.maxInputRounds
   })

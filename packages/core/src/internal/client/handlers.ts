@@ -20,7 +20,7 @@ export const capabilities = (options: McpClient.Options): McpSchema.ClientCapabi
     -readonly [K in keyof McpSchema.ClientCapabilities]: McpSchema.ClientCapabilities[K]
   } = {}
   if (options.experimental !== undefined) declared.experimental = options.experimental
-  if (options.roots !== undefined) declared.roots = { listChanged: true }
+  if (options.roots !== undefined || options.listRoots !== undefined) declared.roots = { listChanged: true }
   if (options.sampling !== undefined) {
     declared.sampling = {
       ...(options.sampling.context === true ? { context: {} } : {}),
@@ -99,6 +99,9 @@ export const handlers = (
   if (elicitationOptions !== undefined && (elicitationOptions.form !== undefined || elicitationOptions.url !== undefined)) {
     list.push(elicitation(elicitationOptions, validator))
   }
-  if (options.roots !== undefined) list.push(roots(currentRoots))
+  if (options.listRoots !== undefined) {
+    const listRoots = options.listRoots
+    list.push(McpSession.handler(McpSchema.ListRoots, (_, context) => Effect.map(listRoots(context), (roots) => ({ roots }))))
+  } else if (options.roots !== undefined) list.push(roots(currentRoots))
   return list
 }

@@ -8,6 +8,7 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -30,9 +31,38 @@ export interface Envelope {
   logLevel: McpSchema.LoggingLevel | undefined
 }
 
+/**
+ * A request made on behalf of another client (a gateway's, for the client
+ * in front of it): the capabilities and log level its `_meta` declares in
+ * place of this client's own, and who answers its input requests (the
+ * rounds of an input-required result, a task's questions) in place of this
+ * client's handlers.
+ *
+ * @internal
+ */
+export interface OnBehalf {
+  readonly capabilities: McpSchema.ClientCapabilities
+  readonly logLevel: McpSchema.LoggingLevel | undefined
+  readonly answer: (method: string, params: unknown, key: string) => Effect.Effect<unknown, McpError.McpError>
+}
+
+/** The client a modern request is made for, if not this one (see {@link OnBehalf}). @internal */
+export const CurrentOnBehalf = Context.Reference<OnBehalf | undefined>(
+  "@effect-mcp/core/McpClientSession/CurrentOnBehalf",
+  { defaultValue: () => undefined }
+)
+
 /** `params` with the envelope (and the current trace context) in `_meta`. @internal */
 export const withEnvelope = (params: unknown, envelope: Envelope | undefined): Effect.Effect<unknown> =>
-  Effect.map(TraceContext.current, (trace) => addEnvelope(params, envelope, trace))
+  Effect.withFiber((fiber) =>
+    Effect.map(TraceContext.current, (trace) => addEnvelope(params, onBehalfOf(envelope, fiber.getRef(CurrentOnBehalf)), trace))
+  )
+
+// the envelope with another client's capabilities and log level
+const onBehalfOf = (envelope: Envelope | undefined, onBehalf: OnBehalf | undefined): Envelope | undefined =>
+  envelope === undefined || onBehalf === undefined
+    ? envelope
+    : { version: envelope.version, clientInfo: envelope.clientInfo, capabilities: onBehalf.capabilities, logLevel: onBehalf.logLevel }
 
 /**
  * `f` of `params` with the envelope (and the current trace context) in
@@ -45,11 +75,12 @@ export const withEnvelopeThen = <A, E>(
   envelope: Envelope | undefined,
   f: (wire: unknown) => Effect.Effect<A, E>
 ): Effect.Effect<A, E> =>
-  Effect.withFiber((fiber) =>
-    fiber.getRef(Tracer.Tracer) === TraceContext.untraced
-      ? f(addEnvelope(params, envelope, undefined))
-      : Effect.flatMap(TraceContext.current, (trace) => f(addEnvelope(params, envelope, trace)))
-  )
+  Effect.withFiber((fiber) => {
+    const sent = onBehalfOf(envelope, fiber.getRef(CurrentOnBehalf))
+    return fiber.getRef(Tracer.Tracer) === TraceContext.untraced
+      ? f(addEnvelope(params, sent, undefined))
+      : Effect.flatMap(TraceContext.current, (trace) => f(addEnvelope(params, sent, trace)))
+  })
 
 // the envelope's `_meta` keys, built again only when its version or log level changes
 const envelopeMeta = new WeakMap<Envelope, { version: string; logLevel: unknown; meta: Record<string, unknown> }>()
@@ -191,8 +222,25 @@ const isInputRequired = (value: unknown): value is McpSchema.InputRequiredResult
 const invalidResult = (method: string, exit: Exit.Exit<unknown, string>) =>
   McpError.invalidResult(method, Exit.isFailure(exit) ? Option.getOrElse(Cause.findErrorOption(exit.cause), () => "invalid") : "invalid")
 
-/** Answers one input request with the client's handler for its method. @internal */
+/**
+ * Answers one input request with the client's handler for its method, or
+ * by the client the request is made for (see {@link OnBehalf}).
+ *
+ * @internal
+ */
 export const answer = (
+  rounds: Pick<Rounds, "session" | "handlers">,
+  key: string,
+  request: { readonly method: string; readonly params?: unknown }
+): Effect.Effect<readonly [string, unknown], McpError.McpError> =>
+  Effect.withFiber((fiber) => {
+    const onBehalf = fiber.getRef(CurrentOnBehalf)
+    return onBehalf === undefined
+      ? answerHere(rounds, key, request)
+      : Effect.map(onBehalf.answer(request.method, request.params ?? {}, key), (result) => [key, result] as const)
+  })
+
+const answerHere = (
   rounds: Pick<Rounds, "session" | "handlers">,
   key: string,
   request: { readonly method: string; readonly params?: unknown }

@@ -184,6 +184,11 @@ export const make = Effect.fnUntraced(function*(
       Stream.changesWith((a, b) => a === b)
     ),
     ...Routing.make(state),
+    openSession: (name, clientOptions) =>
+      Effect.suspend(() => {
+        const entry = state.entries.get(name)
+        return entry === undefined ? Effect.fail(McpError.notFound("server", name)) : Supervision.openSession(state, entry, clientOptions)
+      }),
     notifications: Stream.fromPubSub(state.notifications),
     subscribe: Effect.map(PubSub.subscribe(state.notifications), Stream.fromSubscription)
   }

@@ -39,6 +39,7 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpClient from "../../McpClient.ts"
 import * as McpError from "../../McpError.ts"
+import type { ClientOptions } from "../../McpGroup.ts"
 import { McpTransport } from "../../McpTransport.ts"
 import * as Secrets from "../config/secrets.ts"
 import * as ClientHooks from "../http/clientHooks.ts"
@@ -153,6 +154,35 @@ export const open = (state: State.State, entry: Entry.Entry): Effect.Effect<Entr
       return { connection: { client, scope, ended, dropped, check, heard }, lists, asked }
     }).pipe(
       Effect.onError(() => Scope.close(scope, Exit.void)),
+      Effect.mapError((error) => Secrets.maskError(error, Secrets.maskedOf(entry.params)))
+    )
+  })
+
+/**
+ * A session of its own with the server, in the current scope: a new
+ * connection made like the server's (its transport, its client options, the
+ * era its connection settled on), with `options` laid over them; its
+ * notifications are its own, not the group's. Not part of the views,
+ * liveness or reconnection.
+ *
+ * @internal
+ */
+export const openSession = (
+  state: State.State,
+  entry: Entry.Entry,
+  options: ClientOptions | undefined
+): Effect.Effect<McpClient.Client, McpError.McpError, Scope.Scope> =>
+  Effect.suspend(() => {
+    if (entry.closing) return Effect.fail(McpError.serverUnavailable(entry.name, "it was disconnected"))
+    const { onNotification: _, ...base } = Entry.clientOptionsOf(entry)
+    const clientOptions: McpClient.Options = {
+      ...base,
+      ...(entry.era === undefined ? {} : { era: entry.era }),
+      ...options,
+      clientInfo: options?.clientInfo ?? base.clientInfo
+    }
+    return Layer.build(McpClient.layer(clientOptions).pipe(Layer.provide([connectorTransport(state, entry), state.validator]))).pipe(
+      Effect.map(Context.get(McpClient.McpClient)),
       Effect.mapError((error) => Secrets.maskError(error, Secrets.maskedOf(entry.params)))
     )
   })

@@ -50,6 +50,17 @@ export const MetaKey = {
   baggage: "baggage"
 } as const
 
+/**
+ * The `_meta` key under which a server→client request of a legacy session
+ * names the input it asks for (the `inputKey` of `McpServer.RequestOptions`),
+ * so that a gateway turning it into a 2026-07-28 input-required round keeps
+ * the name. Not part of the protocol: other clients ignore it.
+ *
+ * @category constants
+ * @since 0.3.0
+ */
+export const INPUT_KEY_META_KEY = "effect-mcp/inputKey"
+
 // -----------------------------------------------------------------------------
 // Results and cache hints
 // -----------------------------------------------------------------------------

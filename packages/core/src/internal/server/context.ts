@@ -54,20 +54,32 @@ export interface Channel {
   readonly era: McpServerSession.Era
   readonly input: McpServerSession.RequestContext["input"]
   readonly log: (params: McpSchema.LoggingMessageNotificationParams) => Effect.Effect<void>
+  /** The level the client asked for, if any. */
+  readonly level: () => McpSchema.LoggingLevel | undefined
 }
 
 const sessionChannel = (live: LiveSession, session: McpServerSession.ServerSession): Channel => ({
   era: "legacy",
-  input: (method, params, options) => session.request(method, params, options),
+  // the input's key, when named, goes along (a gateway in front of this server keeps it)
+  input: (method, params, options) =>
+    session.request(
+      method,
+      options?.inputKey === undefined
+        ? params
+        : { ...params, _meta: { ...(params as { readonly _meta?: object })._meta, [McpSchema.INPUT_KEY_META_KEY]: options.inputKey } },
+      options
+    ),
   log: (params) =>
-    Logging.passes(params.level, live.logLevel) ? Effect.ignore(session.notify(McpSchema.LoggingMessage, params)) : Effect.void
+    Logging.passes(params.level, live.logLevel) ? Effect.ignore(session.notify(McpSchema.LoggingMessage, params)) : Effect.void,
+  level: () => live.logLevel
 })
 
 /** The channel of a modern request: logs at its `_meta` level (none: no logs). @internal */
 export const requestChannel = (context: McpServerSession.RequestContext): Channel => ({
   era: "modern",
   input: context.input,
-  log: context.log ?? (() => Effect.void)
+  log: context.log ?? (() => Effect.void),
+  level: () => context.logLevel
 })
 
 /** The parts of a context shared by requests and notifications. @internal */
@@ -83,6 +95,10 @@ export const sessionContext = (
   clientCapabilities: client.capabilities,
   protocolVersion,
   session,
+  // read when a request starts (its context copies this one)
+  get logLevel() {
+    return channel.level()
+  },
   checkClientCapability: (...path) => {
     let current: unknown = client.capabilities
     for (const segment of path) {

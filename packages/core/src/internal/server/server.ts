@@ -27,6 +27,7 @@ import * as Pagination from "./pagination.ts"
 import { enabled, type Entry, type Kind, keyOf, kindOf, listChanged, type Registry } from "./registry.ts"
 import * as ChangeBus from "./changeBus.ts"
 import { withServices } from "./services.ts"
+import * as Demand from "./demand.ts"
 import * as Subscriptions from "./subscriptions.ts"
 import * as TaskCall from "../task/call.ts"
 import * as TaskHandlers from "../task/handlers.ts"
@@ -74,6 +75,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     })
     const sessions = new Set<LiveSession>()
     const listeners = Subscriptions.make()
+    const demand = Demand.make(options.onSubscriptions)
     const tasks = yield* Tasks.make(options.tasks)
     const sealingKey = yield* McpServerSession.makeSealingKey(options.requestState?.secret, options.requestState?.maxBytes)
     const heldCalls = yield* McpServerSession.makeHeldCalls(options.hold)
@@ -145,6 +147,29 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         (changed) => changed ? announce(kindOf(definition)) : Effect.void
       )
 
+    // many changes at once: one announcement per kind that changed
+    const updateAll = (changes: ReadonlyArray<readonly [McpServer.Definition<any>, Entry<any> | undefined]>) =>
+      Effect.flatMap(
+        Ref.modify(registry, (current): readonly [ReadonlySet<Kind>, Registry] => {
+          const changed = new Set<Kind>()
+          const maps: Partial<Record<Kind, Map<string, Entry<any>>>> = {}
+          for (const [definition, after] of changes) {
+            const kind = kindOf(definition)
+            const key = keyOf(definition)
+            const map = maps[kind] ??= new Map(current[kind] as ReadonlyMap<string, Entry<any>>)
+            if (after === undefined && !map.has(key)) continue
+            if (after === undefined) map.delete(key)
+            else map.set(key, after)
+            changed.add(kind)
+          }
+          if (changed.size === 0) return [changed, current]
+          const next: Record<string, unknown> = { ...current }
+          for (const kind of changed) next[kind] = maps[kind]
+          return [changed, next as unknown as Registry]
+        }),
+        (changed) => Effect.forEach(changed, announce, { discard: true })
+      )
+
     const setEnabled = (definition: McpServer.Definition<any>, value: boolean) =>
       update(definition, (entry) => entry === undefined || entry.enabled === value ? entry : { ...entry, enabled: value })
 
@@ -185,6 +210,18 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         }
       })
 
+      // what the request's client may see and reach (`options.visible`)
+      const visible = options.visible
+      const shown = <D extends McpServer.Definition<any>>(items: Array<D>, context: McpServer.RequestContext): Array<D> =>
+        visible === undefined ? items : items.filter((item) => visible(item, context))
+      const reachable = <D extends McpServer.Definition<any>>(
+        entry: Entry<D> | undefined,
+        context: McpServer.RequestContext
+      ): D | undefined =>
+        entry === undefined || !entry.enabled || (visible !== undefined && !visible(entry.definition, context))
+          ? undefined
+          : entry.definition
+
       // a read is held when the resource it reads, or the template that matches it, holds
       const readHolds = (params: McpSchema.ReadResourceRequestParams) => {
         const current = Ref.getUnsafe(registry)
@@ -196,9 +233,14 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         return false
       }
 
-      const list = <D extends Cached>(kind: Kind, cursor: string | undefined, order?: (a: D, b: D) => number) =>
+      const list = <D extends Cached & McpServer.Definition<any>>(
+        kind: Kind,
+        cursor: string | undefined,
+        context: McpServer.RequestContext,
+        order?: (a: D, b: D) => number
+      ) =>
         Effect.flatMap(Ref.get(registry), (current) => {
-          const all = enabled(current[kind] as unknown as ReadonlyMap<string, Entry<D>>)
+          const all = shown(enabled(current[kind] as unknown as ReadonlyMap<string, Entry<D>>), context)
           return Pagination.page(order === undefined ? all : all.sort(order), cursor, pageSize)
         })
 
@@ -213,6 +255,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         handler(McpSchema.SubscriptionsListen, (params, context, live) =>
           Subscriptions.listen(
             listeners,
+            demand,
             live,
             params.notifications,
             modernCapabilities(),
@@ -220,14 +263,13 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             (taskIds) => TaskListen.watch(tasks, taskIds, context, live)
           )),
         handler(McpSchema.ListTools, (params, context) =>
-          Effect.map(list<McpTool.McpTool>("tools", params.cursor, byName), (page) =>
+          Effect.map(list<McpTool.McpTool>("tools", params.cursor, context, byName), (page) =>
             withHints(context, withCursor({ tools: page.items.map((tool) => tool.tool) }, page.nextCursor), page.items))),
         handler(McpSchema.CallTool, (params, context, live, raw) => {
-          const entry = Ref.getUnsafe(registry).tools.get(params.name)
-          if (entry === undefined || !entry.enabled) {
+          const tool = reachable(Ref.getUnsafe(registry).tools.get(params.name), context)
+          if (tool === undefined) {
             return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown tool: ${params.name}`))
           }
-          const tool = entry.definition
           // a task only when the tool takes one and a 2025-11-25 request does not ask
           return tool.task === "forbidden" && (context.era === "modern" || params.task === undefined)
             ? tool.call(params.arguments, context)
@@ -242,21 +284,21 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           Effect.gen(function*() {
             const current = yield* Ref.get(registry)
             const listed = yield* Effect.forEach(
-              enabled(current.resourceTemplates),
+              shown(enabled(current.resourceTemplates), context),
               (template) =>
                 template.list === undefined
                   ? Effect.succeed([])
                   : Effect.map(template.list(context), (resources) => resources.map((resource) => ({ resource, cache: template.cache })))
             )
             const all: ReadonlyArray<{ readonly resource: McpSchema.Resource } & Cached> = [
-              ...enabled(current.resources),
+              ...shown(enabled(current.resources), context),
               ...listed.flat()
             ]
             const page = yield* Pagination.page(all, params.cursor, pageSize)
             return withHints(context, withCursor({ resources: page.items.map((item) => item.resource) }, page.nextCursor), page.items)
           })),
         handler(McpSchema.ListResourceTemplates, (params, context) =>
-          Effect.map(list<McpResource.McpResourceTemplate>("resourceTemplates", params.cursor), (page) =>
+          Effect.map(list<McpResource.McpResourceTemplate>("resourceTemplates", params.cursor, context), (page) =>
             withHints(
               context,
               withCursor({ resourceTemplates: page.items.map((template) => template.template) }, page.nextCursor),
@@ -268,9 +310,9 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             const retried = "requestState" in params || "inputResponses" in params
             const answer = (definition: Cached, read: Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError>) =>
               Effect.map(read, (result) => withHints(context, result, retried ? [{ cache: { ttlMs: 0, cacheScope: "private" } }] : [definition]))
-            const resource = current.resources.get(params.uri)
-            if (resource !== undefined && resource.enabled) return answer(resource.definition, resource.definition.read(context))
-            for (const template of enabled(current.resourceTemplates)) {
+            const resource = reachable(current.resources.get(params.uri), context)
+            if (resource !== undefined) return answer(resource, resource.read(context))
+            for (const template of shown(enabled(current.resourceTemplates), context)) {
               const variables = template.match(params.uri)
               if (Option.isSome(variables)) return answer(template, template.read(params.uri, variables.value, context))
             }
@@ -283,38 +325,45 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             )
           }), readHolds),
         handler(McpSchema.Subscribe, (params, _, live) =>
-          Effect.sync(() => {
-            if (live.subscriptions === undefined) live.subscriptions = new Set()
-            live.subscriptions.add(params.uri)
-            return {}
+          Effect.suspend(() => {
+            if (live.subscriptions?.has(params.uri) === true) return Effect.succeed({})
+            return Effect.as(
+              Effect.tap(
+                Demand.acquire(demand, params.uri),
+                () => Effect.sync(() => (live.subscriptions ??= new Set()).add(params.uri))
+              ),
+              {}
+            )
           })),
         handler(McpSchema.Unsubscribe, (params, _, live) =>
-          Effect.sync(() => {
-            live.subscriptions?.delete(params.uri)
-            return {}
-          })),
+          Effect.suspend(() =>
+            live.subscriptions?.delete(params.uri) === true
+              ? Effect.as(Demand.release(demand, params.uri), {})
+              : Effect.succeed({})
+          )),
         handler(McpSchema.ListPrompts, (params, context) =>
-          Effect.map(list<McpPrompt.McpPrompt>("prompts", params.cursor), (page) =>
+          Effect.map(list<McpPrompt.McpPrompt>("prompts", params.cursor, context), (page) =>
             withHints(context, withCursor({ prompts: page.items.map((prompt) => prompt.prompt) }, page.nextCursor), page.items))),
         handler(McpSchema.GetPrompt, (params, context) =>
           Effect.flatMap(Ref.get(registry), (current) => {
-            const entry = current.prompts.get(params.name)
-            if (entry === undefined || !entry.enabled) {
+            const prompt = reachable(current.prompts.get(params.name), context)
+            if (prompt === undefined) {
               return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`))
             }
-            return entry.definition.get(params.arguments ?? {}, context)
+            return prompt.get(params.arguments ?? {}, context)
           }), (params) => Ref.getUnsafe(registry).prompts.get(params.name)?.definition.hold === true),
         handler(McpSchema.Complete, (params, context) =>
           Effect.flatMap(Ref.get(registry), (current): Effect.Effect<McpSchema.CompleteResult, McpError.McpError> => {
             const ref = params.ref
             const owner = ref.type === "ref/prompt"
-              ? current.prompts.get(ref.name)
-              : current.resourceTemplates.get(ref.uri)
-            if (owner === undefined || !owner.enabled) {
+              ? reachable(current.prompts.get(ref.name), context)
+              : reachable(current.resourceTemplates.get(ref.uri), context)
+            if (owner === undefined) {
               const what = ref.type === "ref/prompt" ? `prompt ${ref.name}` : `resource template ${ref.uri}`
               return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown ${what}`))
             }
-            const complete = owner.definition.complete[params.argument.name]
+            if (owner.completion !== undefined) return owner.completion(params, context)
+            const complete = owner.complete[params.argument.name]
             if (complete === undefined) return Effect.succeed({ completion: { values: [], hasMore: false } })
             const site = ref.type === "ref/prompt"
               ? Failure.siteOf(context, "prompt", ref.name, params.argument.name)
@@ -370,7 +419,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
 
     const capabilities = (current: Registry): McpSchema.ServerCapabilities => {
       const completions = [...enabled(current.prompts), ...enabled(current.resourceTemplates)].some((d) =>
-        Object.keys(d.complete).length > 0
+        d.completion !== undefined || Object.keys(d.complete).length > 0
       )
       return {
         logging: {},
@@ -429,7 +478,12 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         // before the session ends: listen streams answer their graceful end
         yield* Effect.addFinalizer(() =>
           counted
-            ? Effect.andThen(Subscriptions.end(live), Effect.sync(() => sessions.delete(live)))
+            ? Effect.andThen(Subscriptions.end(live), Effect.suspend(() => {
+              sessions.delete(live)
+              const uris = live.subscriptions
+              live.subscriptions = undefined
+              return uris === undefined ? Effect.void : Effect.forEach(uris, (uri) => Demand.release(demand, uri), { discard: true })
+            }))
             : Subscriptions.end(live)
         )
         return session
@@ -461,6 +515,14 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           return update(definition, () => ({ definition: bound, enabled: true }))
         }),
       unregister: (definition) => update(definition, () => undefined),
+      update: (changes) =>
+        Effect.flatMap(Effect.context<any>(), (services) =>
+          updateAll([
+            ...(changes.unregister ?? []).map((definition) => [definition, undefined] as const),
+            ...(changes.register ?? []).map((definition) =>
+              [definition, { definition: withServices(definition, services), enabled: true }] as const
+            )
+          ])),
       enable: (definition) => setEnabled(definition, true),
       disable: (definition) => setEnabled(definition, false),
       notifyResourceUpdated: (uri) =>

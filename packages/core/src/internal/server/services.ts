@@ -43,19 +43,24 @@ export const withServices = <D>(definition: D, services: Context.Context<never>)
       return { ...d, read: (context: McpServer.RequestContext) => provide(d.read(context)) } as D
     case "McpResourceTemplate": {
       const list = d.list
+      const completion = d.completion
       return {
         ...d,
+        completion: completion && ((params: any, context: McpServer.RequestContext) => provide(completion(params, context))),
         read: (uri: string, variables: Readonly<Record<string, string | ReadonlyArray<string>>>, context: McpServer.RequestContext) =>
           provide(d.read(uri, variables, context)),
         list: list && ((context: McpServer.RequestContext) => provide(list(context))),
         complete: provideEach(d.complete)
       } as D
     }
-    case "McpPrompt":
+    case "McpPrompt": {
+      const completion = d.completion
       return {
         ...d,
+        completion: completion && ((params: any, context: McpServer.RequestContext) => provide(completion(params, context))),
         get: (args: Readonly<Record<string, string>>, context: McpServer.RequestContext) => provide(d.get(args, context)),
         complete: provideEach(d.complete)
       } as D
+    }
   }
 }

@@ -19,6 +19,7 @@ import * as McpSchema from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
 import type * as TaskListen from "../task/listen.ts"
 import type { LiveSession } from "./context.ts"
+import * as Demand from "./demand.ts"
 
 interface Notice {
   readonly method: McpSchema.NotificationMethod
@@ -89,6 +90,7 @@ const agreed = (asked: McpSchema.SubscriptionFilter, capabilities: McpSchema.Ser
  */
 export const listen = (
   listeners: Listeners,
+  demand: Demand.Demand,
   live: LiveSession,
   asked: McpSchema.SubscriptionFilter,
   capabilities: McpSchema.ServerCapabilities,
@@ -102,13 +104,14 @@ export const listen = (
     ]),
     ([queue, tasks]) => {
       const filter = agreed(asked, capabilities)
-      return serve(listeners, live, tasks === undefined ? filter : { ...filter, taskIds: tasks.taskIds }, context, queue, tasks)
+      return serve(listeners, demand, live, tasks === undefined ? filter : { ...filter, taskIds: tasks.taskIds }, context, queue, tasks)
     }
   )
 
 // forwards what `filter` agreed to, and the followed tasks' changes, until the end
 const serve = (
   listeners: Listeners,
+  demand: Demand.Demand,
   live: LiveSession,
   filter: McpSchema.SubscriptionFilter,
   context: McpServer.RequestContext,
@@ -133,19 +136,27 @@ const serve = (
     const acknowledge = Effect.ignore(session.notify(McpSchema.SubscriptionsAcknowledged, { _meta: meta, notifications: filter }))
     const closing = live.closing ??= Deferred.makeUnsafe()
     const listens = live.listens ??= new Set()
+    // the URIs it follows have a subscriber while it runs
+    const uris = filter.resourceSubscriptions ?? []
+    const subscribe = uris.length === 0 ? Effect.void : Effect.forEach(uris, (uri) =>
+      Effect.catchCause(Demand.acquire(demand, uri), (cause) => Effect.logWarning(`subscribing to ${uri} failed`, cause)), {
+      discard: true
+    })
+    const unsubscribe = uris.length === 0 ? Effect.void : Effect.forEach(uris, (uri) => Demand.release(demand, uri), { discard: true })
     return Effect.sync(() => {
       listeners.add(listener)
       listens.add(fiber)
     }).pipe(
+      Effect.andThen(subscribe),
       Effect.andThen(acknowledge),
       Effect.andThen(followTasks),
       Effect.andThen(Effect.raceFirst(forward, Effect.raceFirst(Deferred.await(closing), session.awaitClosing))),
       Effect.as({ _meta: meta }),
       Effect.scoped,
-      Effect.ensuring(Effect.sync(() => {
+      Effect.ensuring(Effect.andThen(Effect.sync(() => {
         listeners.delete(listener)
         listens.delete(fiber)
-      }))
+      }), unsubscribe))
     )
   })
 

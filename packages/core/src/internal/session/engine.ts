@@ -126,7 +126,14 @@ export const make = Effect.fnUntraced(function*(
       : Effect.void
 
   // fails the replies whose time is up (see `timeouts.ts`)
-  const timeouts = Timeouts.make({ pending, clock, services, scope })
+  // (a client answering its server's request does not fail the calls the server is working on)
+  const timeouts = Timeouts.make({
+    pending,
+    clock,
+    services,
+    scope,
+    answering: role === "client" ? () => running !== undefined && running.size > 0 : undefined
+  })
 
   // after a failure, interruption or timeout: forget the request, and tell the
   // peer unless the session is gone
@@ -269,6 +276,7 @@ export const make = Effect.fnUntraced(function*(
       Effect.exit(auth === undefined ? handled : Effect.updateContext(handled, (current) => Context.add(current, CurrentAuth, auth))),
       (exit) => {
         running?.delete(message.id)
+        if (role === "client") timeouts.answered()
         return respond(message, exit)
       }
     )

@@ -32,6 +32,8 @@ export interface Timeouts {
   readonly started: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
   /** Wakes the sweeper if the entry's deadline is nearer than the one it sleeps to. */
   readonly arm: (entry: Pending.Entry) => void
+  /** Restarts the idle limits: this side just answered a request of the peer. */
+  readonly answered: () => void
 }
 
 /** @internal */
@@ -41,8 +43,15 @@ export const make = (options: {
   /** The services the sweeper runs with (it is started from whichever fiber sends first). */
   readonly services: Context.Context<never>
   readonly scope: Scope.Scope
+  /**
+   * `true` while this side is answering a request of the peer, which the
+   * peer may be waiting for: idle limits are then pushed back (a client's
+   * call is not failed while its server waits for the client's answer to
+   * a sampling or elicitation request); total limits still apply.
+   */
+  readonly answering?: (() => boolean) | undefined
 }): Timeouts => {
-  const { clock, pending, scope, services } = options
+  const { answering, clock, pending, scope, services } = options
   let sweepAt = Infinity
   let wake: Deferred.Deferred<void> | undefined
   let sweeping = false
@@ -60,7 +69,11 @@ export const make = (options: {
     let next = Infinity
     for (const entry of Ref.getUnsafe(pending).values()) {
       if (Deferred.isDoneUnsafe(entry.reply)) continue
-      const deadline = Pending.deadline(entry)
+      let deadline = Pending.deadline(entry)
+      if (deadline <= now && entry.totalDeadline > now && answering?.() === true) {
+        entry.lastActivity = now
+        deadline = Pending.deadline(entry)
+      }
       if (deadline <= now) expire(entry)
       else if (deadline < next) next = deadline
     }
@@ -89,5 +102,13 @@ export const make = (options: {
   const started = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
     sweeping ? effect : Effect.andThen(startSweeper, effect)
 
-  return { started, arm }
+  // an answer sent to the peer is a sign of life of the exchange: the idle limits start again
+  const answered = () => {
+    const map = Ref.getUnsafe(pending)
+    if (map.size === 0) return
+    const now = clock.currentTimeMillisUnsafe()
+    for (const entry of map.values()) entry.lastActivity = now
+  }
+
+  return { started, arm, answered }
 }

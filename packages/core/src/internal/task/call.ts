@@ -15,6 +15,7 @@
  *
  * @internal
  */
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -48,6 +49,20 @@ type Params = McpMethod.Params<typeof McpSchema.CallTool>
 export const requestorOf = (context: McpServer.RequestContext, live: LiveSession): string =>
   principal(context.auth) ??
     (context.era === "modern" ? "anonymous" : (live.requestor ??= globalThis.crypto.randomUUID()))
+
+/**
+ * Inside a tool call that may become a task (2026-07-28, a request that
+ * declared the tasks extension; 2025-11-25, one that asked for a task): makes
+ * it a task now, rather than after the tool's `taskAfter`, as soon as no
+ * input-required round is pending, and returns once it is one (already one:
+ * at once). `undefined` elsewhere: the client did not ask for a task.
+ *
+ * @internal
+ */
+export const CurrentTaskRequest = Context.Reference<Effect.Effect<void> | undefined>(
+  "@effect-mcp/core/McpServer/CurrentTaskRequest",
+  { defaultValue: () => undefined }
+)
 
 /** The capability a 2026-07-28 request declares to take tasks. @internal */
 export const extension = McpMethod.clientCapability("extensions", McpSchema.TASKS_EXTENSION_ID)
@@ -103,6 +118,11 @@ const run = (
     const key: McpTaskStore.TaskKey = { requestor: requestorOf(context, live), taskId: globalThis.crypto.randomUUID() }
     let detached = after <= 0
     let asking = 0
+    // asked for by the handler (`CurrentTaskRequest`); `idle` is done when no round is pending
+    const requested = Deferred.makeUnsafe<void>()
+    const created = Deferred.makeUnsafe<void>()
+    let idle = Deferred.makeUnsafe<void>()
+    const untilIdle: Effect.Effect<void> = Effect.suspend(() => asking === 0 ? Effect.void : Effect.andThen(Deferred.await(idle), untilIdle))
     const asTask = modern ? Tasks.inputOf(tasks, key, context.clientCapabilities) : legacyInput(tasks, key, raw)
     const asRequest = requestChannel(raw)
     const channel: Channel = {
@@ -112,9 +132,17 @@ const run = (
           ? withTimeout(asTask(method, inputParams, options?.inputKey), method.name, options?.timeout)
           : Effect.suspend(() => {
             asking++
-            return Effect.ensuring(asRequest.input(method, inputParams, options), Effect.sync(() => asking--))
+            return Effect.ensuring(
+              asRequest.input(method, inputParams, options),
+              Effect.sync(() => {
+                if (--asking > 0) return
+                Deferred.doneUnsafe(idle, Effect.void)
+                idle = Deferred.makeUnsafe()
+              })
+            )
           })) as Channel["input"],
       // 2026-07-28 tasks send no logs (nowhere to send them); 2025-11-25 ones go to the session
+      level: () => !detached ? asRequest.level() : modern ? undefined : live.logLevel,
       log: (params) =>
         !detached
           ? asRequest.log(params)
@@ -144,6 +172,7 @@ const run = (
       Effect.flatMap(Deferred.await(isTask), (record) => Tasks.ended(tasks, record))
     ).pipe(
       Effect.provideService(CurrentRequestContext, taskContext),
+      Effect.provideService(CurrentTaskRequest, Effect.andThen(Deferred.succeed(requested, undefined), Deferred.await(created))),
       Effect.onExit((exit) => detached ? Tasks.settle(tasks, key, exit) : Effect.void)
     )
     const create = Effect.gen(function*() {
@@ -155,6 +184,7 @@ const run = (
     if (detached) {
       const record = yield* create
       yield* Deferred.succeed(isTask, record)
+      yield* Deferred.succeed(created, undefined)
       yield* FiberMap.run(tasks.fibers, key.taskId, body)
       if (!modern) yield* Legacy.notifyStatus(tasks, key, context.session)
       return modern ? Wire.modernCreated(record) : { task: Wire.legacyTask(record) }
@@ -165,14 +195,16 @@ const run = (
       | { readonly _tag: "Done"; readonly exit: Exit.Exit<McpSchema.CallToolResult, McpError.McpError> }
       | { readonly _tag: "Detach" }
     const done = Effect.map(Fiber.await(fiber), (exit): Outcome => ({ _tag: "Done", exit }))
-    const outcome = yield* Effect.raceFirst<Outcome, never, never, Outcome, never, never>(
+    const outcome: Outcome = yield* Effect.raceAll([
       done,
-      Effect.andThen(Effect.sleep(after), Effect.suspend(() => asking > 0 ? done : Effect.succeed<Outcome>({ _tag: "Detach" })))
-    ).pipe(Effect.onInterrupt(() => FiberMap.remove(tasks.fibers, key.taskId)))
+      Effect.andThen(Effect.sleep(after), Effect.suspend(() => asking > 0 ? done : Effect.succeed<Outcome>({ _tag: "Detach" }))),
+      Effect.as(Effect.andThen(Deferred.await(requested), untilIdle), { _tag: "Detach" } as Outcome)
+    ]).pipe(Effect.onInterrupt(() => FiberMap.remove(tasks.fibers, key.taskId)))
     if (outcome._tag === "Done") return yield* outcome.exit
     const record = yield* Effect.onError(create, () => FiberMap.remove(tasks.fibers, key.taskId))
     detached = true
     yield* Deferred.succeed(isTask, record)
+    yield* Deferred.succeed(created, undefined)
     // the run may have ended while the task was being stored
     const ended = fiber.pollUnsafe()
     if (ended !== undefined) yield* Tasks.settle(tasks, key, ended as Exit.Exit<McpSchema.CallToolResult, McpError.McpError>)

@@ -1,0 +1,75 @@
+/**
+ * What of a front client's capabilities a gateway passes on: the questions
+ * a server may ask it (sampling, elicitation by mode, roots), the way a
+ * server behind sees them.
+ *
+ * @internal
+ */
+import type * as McpSchema from "../../McpSchema.ts"
+import * as McpSchemaValues from "../../McpSchema.ts"
+import type * as McpServer from "../../McpServer.ts"
+
+/** The questions a client can be asked, as capabilities. @internal */
+export interface Bridged {
+  readonly sampling?: { readonly tools?: {}; readonly context?: {} } | undefined
+  readonly elicitation?: { readonly form?: {}; readonly url?: {} } | undefined
+  readonly roots?: { readonly listChanged: true } | undefined
+}
+
+/**
+ * Every question a gateway can pass on: what its sessions with a legacy
+ * server declare for a 2026-07-28 client in front, which answers what it
+ * cannot do with `-32021` (so the server behind asks, and the client learns
+ * what the request needs).
+ *
+ * @internal
+ */
+export const ALL: Bridged = {
+  sampling: { tools: {}, context: {} },
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true }
+}
+
+/** What the front client can be asked. @internal */
+export const bridged = (context: McpServer.RequestContext): Bridged => {
+  const has = context.checkClientCapability
+  const out: { -readonly [K in keyof Bridged]: Bridged[K] } = {}
+  if (has("sampling")) {
+    out.sampling = { ...(has("sampling", "tools") ? { tools: {} } : {}), ...(has("sampling", "context") ? { context: {} } : {}) }
+  }
+  if (has("elicitation")) {
+    const url = has("elicitation", "url")
+    // `{}` (2025-06-18) is form mode; `{ url }` alone is URL mode only
+    const form = has("elicitation", "form") || !url
+    out.elicitation = { ...(form ? { form: {} } : {}), ...(url ? { url: {} } : {}) }
+  }
+  if (has("roots")) out.roots = { listChanged: true }
+  return out
+}
+
+/** Whether the client can be asked anything. @internal */
+export const asks = (bridged: Bridged): boolean =>
+  bridged.sampling !== undefined || bridged.elicitation !== undefined || bridged.roots !== undefined
+
+/** A key that is the same for the same capabilities. @internal */
+export const keyOf = (bridged: Bridged): string => JSON.stringify(bridged)
+
+/**
+ * The capabilities a 2026-07-28 request declares on the front client's
+ * behalf: what it can be asked, its experimental ones and extensions, the
+ * tasks extension only when the call may become a task in front (`tasks`).
+ *
+ * @internal
+ */
+export const onBehalf = (context: McpServer.RequestContext, bridged: Bridged, tasks: boolean): McpSchema.ClientCapabilities => {
+  const { experimental, extensions } = context.clientCapabilities as McpSchema.ClientCapabilities & {
+    readonly extensions?: Record<string, unknown>
+  }
+  const { [McpSchemaValues.TASKS_EXTENSION_ID]: _, ...others } = extensions ?? {}
+  const passed = tasks ? { ...others, [McpSchemaValues.TASKS_EXTENSION_ID]: {} } : others
+  return {
+    ...bridged,
+    ...(experimental === undefined ? {} : { experimental }),
+    ...(Object.keys(passed).length === 0 ? {} : { extensions: passed })
+  } as McpSchema.ClientCapabilities
+}

@@ -1,0 +1,215 @@
+/**
+ * How a gateway forwards one request to the server behind: on the group's
+ * connection, or on a session of its own (`pool.ts`) when what the server
+ * sends about the call could not be told apart otherwise; on behalf of the
+ * client in front (a 2026-07-28 request declares that client's capabilities
+ * and log level, and its input-required rounds are answered by that
+ * client); with progress, logs and questions relayed in the order they came,
+ * in the front request's own fiber (so a Streamable HTTP front sends them on
+ * that request's stream); and failures named after the server.
+ *
+ * @internal
+ */
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
+import * as JsonRpc from "../../JsonRpc.ts"
+import type * as McpClient from "../../McpClient.ts"
+import * as McpError from "../../McpError.ts"
+import type * as McpGroup from "../../McpGroup.ts"
+import type * as McpMethod from "../../McpMethod.ts"
+import * as McpSchema from "../../McpSchema.ts"
+import type * as McpServer from "../../McpServer.ts"
+import { CurrentOnBehalf, type OnBehalf } from "../era/statelessClient.ts"
+import * as Capabilities from "./capabilities.ts"
+import type * as Pool from "./pool.ts"
+
+/** What forwarding needs. @internal */
+export interface Deps {
+  readonly group: McpGroup.Group
+  readonly pool: Pool.Pool
+  readonly callTimeout: Duration.Input
+}
+
+const INPUT_METHODS: Readonly<Record<string, McpMethod.Request>> = {
+  [McpSchema.Elicit.name]: McpSchema.Elicit,
+  [McpSchema.CreateMessage.name]: McpSchema.CreateMessage,
+  [McpSchema.ListRoots.name]: McpSchema.ListRoots
+}
+
+// the keys of a front request's `_meta` that are about the front exchange, not the call
+const isFrontMeta = (key: string) =>
+  key === "progressToken" || key === "traceparent" || key === "tracestate" || key.startsWith("io.modelcontextprotocol/")
+
+/** The front request's own `_meta` entries, passed on. @internal */
+export const metaOf = (context: McpServer.RequestContext): Record<string, unknown> | undefined => {
+  if (context.meta === undefined) return undefined
+  let out: Record<string, unknown> | undefined
+  for (const [key, value] of Object.entries(context.meta)) {
+    if (!isFrontMeta(key)) (out ??= {})[key] = value
+  }
+  return out
+}
+
+/**
+ * The error a front client gets for a failure behind: a server's own
+ * JSON-RPC error as it was, anything else (unavailable, closed, timed out,
+ * an invalid answer) `-32000` naming the server.
+ *
+ * @internal
+ */
+export const toFront = (server: string, error: McpError.McpError): McpError.McpError => {
+  switch (error.reason._tag) {
+    case "ProtocolError":
+    case "InvalidParamsError":
+    case "UnsupportedError":
+      return error
+    default:
+      return McpError.protocol(
+        JsonRpc.ErrorCode.ServerError,
+        `MCP server "${server}" behind this gateway: ${error.message}`,
+        { server, reason: error.reason._tag }
+      )
+  }
+}
+
+/**
+ * Forwards a request of the front `context` to `server`: `send` makes it on
+ * the client given, with the options given (progress, timeout, `_meta`).
+ *
+ * @internal
+ */
+export const forward = <A>(
+  deps: Deps,
+  server: string,
+  context: McpServer.RequestContext,
+  send: (client: McpClient.Client, options: McpClient.RequestOptions) => Effect.Effect<A, McpError.McpError>,
+  tasks = false
+): Effect.Effect<A, McpError.McpError> =>
+  Effect.gen(function*() {
+    const shared = yield* deps.group.client(server)
+    const bridged = Capabilities.bridged(context)
+    const declared = sessionFor(shared.era, context, bridged)
+    const events = yield* Queue.unbounded<Pool.Event>()
+    const owner: Pool.Owner = { offer: (event) => Queue.offerUnsafe(events, event) }
+    const own = declared !== undefined && declared !== "refusing"
+    let client = declared === "refusing" ? yield* deps.pool.refusing(server) : shared
+    if (own) {
+      // a legacy front session keeps coming back to the same session behind
+      const lease = yield* deps.pool.acquire(server, declared, context.era === "legacy" ? context.session : undefined)
+      client = lease.client!
+      lease.owner = owner
+      if (client.era === "legacy" && lease.logLevel !== (context.logLevel ?? "emergency")) {
+        // nothing asked for: only what cannot wait
+        const level = context.logLevel ?? "emergency"
+        yield* client.setLoggingLevel(level)
+        lease.logLevel = level
+      }
+    }
+    const meta = metaOf(context)
+    const options: McpClient.RequestOptions = {
+      timeout: deps.callTimeout,
+      onProgress: (progress) => Effect.sync(() => owner.offer({ _tag: "Progress", progress })),
+      ...(meta === undefined ? {} : { meta })
+    }
+    // a 2026-07-28 server is told of the front client, and its rounds answered by it
+    const onBehalf: OnBehalf = {
+      capabilities: Capabilities.onBehalf(context, bridged, tasks),
+      logLevel: own ? context.logLevel : undefined,
+      answer: (method, params, key) => ask(owner, method, params, key)
+    }
+    const call = yield* send(client, options).pipe(
+      Effect.provideService(CurrentOnBehalf, onBehalf),
+      Effect.exit,
+      Effect.flatMap((exit) => Effect.sync(() => owner.offer({ _tag: "Done", exit }))),
+      Effect.forkChild({ startImmediately: true })
+    )
+    return yield* relay(events, context, call) as Effect.Effect<A, McpError.McpError>
+  }).pipe(
+    Effect.scoped,
+    Effect.mapError((error) => toFront(server, error))
+  )
+
+/**
+ * Where a call goes: `undefined`, the group's connection; `"refusing"`, the
+ * session shared by the calls whose client can be asked nothing; else a
+ * session of the gateway's own declaring these capabilities, for this call
+ * alone:
+ *
+ * - behind a legacy server, whose questions and logs say nothing of the call
+ *   they belong to: a 2026-07-28 client's calls are made on sessions that
+ *   declare every question, so that the server asks and the client answers,
+ *   or, for a question it cannot take, gets `-32021` as a modern server must
+ *   answer (a call of a client that can be asked nothing and asked for no
+ *   logs shares one such session, which refuses them all); a legacy client's
+ *   calls, when it can be asked something or asked for logs, are made on a
+ *   session declaring just what it can be asked (the server sees its client
+ *   as it is), other calls on the group's connection;
+ * - behind a modern server, whose questions are part of its answer: only the
+ *   calls that asked for logs need a session of their own.
+ *
+ * @internal
+ */
+export const sessionFor = (
+  era: "modern" | "legacy",
+  context: McpServer.RequestContext,
+  bridged: Capabilities.Bridged
+): Capabilities.Bridged | "refusing" | undefined => {
+  const wantsLogs = context.logLevel !== undefined
+  if (era === "modern") return wantsLogs ? {} : undefined
+  if (context.era === "modern") return wantsLogs || Capabilities.asks(bridged) ? Capabilities.ALL : "refusing"
+  return wantsLogs || Capabilities.asks(bridged) ? bridged : undefined
+}
+
+const ask = (owner: Pool.Owner, method: string, params: unknown, key: string | undefined): Effect.Effect<unknown, McpError.McpError> =>
+  Effect.suspend(() => {
+    const declared = INPUT_METHODS[method]
+    if (declared === undefined) {
+      return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `${method} cannot be asked of a client`))
+    }
+    const reply = Deferred.makeUnsafe<unknown, McpError.McpError>()
+    owner.offer({ _tag: "Input", method: declared, params, key, reply })
+    return Deferred.await(reply)
+  })
+
+// What the server sent, passed on in order; each question in a fiber of its
+// own (a child of the front request's, with its context), so that questions
+// asked together reach the client together.
+const relay = (
+  events: Queue.Queue<Pool.Event>,
+  context: McpServer.RequestContext,
+  call: Fiber.Fiber<void>
+): Effect.Effect<unknown, McpError.McpError> =>
+  Effect.gen(function*() {
+    while (true) {
+      const event = yield* Queue.take(events)
+      switch (event._tag) {
+        case "Progress": {
+          const { progress, total, message } = event.progress
+          yield* context.reportProgress({
+            progress,
+            ...(total === undefined ? {} : { total }),
+            ...(message === undefined ? {} : { message })
+          })
+          continue
+        }
+        case "Log":
+          yield* context.log(event.params.level, event.params.data, event.params.logger)
+          continue
+        case "Input": {
+          const { key, method, params, reply } = event
+          yield* context.input(method, params as never, key === undefined ? undefined : { inputKey: key }).pipe(
+            Effect.exit,
+            Effect.flatMap((exit) => Deferred.done(reply, exit)),
+            Effect.forkChild({ startImmediately: true })
+          )
+          continue
+        }
+        case "Done":
+          return yield* (event.exit as Exit.Exit<unknown, McpError.McpError>)
+      }
+    }
+  }).pipe(Effect.onInterrupt(() => Fiber.interrupt(call)))

@@ -1,0 +1,105 @@
+/**
+ * A gateway, assembled: an `McpServer` whose definitions follow the group's
+ * views (`definitions.ts`, one registry change per change of the views),
+ * whose calls are forwarded (`forward.ts`, with the sessions of `pool.ts`),
+ * whose clients see what the policy lets them, whose resource subscriptions
+ * are the servers' behind, and whose clients hear of the resources updated
+ * behind.
+ *
+ * @internal
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import type * as Scope from "effect/Scope"
+import type * as McpGateway from "../../McpGateway.ts"
+import type * as McpGroup from "../../McpGroup.ts"
+import * as McpServer from "../../McpServer.ts"
+import * as McpSchema from "../../McpSchema.ts"
+import { keyOf as registryKeyOf, kindOf } from "../server/registry.ts"
+import * as Capabilities from "./capabilities.ts"
+import * as Definitions from "./definitions.ts"
+import type { Deps } from "./forward.ts"
+import * as Pool from "./pool.ts"
+
+const KIND_OF: Record<ReturnType<typeof kindOf>, McpGroup.ComponentKind> = {
+  tools: "tool",
+  prompts: "prompt",
+  resources: "resource",
+  resourceTemplates: "resourceTemplate"
+}
+
+/** @internal */
+export const make = (
+  group: McpGroup.Group,
+  options: McpGateway.Options
+): Effect.Effect<McpServer.Server, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { callTimeout, policy, sessionIdleTimeout, upstreams, ...serverOptions } = options
+    let served = new Map<string, Definitions.Served>()
+    const componentOf = (definition: McpServer.Definition<any>) =>
+      served.get(Definitions.keyOf(KIND_OF[kindOf(definition)], registryKeyOf(definition)))?.component
+
+    const pool = yield* Pool.make(group, {
+      max: (server) => Math.max(1, upstreams?.[server]?.sessions ?? 8),
+      idleMillis: Duration.toMillis(Duration.fromInputUnsafe(sessionIdleTimeout ?? Duration.minutes(5)))
+    })
+    const deps: Deps = { group, pool, callTimeout: callTimeout ?? Duration.seconds(60) }
+
+    const server = yield* McpServer.make({
+      name: "effect-mcp-gateway",
+      version: "0.3.0",
+      // servers behind come and go: every list may change
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        completions: {}
+      },
+      ...serverOptions,
+      visible: policy === undefined ? serverOptions.visible : (definition, context) => {
+        const component = componentOf(definition)
+        return (component === undefined || policy(component, { auth: context.auth, context })) &&
+          (serverOptions.visible?.(definition, context) ?? true)
+      },
+      // a resource followed in front is subscribed to behind
+      onSubscriptions: (uri, subscribed) => {
+        const target = Definitions.subscriptionTarget(served, uri)
+        const routed = target === undefined ? undefined : { server: target }
+        return subscribed ? group.subscribeResource(uri, routed) : group.unsubscribeResource(uri, routed)
+      }
+    })
+
+    const apply = (views: McpGroup.Views) =>
+      Effect.gen(function*() {
+        const next = yield* Definitions.fromViews(deps, views, upstreams, served)
+        const register: Array<McpServer.Definition<never>> = []
+        const unregister: Array<McpServer.Definition<never>> = []
+        for (const [key, entry] of next) if (served.get(key) !== entry) register.push(entry.definition)
+        for (const [key, entry] of served) if (!next.has(key)) unregister.push(entry.definition)
+        served = next
+        if (register.length > 0 || unregister.length > 0) yield* server.update({ register, unregister })
+      })
+
+    // the views now (the first lists are whole), then each change (`changes` starts with the views it sees)
+    yield* apply(yield* group.views)
+    yield* group.changes.pipe(Stream.runForEach(apply), Effect.forkScoped)
+
+    // the sessions of its own with each legacy server that 2026-07-28 calls take, ready for the first
+    for (const status of yield* group.servers) {
+      if (status.era !== "legacy") continue
+      yield* Effect.forkScoped(pool.prewarm(status.name, Capabilities.ALL))
+      yield* Effect.forkScoped(Effect.ignore(pool.refusing(status.name)))
+    }
+
+    // what changed behind is told in front
+    const notifications = yield* group.subscribe
+    yield* notifications.pipe(
+      Stream.runForEach(({ notification }) =>
+        notification.method === McpSchema.ResourceUpdated.name ? server.notifyResourceUpdated(notification.params.uri) : Effect.void
+      ),
+      Effect.forkScoped
+    )
+
+    return server
+  })
