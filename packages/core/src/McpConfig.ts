@@ -181,6 +181,32 @@ export const ConfigFile = Schema.Struct({
  */
 export type ConfigFile = typeof ConfigFile.Type
 
+const Filter = Schema.Struct({
+  allow: Schema.optionalKey(Schema.Array(Schema.String)),
+  deny: Schema.optionalKey(Schema.Array(Schema.String))
+})
+
+/**
+ * What a gateway serves of a server (`McpGateway.Filters`): `"tools"`,
+ * `"prompts"` and `"resources"` in the server's entry, each
+ * `{ "allow": [...], "deny": [...] }` of names (or URIs) where `*` stands for
+ * any run of characters.
+ *
+ * @category schemas
+ * @since 0.3.0
+ */
+export const Filters = Schema.Struct({
+  tools: Schema.optionalKey(Filter),
+  prompts: Schema.optionalKey(Filter),
+  resources: Schema.optionalKey(Filter)
+})
+
+/**
+ * @category schemas
+ * @since 0.3.0
+ */
+export type Filters = typeof Filters.Type
+
 // -----------------------------------------------------------------------------
 // Decoding
 // -----------------------------------------------------------------------------
@@ -417,5 +443,36 @@ export const parse: (
       catch: (cause) => McpError.config(source, `not valid JSON: ${McpError.messageOf(cause)}`)
     })
     return yield* decode(yield* Effect.fromResult(json), source, options)
+  }
+)
+
+/**
+ * The gateway filters of a parsed configuration file's servers, by name
+ * (servers without any are left out, and so are disabled ones): see
+ * {@link Filters}. A bad one fails with a `ConfigError` naming the source,
+ * the server and the field.
+ *
+ * @category decoding
+ * @since 0.3.0
+ */
+export const decodeFilters: (
+  json: unknown,
+  source: string
+) => Effect.Effect<Record<string, Filters>, McpError.McpError> = Effect.fn("McpConfig.decodeFilters")(
+  function*(json: unknown, source: string) {
+    const file = yield* Effect.fromResult(decodeWith(ConfigFile, json, source, undefined))
+    const filters: Record<string, Filters> = {}
+    for (const [name, entry] of Object.entries(file.mcpServers)) {
+      if (!Predicate.isObject(entry) || entry.disabled === true) continue
+      const { prompts, resources, tools } = entry as Record<string, unknown>
+      if (tools === undefined && prompts === undefined && resources === undefined) continue
+      const given = {
+        ...(tools === undefined ? {} : { tools }),
+        ...(prompts === undefined ? {} : { prompts }),
+        ...(resources === undefined ? {} : { resources })
+      }
+      filters[name] = yield* Effect.fromResult(decodeWith(Filters, given, source, name))
+    }
+    return filters
   }
 )

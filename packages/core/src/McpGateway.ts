@@ -26,7 +26,6 @@
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as McpAuth from "./McpAuth.ts"
 import * as McpGroup from "./McpGroup.ts"
@@ -62,28 +61,6 @@ export interface Filters {
   readonly prompts?: Filter | undefined
   readonly resources?: Filter | undefined
 }
-
-/**
- * The `mcp.json` form of {@link Filters}: `"tools"`, `"prompts"` and
- * `"resources"` in a server's entry, each `{ "allow": [...], "deny": [...] }`.
- *
- * @category schemas
- * @since 0.3.0
- */
-export const FiltersSchema = Schema.Struct({
-  tools: Schema.optionalKey(Schema.Struct({
-    allow: Schema.optionalKey(Schema.Array(Schema.String)),
-    deny: Schema.optionalKey(Schema.Array(Schema.String))
-  })),
-  prompts: Schema.optionalKey(Schema.Struct({
-    allow: Schema.optionalKey(Schema.Array(Schema.String)),
-    deny: Schema.optionalKey(Schema.Array(Schema.String))
-  })),
-  resources: Schema.optionalKey(Schema.Struct({
-    allow: Schema.optionalKey(Schema.Array(Schema.String)),
-    deny: Schema.optionalKey(Schema.Array(Schema.String))
-  }))
-})
 
 /**
  * A component offered in front: its kind, its name in front (for resources

@@ -28,6 +28,9 @@ export * as NodeMcpHttpClient from "./NodeMcpHttpClient.ts"
 /** @since 0.1.0 */
 export * as NodeMcpGroup from "./NodeMcpGroup.ts"
 
+/** @since 0.3.0 */
+export * as NodeMcpGateway from "./NodeMcpGateway.ts"
+
 /** @since 0.1.0 */
 export * as NodeMcpAuthorizer from "./NodeMcpAuthorizer.ts"
 
