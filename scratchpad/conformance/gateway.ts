@@ -1,14 +1,14 @@
 /**
  * The conformance server behind a gateway: `server.ts --stdio` as the one
- * server of a group (its era pinned with `--era modern|legacy`, or probed
- * with `--era auto`), served as one by `McpGateway` over Streamable HTTP on
- * 127.0.0.1. `npm run conformance` runs the server suites against it three
+ * server of a gateway's group (its era pinned with `--era modern|legacy`, or
+ * probed with `--era auto`), served by `NodeMcpGateway` over Streamable HTTP
+ * on 127.0.0.1. `npm run conformance` runs the server suites against it three
  * ways; the URL is printed on stdout once listening.
  *
  *   node --conditions=development scratchpad/conformance/gateway.ts --port 0 --era legacy
  */
-import { McpGateway, McpGroup } from "@effect-mcp/core"
-import { NodeMcpGroup, NodeMcpHttpServer, NodeMcpRuntime } from "@effect-mcp/platform-node"
+import { McpGroup } from "@effect-mcp/core"
+import { NodeMcpGateway, NodeMcpHttpServer, NodeMcpRuntime } from "@effect-mcp/platform-node"
 import { Console, Effect, Layer } from "effect"
 import { fileURLToPath } from "node:url"
 
@@ -24,18 +24,15 @@ const port = Number(valueOf("--port") ?? 0)
 
 const server = fileURLToPath(new URL("./server.ts", import.meta.url))
 
-const Group = NodeMcpGroup.layer({
-  servers: { conformance: McpGroup.stdio(process.execPath, ["--conditions=development", server, "--stdio"], { era }) }
-})
-
-const Gateway = McpGateway.layer({
+const Gateway = NodeMcpGateway.layer({
+  servers: { conformance: McpGroup.stdio(process.execPath, ["--conditions=development", server, "--stdio"], { era }) },
   name: "effect-mcp-conformance-gateway",
   version: "0.1.0",
   tasks: { pollInterval: "100 millis" },
   // the suites leave rounds unanswered and minute-long tasks running: behind a
   // legacy server, each keeps a session of the gateway's own until it ends
   upstreams: { conformance: { sessions: 16 } }
-}).pipe(Layer.provide(Group))
+})
 
 NodeMcpRuntime.runMain(
   Effect.gen(function*() {

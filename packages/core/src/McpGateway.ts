@@ -29,6 +29,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as McpAuth from "./McpAuth.ts"
 import * as McpGroup from "./McpGroup.ts"
+import * as Capabilities from "./internal/gateway/capabilities.ts"
 import * as McpServer from "./McpServer.ts"
 
 // -----------------------------------------------------------------------------
@@ -152,6 +153,20 @@ export interface Options extends Partial<McpServer.Options> {
   /** How long a session of its own stays open unused. Default 5 minutes. */
   readonly sessionIdleTimeout?: Duration.Input | undefined
 }
+
+/**
+ * The client options a gateway's group should be made with (the gateway on
+ * Node uses them): the group's connections declare every question a server
+ * may ask (sampling, elicitation, roots), so that each server lists all it
+ * offers (some list less to a client that cannot be asked), and refuse them
+ * with `-32021` (missing client capability): the group's connection carries
+ * the calls of clients that can be asked nothing, and the others go through
+ * sessions the gateway opens with the server.
+ *
+ * @category constructors
+ * @since 0.3.0
+ */
+export const clientOptions: McpGroup.ClientOptions = Capabilities.refusing
 
 // -----------------------------------------------------------------------------
 // Constructors

@@ -80,6 +80,7 @@ const setup = (
   Effect.gen(function*() {
     const group = yield* McpGroup.make({
       servers: { up: McpGroup.inMemory(upstream(seen), { era: behind }) },
+      client: McpGateway.clientOptions,
       liveness: false
     }).pipe(Effect.provide([McpGroup.layerConnectorInMemory, ValidatorLayer]))
     const server = yield* McpGateway.make(options.gateway).pipe(Effect.provideService(McpGroup.McpGroup, group))

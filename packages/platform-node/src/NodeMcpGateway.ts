@@ -67,7 +67,8 @@ export const loadConfig: (path: string) => Effect.Effect<Config, McpError.McpErr
  * How a gateway on Node runs: its servers, the gateway's own options, and
  * the group's (`nameHook` defaults to `McpGroup.prefixed()` when there is more
  * than one server, so two servers' names never collide; a server that cannot
- * connect at start is down and retried, the others served).
+ * connect at start is down and retried, the others served; `client` defaults
+ * to `McpGateway.clientOptions`).
  *
  * @category models
  * @since 0.3.0
@@ -92,6 +93,7 @@ export const layer = (options: Options): Layer.Layer<McpServer.McpServer, McpErr
     Layer.provide(NodeMcpGroup.layer({
       servers,
       startupFailure: "down",
+      client: McpGateway.clientOptions,
       ...(many ? { nameHook: McpGroup.prefixed() } : {}),
       ...group,
       ...(connector === undefined ? {} : { connector })

@@ -5,9 +5,15 @@
  *
  * @internal
  */
+import * as Effect from "effect/Effect"
+import * as JsonRpc from "../../JsonRpc.ts"
+import type * as McpClient from "../../McpClient.ts"
+import * as McpError from "../../McpError.ts"
+import type * as McpMethod from "../../McpMethod.ts"
 import type * as McpSchema from "../../McpSchema.ts"
 import * as McpSchemaValues from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
+import { missingCapability } from "../era/stateless.ts"
 
 /** The questions a client can be asked, as capabilities. @internal */
 export interface Bridged {
@@ -72,4 +78,33 @@ export const onBehalf = (context: McpServer.RequestContext, bridged: Bridged, ta
     ...(experimental === undefined ? {} : { experimental }),
     ...(Object.keys(passed).length === 0 ? {} : { extensions: passed })
   } as McpSchema.ClientCapabilities
+}
+
+/**
+ * The client options of a gateway's group (`McpGateway.clientOptions`):
+ * every question declared, so that a server lists what it offers a client
+ * that can be asked (some list less to others), and refused with `-32021`:
+ * on the group's connection go the calls of clients that can be asked
+ * nothing (the others take sessions of their own).
+ *
+ * @internal
+ */
+export const refusing: Pick<McpClient.Options, "sampling" | "elicitation" | "listRoots"> = {
+  sampling: { handler: (params) => refuse(McpSchemaValues.CreateMessage, params), tools: true, context: true },
+  elicitation: {
+    form: (params) => refuse(McpSchemaValues.Elicit, params),
+    url: (params) => refuse(McpSchemaValues.Elicit, params),
+    applyDefaults: false,
+    validate: false
+  },
+  listRoots: () => refuse(McpSchemaValues.ListRoots, {})
+}
+
+const refuse = (method: McpMethod.Request, params: unknown): Effect.Effect<never, McpError.McpError> => {
+  const capability = method.capability(params)
+  return Effect.fail(
+    capability === undefined
+      ? McpError.protocol(JsonRpc.ErrorCode.MethodNotFound, `${method.name} is not supported`)
+      : missingCapability(capability, method.name)
+  )
 }

@@ -95,8 +95,8 @@ export const forward = <A>(
     const declared = sessionFor(shared.era, context, bridged)
     const events = yield* Queue.unbounded<Pool.Event>()
     const owner: Pool.Owner = { offer: (event) => Queue.offerUnsafe(events, event) }
-    const own = declared !== undefined && declared !== "refusing"
-    let client = declared === "refusing" ? yield* deps.pool.refusing(server) : shared
+    const own = declared !== undefined
+    let client = shared
     if (own) {
       // a legacy front session keeps coming back to the same session behind
       const lease = yield* deps.pool.acquire(server, declared, context.era === "legacy" ? context.session : undefined)
@@ -134,22 +134,20 @@ export const forward = <A>(
   )
 
 /**
- * Where a call goes: `undefined`, the group's connection; `"refusing"`, the
- * session shared by the calls whose client can be asked nothing; else a
- * session of the gateway's own declaring these capabilities, for this call
- * alone:
+ * Where a call goes: `undefined`, the group's connection (which declares
+ * every question and refuses each with `-32021`: see
+ * `McpGateway.clientOptions`); else a session of the gateway's own declaring
+ * these capabilities, for this call alone:
  *
  * - behind a legacy server, whose questions and logs say nothing of the call
- *   they belong to: a 2026-07-28 client's calls are made on sessions that
- *   declare every question, so that the server asks and the client answers,
- *   or, for a question it cannot take, gets `-32021` as a modern server must
- *   answer (a call of a client that can be asked nothing and asked for no
- *   logs shares one such session, which refuses them all); a legacy client's
- *   calls, when it can be asked something or asked for logs, are made on a
- *   session declaring just what it can be asked (the server sees its client
- *   as it is), other calls on the group's connection;
- * - behind a modern server, whose questions are part of its answer: only the
- *   calls that asked for logs need a session of their own.
+ *   they belong to: a call whose client can be asked something or asked for
+ *   logs; for a 2026-07-28 client, on a session that declares every question
+ *   (the server asks, the client answers, or for a question it cannot take
+ *   gets `-32021` as a modern server must answer); for a legacy client, on
+ *   a session declaring just what it can be asked (the server sees its
+ *   client as it is);
+ * - behind a modern server, whose questions are part of its answer: only a
+ *   call that asked for logs.
  *
  * @internal
  */
@@ -157,11 +155,11 @@ export const sessionFor = (
   era: "modern" | "legacy",
   context: McpServer.RequestContext,
   bridged: Capabilities.Bridged
-): Capabilities.Bridged | "refusing" | undefined => {
+): Capabilities.Bridged | undefined => {
   const wantsLogs = context.logLevel !== undefined
   if (era === "modern") return wantsLogs ? {} : undefined
-  if (context.era === "modern") return wantsLogs || Capabilities.asks(bridged) ? Capabilities.ALL : "refusing"
-  return wantsLogs || Capabilities.asks(bridged) ? bridged : undefined
+  if (!wantsLogs && !Capabilities.asks(bridged)) return undefined
+  return context.era === "modern" ? Capabilities.ALL : bridged
 }
 
 const ask = (owner: Pool.Owner, method: string, params: unknown, key: string | undefined): Effect.Effect<unknown, McpError.McpError> =>

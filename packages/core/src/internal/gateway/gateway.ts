@@ -87,9 +87,7 @@ export const make = (
 
     // the sessions of its own with each legacy server that 2026-07-28 calls take, ready for the first
     for (const status of yield* group.servers) {
-      if (status.era !== "legacy") continue
-      yield* Effect.forkScoped(pool.prewarm(status.name, Capabilities.ALL))
-      yield* Effect.forkScoped(Effect.ignore(pool.refusing(status.name)))
+      if (status.era === "legacy") yield* Effect.forkScoped(pool.prewarm(status.name, Capabilities.ALL))
     }
 
     // what changed behind is told in front

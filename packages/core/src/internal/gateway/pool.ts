@@ -28,7 +28,6 @@ import type * as McpGroup from "../../McpGroup.ts"
 import type * as McpMethod from "../../McpMethod.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import type * as McpSession from "../../McpSession.ts"
-import { missingCapability } from "../era/stateless.ts"
 import * as Capabilities from "./capabilities.ts"
 
 /** What a server sends for the call holding its session. @internal */
@@ -53,8 +52,6 @@ export interface Owner {
 export interface Lease {
   readonly server: string
   readonly key: string
-  /** Refuses every question (the shared session of `refusing`). */
-  readonly refuses: boolean
   readonly scope: Scope.Closeable
   client: McpClient.Client | undefined
   owner: Owner | undefined
@@ -80,14 +77,6 @@ export interface Pool {
     capabilities: Capabilities.Bridged,
     affinity: unknown
   ) => Effect.Effect<Lease, McpError.McpError, Scope.Scope>
-  /**
-   * The session shared by the calls whose client can be asked nothing: it
-   * declares every question (see `Capabilities.ALL`) and refuses each with
-   * `-32021`, the answer of a 2026-07-28 server to a request that needs a
-   * capability its client did not declare. Opened at its first use, again
-   * when its connection ended.
-   */
-  readonly refusing: (server: string) => Effect.Effect<McpClient.Client, McpError.McpError>
   /** Opens a session declaring `capabilities` ahead of the call that needs one, unless one is ready (or the limit reached). */
   readonly prewarm: (server: string, capabilities: Capabilities.Bridged) => Effect.Effect<void>
   /** How many sessions are open now, by server. */
@@ -129,14 +118,6 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
 
     const ask = (lease: Lease, method: McpMethod.Request, params: unknown): Effect.Effect<any, McpError.McpError> =>
       Effect.suspend(() => {
-        if (lease.refuses) {
-          const capability = method.capability(params)
-          return Effect.fail(
-            capability === undefined
-              ? McpError.protocol(JsonRpc.ErrorCode.MethodNotFound, `${method.name} is not supported`)
-              : missingCapability(capability, method.name)
-          )
-        }
         const owner = lease.owner
         if (owner === undefined) {
           return Effect.fail(McpError.protocol(
@@ -186,12 +167,11 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
       }
     })
 
-    const open = (server: string, state: PerServer | undefined, bridged: Capabilities.Bridged, key: string) =>
+    const open = (server: string, state: PerServer, bridged: Capabilities.Bridged, key: string) =>
       Effect.gen(function*() {
         const lease: Lease = {
           server,
           key,
-          refuses: state === undefined,
           scope: yield* Scope.fork(scope, "sequential"),
           client: undefined,
           owner: undefined,
@@ -203,32 +183,10 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
           Scope.provide(lease.scope),
           Effect.onError(() => Scope.close(lease.scope, Exit.void))
         )
-        state?.leases.add(lease)
+        state.leases.add(lease)
         return lease
       })
 
-    const refusingSessions = new Map<string, Deferred.Deferred<Lease, McpError.McpError>>()
-    const refusing = (server: string): Effect.Effect<McpClient.Client, McpError.McpError> =>
-      Effect.suspend(() => {
-        const found = refusingSessions.get(server)
-        if (found === undefined) {
-          const opened = Deferred.makeUnsafe<Lease, McpError.McpError>()
-          refusingSessions.set(server, opened)
-          return open(server, undefined, Capabilities.ALL, "refusing").pipe(
-            Effect.onExit((exit) => {
-              if (Exit.isFailure(exit)) refusingSessions.delete(server)
-              return Deferred.done(opened, exit)
-            }),
-            Effect.map((lease) => lease.client!)
-          )
-        }
-        return Effect.flatMap(Deferred.await(found), (lease) =>
-          Effect.flatMap(lease.client!.session.isOpen, (isOpen) => {
-            if (isOpen) return Effect.succeed(lease.client!)
-            if (refusingSessions.get(server) === found) refusingSessions.delete(server)
-            return Effect.andThen(Scope.close(lease.scope, Exit.void), refusing(server))
-          }))
-      })
 
     const release = (state: PerServer, lease: Lease): Effect.Effect<void> =>
       Effect.flatMap(lease.client!.session.isOpen, (isOpen) => {
@@ -310,7 +268,6 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
           (lease) => release(perServer(server), lease)
         ).pipe(Effect.tap(() => Effect.forkIn(prewarm(server, bridged), scope, { startImmediately: true }))),
       prewarm,
-      refusing,
       sizes: () => Object.fromEntries(Array.from(servers, ([server, state]) => [server, state.leases.size]))
     }
   })
