@@ -14,6 +14,7 @@
  * effect-mcp --url http://127.0.0.1:3000/mcp -H "Authorization: Bearer t" call echo --args '{"text":"hi"}'
  * effect-mcp --url https://ci.example.com/mcp call build --no-wait   # prints a task's id
  * effect-mcp --url https://ci.example.com/mcp tasks result <id>
+ * effect-mcp serve --port 8080                   # every server as one, on http://127.0.0.1:8080/mcp
  * ```
  *
  * @since 0.1.0
@@ -43,13 +44,15 @@ import * as Failures from "./internal/failures.ts"
  * | --- | --- | --- |
  * | 0 | `Ok` | the command did what it was asked |
  * | 1 | `ToolError` | `call`, `tasks result`: the tool answered with an error result (`isError: true`) |
- * | 2 | `Usage` | bad flags or arguments, `--args` that is not a JSON object, an unknown `--server`, tool, prompt or resource; `--task` on a 2025-11-25 tool without task support; `tasks list` of 2026-07-28 servers only; a task command with several servers and no `--server` |
- * | 3 | `Connection` | the config file is missing or invalid, a server could not be started, reached or initialized, or its connection was lost |
+ * | 2 | `Usage` | bad flags or arguments, `--args` that is not a JSON object, an unknown `--server`, tool, prompt or resource; `--task` on a 2025-11-25 tool without task support; `tasks list` of 2026-07-28 servers only; a task command with several servers and no `--server`; `serve` with both or neither of `--port` and `--serve-stdio`, or a `--host` beyond loopback without auth or `--allow-unauthenticated` |
+ * | 3 | `Connection` | the config file is missing or invalid, a server could not be started, reached or initialized, or its connection was lost; `serve`: the front cannot listen (the port is taken) |
  * | 4 | `Request` | a server answered the request with a JSON-RPC error, or it timed out; a task failed, was cancelled, or is unknown to the server |
  * | 5 | `Auth` | authorization failed: the OAuth sign-in could not complete (refused, timed out, no usable authorization server), the auth file is unreadable, or a server refused the credentials it got |
  *
  * Interrupted (SIGINT, SIGTERM), it closes every server and exits 130;
  * `call` first cancels the task it was waiting for (best effort, 5 seconds).
+ * `serve` runs until interrupted (130), or with `--serve-stdio` until its
+ * client closes stdin (0).
  *
  * @category models
  * @since 0.1.0
@@ -132,8 +135,8 @@ export const qualify: McpGroup.NameHook = Connect.qualify
 
 /**
  * The `effect-mcp` command tree (`servers`, `list tools|resources|templates|prompts`,
- * `call`, `read`, `prompt`, `tasks list|get|cancel|result`, `login`, `logout`),
- * for embedding or testing with `Command.runWith`.
+ * `call`, `read`, `prompt`, `tasks list|get|cancel|result`, `login`, `logout`,
+ * `serve`), for embedding or testing with `Command.runWith`.
  *
  * ```sh
  * effect-mcp read notes://readme --server example
@@ -163,6 +166,19 @@ export const qualify: McpGroup.NameHook = Connect.qualify
  * (with `--header "Name: value"`) replace the config by one server, named
  * after the program or the URL's host (or `--name`); `--server` is then
  * optional, as is the server of `login` and `logout`.
+ *
+ * **Serve.** `serve` serves the servers as one MCP server
+ * (`NodeMcpGateway`; with several, tools and prompts are named
+ * `<server>__<name>`) over Streamable HTTP (`--port PORT`, `--host HOST`,
+ * default `127.0.0.1`) or over this process's stdio (`--serve-stdio`: stdout
+ * carries only protocol frames). A host beyond loopback needs
+ * `--auth-issuer URL` with `--auth-jwks-url URL` (bearer JWTs checked by
+ * `NodeMcpJwtVerifier`; `--auth-audience`, `--auth-scope`, `--auth-resource`)
+ * or `--allow-unauthenticated`. `--allow-tools|--deny-tools PATTERN` (and
+ * `-prompts`, `-resources`) filter every server's components by their own
+ * names, over the config's `"tools"`, `"prompts"` and `"resources"` filters.
+ * A line on stderr says where it serves; a server that cannot connect is
+ * retried while the others are served.
  *
  * @category commands
  * @since 0.1.0

@@ -5,7 +5,7 @@
  * and reconnection under TestClock, close order, notifications.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, Ref, Schedule, Schema, Scope, Stream } from "effect"
+import { Effect, Exit, Fiber, Layer, Option, Queue, Ref, Schedule, Schema, Scope, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import * as McpError from "../src/McpError.ts"
 import * as McpGroup from "../src/McpGroup.ts"
@@ -13,9 +13,9 @@ import * as McpPrompt from "../src/McpPrompt.ts"
 import * as McpResource from "../src/McpResource.ts"
 import * as McpServer from "../src/McpServer.ts"
 import * as McpTool from "../src/McpTool.ts"
-import * as McpTransport from "../src/McpTransport.ts"
 import { ValidatorLayer } from "./utils/validator.ts"
 import { textOf } from "./utils/client.ts"
+import { makeFlaky } from "./utils/flaky.ts"
 
 // -----------------------------------------------------------------------------
 // servers
@@ -81,60 +81,6 @@ const until = (group: McpGroup.Group, ready: (servers: ReadonlyArray<McpGroup.Se
 
 const statusOf = (servers: ReadonlyArray<McpGroup.ServerStatus>, name: string) =>
   servers.find((server) => server.name === name)?.status
-
-// -----------------------------------------------------------------------------
-// a connector whose connections can be cut and refused
-// -----------------------------------------------------------------------------
-
-interface Flaky {
-  readonly layer: Layer.Layer<McpGroup.Connector>
-  /** Cuts the current connection to `url` (its transport fails). */
-  readonly cut: (url: string) => Effect.Effect<void>
-  /** Refuses (or accepts again) new connections to `url`. */
-  readonly setOnline: (url: string, online: boolean) => Effect.Effect<void>
-  readonly attempts: (url: string) => Effect.Effect<number>
-}
-
-const makeFlaky = (servers: Record<string, Layer.Layer<McpServer.McpServer>>) =>
-  Effect.gen(function*() {
-    const cuts = new Map<string, Deferred.Deferred<void>>()
-    const offline = new Set<string>()
-    const attempts = new Map<string, number>()
-    const transport = (url: string): Layer.Layer<McpTransport.McpTransport, McpError.McpError> =>
-      Layer.effect(
-        McpTransport.McpTransport,
-        Effect.gen(function*() {
-          attempts.set(url, (attempts.get(url) ?? 0) + 1)
-          if (offline.has(url)) return yield* McpError.transport(`connection refused: ${url}`)
-          const cut = yield* Deferred.make<void>()
-          cuts.set(url, cut)
-          const inner = yield* Layer.build(McpGroup.transportInMemory(servers[url]!))
-          const base = Context.get(inner, McpTransport.McpTransport)
-          return McpTransport.McpTransport.of({
-            ...base,
-            incoming: base.incoming.pipe(
-              Stream.interruptWhen(
-                Effect.andThen(Deferred.await(cut), Effect.fail(McpError.transport(`connection reset: ${url}`)))
-              )
-            )
-          })
-        })
-      )
-    const flaky: Flaky = {
-      layer: Layer.succeed(McpGroup.Connector, {
-        transport: (params) =>
-          params._tag === "InMemory" ? McpGroup.transportInMemory(params.server) : transport((params as { url: string }).url)
-      }),
-      cut: (url) => Effect.suspend(() => Deferred.succeed(cuts.get(url)!, undefined)).pipe(Effect.asVoid),
-      setOnline: (url, online) =>
-        Effect.sync(() => {
-          if (online) offline.delete(url)
-          else offline.add(url)
-        }),
-      attempts: (url) => Effect.sync(() => attempts.get(url) ?? 0)
-    }
-    return flaky
-  })
 
 // -----------------------------------------------------------------------------
 

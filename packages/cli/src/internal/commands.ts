@@ -1,7 +1,7 @@
 /**
  * The commands of `effect-mcp`: `servers`, `list tools|resources|templates|prompts`,
- * `call`, `read`, `prompt`, `tasks` (see `tasks.ts`), `login` and `logout`, and
- * the parsing of `--args`.
+ * `call`, `read`, `prompt`, `tasks` (see `tasks.ts`), `login`, `logout` and
+ * `serve` (see `serve.ts`), and the parsing of `--args`.
  *
  * @internal
  */
@@ -20,6 +20,7 @@ import * as Connect from "./connect.ts"
 import * as Failures from "./failures.ts"
 import * as Format from "./format.ts"
 import * as Progress from "./progress.ts"
+import * as Serve from "./serve.ts"
 import * as Tasks from "./tasks.ts"
 
 // -----------------------------------------------------------------------------
@@ -386,4 +387,6 @@ const logout = Command.make("logout", { server: serverArgument }, (args) =>
   )
 
 /** The command tree. */
-export const command = Connect.root.pipe(Command.withSubcommands([servers, list, call, read, prompt, Tasks.command, login, logout]))
+export const command = Connect.root.pipe(
+  Command.withSubcommands([servers, list, call, read, prompt, Tasks.command, login, logout, Serve.command])
+)

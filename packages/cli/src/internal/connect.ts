@@ -7,8 +7,9 @@
  */
 import * as McpAuth from "@effect-mcp/core/McpAuth"
 import * as McpConfig from "@effect-mcp/core/McpConfig"
+import type * as McpGateway from "@effect-mcp/core/McpGateway"
 import * as McpGroup from "@effect-mcp/core/McpGroup"
-import { NodeMcpAuthorizer, NodeMcpAuthStore, NodeMcpGroup } from "@effect-mcp/platform-node"
+import { NodeMcpAuthorizer, NodeMcpAuthStore, NodeMcpGateway, NodeMcpGroup } from "@effect-mcp/platform-node"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -260,25 +261,29 @@ const authOptions = (): NodeMcpGroup.AuthOptions => {
   }
 }
 
-/** The servers to connect to, and whether they are the one server of `--stdio` / `--url`. */
+/** The servers of the command line, and what a gateway serves of each. */
 interface Servers {
   readonly all: Record<string, McpGroup.ServerParams>
-  readonly adhoc: boolean
+  /** The config's `"tools"`, `"prompts"` and `"resources"` filters, when asked for. */
+  readonly upstreams: Readonly<Record<string, McpGateway.UpstreamOptions>>
 }
 
 /**
  * The servers of the command line: the one of `--stdio` or `--url`, else
- * those of the config (`--config`, default `./mcp.json`); a missing or
- * invalid file is a connection failure.
+ * those of the config (`--config`, default `./mcp.json`), with their filters
+ * when `filters` is set; a missing or invalid file is a connection failure.
  */
-const loadServers = (options: Adhoc.Flags) =>
-  Effect.flatMap(Adhoc.source(options), (source): Effect.Effect<Servers, Failures.CliFailure> =>
-    source._tag === "AdHoc"
-      ? Effect.succeed({ all: { [source.name]: source.params }, adhoc: true })
-      : NodeMcpGroup.loadConfig(source.path).pipe(
-        Effect.map((all) => ({ all, adhoc: false })),
-        Effect.mapError((error) => Failures.connectionFailure(error))
-      ))
+const loadServers = (options: Adhoc.Flags, filters: boolean) =>
+  Effect.flatMap(Adhoc.source(options), (source): Effect.Effect<Servers, Failures.CliFailure> => {
+    if (source._tag === "AdHoc") return Effect.succeed({ all: { [source.name]: source.params }, upstreams: {} })
+    const config = filters
+      ? NodeMcpGateway.loadConfig(source.path)
+      : Effect.map(NodeMcpGroup.loadConfig(source.path), (servers) => ({ servers, upstreams: {} }))
+    return config.pipe(
+      Effect.map(({ servers, upstreams }) => ({ all: { ...servers }, upstreams })),
+      Effect.mapError((error) => Failures.connectionFailure(error))
+    )
+  })
 
 /** The servers with `--era`, when given, in place of their own `"era"`. */
 const withEra = (
@@ -290,14 +295,15 @@ const withEra = (
     : Object.fromEntries(Object.entries(servers).map(([name, params]) => [name, { ...params, era: era.value }]))
 
 /**
- * Connects to the servers: `only`, else `--server`, else all. With `--stdio`
- * or `--url` there is one server, and a name, if given, must be its name.
+ * The servers a command uses: `only`, else `--server`, else all (with
+ * `--stdio` or `--url` there is one server, and a name, if given, must be
+ * its name), `--era` laid over them; with the command line's flags, their
+ * secrets, and (`filters`) the config's filters.
  */
-export const connectTo = (only: string | undefined) =>
+export const selectServers = (only: string | undefined, filters = false) =>
   Effect.gen(function*() {
     const options = yield* root
-    const { all } = yield* loadServers(options)
-    const store = yield* NodeMcpAuthStore.make({ path: authFile(options.authFile) })
+    const { all, upstreams } = yield* loadServers(options, filters)
     let servers = all
     const selected = only !== undefined ? Option.some(only) : options.server
     if (Option.isSome(selected)) {
@@ -309,16 +315,36 @@ export const connectTo = (only: string | undefined) =>
       servers = { [name]: params }
     }
     const secrets = secretsOf(servers, process.env)
-    servers = withEra(servers, options.era)
-    // one shot: a server that goes down stays down; the servers' stderr is kept
-    // for the error that reports their death, unless --verbose
+    return { options, servers: withEra(servers, options.era), upstreams, secrets }
+  })
+
+/**
+ * How a command reaches its servers: their stderr kept (for the error that
+ * reports their death), or passed through masked with `--verbose`; OAuth
+ * with the auth file (`--auth-file`) and the browser.
+ */
+export const connector = (
+  options: { readonly verbose: boolean },
+  secrets: Secrets,
+  store: McpAuth.McpAuthStore["Service"]
+): NodeMcpGroup.ConnectorOptions => ({
+  stderr: "capture",
+  ...(options.verbose ? { onStderr: verboseStderr(() => secrets.diagnostics) } : {}),
+  auth: { ...authOptions(), store }
+})
+
+/**
+ * Connects to the servers: `only`, else `--server`, else all. With `--stdio`
+ * or `--url` there is one server, and a name, if given, must be its name.
+ */
+export const connectTo = (only: string | undefined) =>
+  Effect.gen(function*() {
+    const { options, secrets, servers } = yield* selectServers(only)
+    const store = yield* NodeMcpAuthStore.make({ path: authFile(options.authFile) })
+    // one shot: a server that goes down stays down
     const context = yield* Layer.build(NodeMcpGroup.layer({
       reconnect: false,
-      connector: {
-        stderr: "capture",
-        ...(options.verbose ? { onStderr: verboseStderr(() => secrets.diagnostics) } : {}),
-        auth: { ...authOptions(), store }
-      },
+      connector: connector(options, secrets, store),
       ...(options.qualify ? { nameHook: qualify } : {})
     })).pipe(Effect.mapError((error) => Failures.masked(Failures.connectionFailure(error), secrets.diagnostics)))
     const group = Context.get(context, McpGroup.McpGroup)
@@ -366,7 +392,7 @@ export const httpServer = (named: string | undefined) =>
     if (named === undefined && Option.isNone(options.url) && Option.isNone(options.stdio)) {
       return yield* Failures.usage("which server? Name one of the config, or give --url")
     }
-    const { all } = yield* loadServers(options)
+    const { all } = yield* loadServers(options, false)
     const server = named ?? Object.keys(all)[0]!
     const params = all[server]
     if (params === undefined) return yield* Failures.unknownName("server", server, Object.keys(all))

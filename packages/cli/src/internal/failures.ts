@@ -71,6 +71,12 @@ export const unknownName = (what: string, name: string, known: ReadonlyArray<str
   )
 }
 
+/** `serve`: the front cannot listen there (the port is taken, the address is not this machine's). */
+export const listenFailure = (where: string, cause: unknown): CliFailure => {
+  const message = cause instanceof Error ? cause.message : String(cause)
+  return failure("Connection", `cannot listen on ${where}: ${message}`)
+}
+
 // -----------------------------------------------------------------------------
 // From McpError
 // -----------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 /**
  * Runs the built `effect-mcp` (packages/cli/dist/bin.js, built by the
- * globalSetup) as a process, and writes config files for it.
+ * globalSetup) as a process, to its end (`runCli`) or watched and signalled
+ * (`startCli`), and writes config files for it.
  */
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
-import { execFile } from "node:child_process"
+import { Effect, type Scope } from "effect"
+import { execFile, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -109,3 +110,82 @@ export const assertExit = (ran: Ran, code: number): void => {
   )
   assert.deepStrictEqual(processesWith(ran.marker), [], "processes left behind")
 }
+
+/** A word quoted for `--stdio`'s command line (single quotes: taken as it is). */
+export const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`
+
+/** A run of the built bin that a test watches and signals (see {@link startCli}). */
+export interface Running {
+  readonly pid: number
+  /** The environment variable (NAME=value) every process of the run inherited. */
+  readonly marker: string
+  /** Waits (up to 30 seconds) until stderr matches, and gives the match. */
+  readonly stderrMatching: (pattern: RegExp) => Effect.Effect<RegExpMatchArray>
+  readonly signal: (signal: NodeJS.Signals) => Effect.Effect<void>
+  /** Waits for the end (the run is killed after 60 seconds). */
+  readonly exit: Effect.Effect<Ran>
+}
+
+/**
+ * Starts `node dist/bin.js ...args` with a marker in its environment (see
+ * {@link processesWith}), stdin ignored; killed (SIGKILL) when the scope
+ * closes, or after 60 seconds.
+ */
+export const startCli = (args: ReadonlyArray<string>): Effect.Effect<Running, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const id = randomUUID()
+      const child = spawn(process.execPath, [bin, ...args], {
+        cwd: root,
+        env: { ...process.env, NO_COLOR: "1", LC_EFFECT_MCP_CLI_TEST_RUN: id },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let stdout = ""
+      let stderr = ""
+      const waiters = new Set<() => void>()
+      child.stdout.on("data", (chunk) => stdout += chunk)
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk
+        for (const waiter of waiters) waiter()
+      })
+      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+      const marker = `EFFECT_MCP_CLI_TEST_RUN=${id}`
+      const ended = new Promise<Ran>((resolve) =>
+        child.on("close", (code, signal) => {
+          clearTimeout(timer)
+          for (const waiter of waiters) waiter()
+          resolve({ code, signal, stdout, stderr, marker })
+        })
+      )
+      const running: Running = {
+        pid: child.pid!,
+        marker,
+        stderrMatching: (pattern) =>
+          Effect.callback<RegExpMatchArray, Error>((resume) => {
+            const check = () => {
+              const match = stderr.match(pattern)
+              if (match !== null) {
+                waiters.delete(check)
+                resume(Effect.succeed(match))
+              } else if (child.exitCode !== null || child.signalCode !== null) {
+                waiters.delete(check)
+                resume(Effect.fail(new Error(`the run ended without ${pattern} on stderr:\n${stderr}`)))
+              }
+            }
+            waiters.add(check)
+            check()
+            return Effect.sync(() => waiters.delete(check))
+          }).pipe(
+            Effect.timeoutOrElse({
+              duration: "30 seconds",
+              orElse: () => Effect.fail(new Error(`no ${pattern} on stderr within 30 seconds:\n${stderr}`))
+            }),
+            Effect.orDie
+          ),
+        signal: (signal) => Effect.sync(() => void child.kill(signal)),
+        exit: Effect.promise(() => ended)
+      }
+      return { running, kill: () => child.kill("SIGKILL") }
+    }),
+    ({ kill }) => Effect.sync(kill)
+  ).pipe(Effect.map(({ running }) => running))

@@ -40,11 +40,13 @@ export const make = (
     const componentOf = (definition: McpServer.Definition<any>) =>
       served.get(Definitions.keyOf(KIND_OF[kindOf(definition)], registryKeyOf(definition)))?.component
 
+    const timeout = Duration.fromInputUnsafe(callTimeout ?? Duration.seconds(60))
     const pool = yield* Pool.make(group, {
       max: (server) => Math.max(1, upstreams?.[server]?.sessions ?? 8),
-      idleMillis: Duration.toMillis(Duration.fromInputUnsafe(sessionIdleTimeout ?? Duration.minutes(5)))
+      idleMillis: Duration.toMillis(Duration.fromInputUnsafe(sessionIdleTimeout ?? Duration.minutes(5))),
+      waitMillis: Duration.toMillis(timeout)
     })
-    const deps: Deps = { group, pool, callTimeout: callTimeout ?? Duration.seconds(60) }
+    const deps: Deps = { group, pool, callTimeout: timeout }
 
     const server = yield* McpServer.make({
       name: "effect-mcp-gateway",

@@ -87,6 +87,8 @@ export interface Pool {
 export interface Settings {
   readonly max: (server: string) => number
   readonly idleMillis: number
+  /** How long a call waits for a session when all are taken. */
+  readonly waitMillis: number
 }
 
 const LOG_LEVELS: ReadonlySet<unknown> = new Set(McpSchema.LoggingLevel.literals)
@@ -218,15 +220,28 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
         if (oldest !== undefined) return Effect.andThen(close(state, oldest), take(server, bridged, affinity))
         const waiter = Deferred.makeUnsafe<void>()
         state.waiters.push(waiter)
+        const leave = Effect.sync(() => {
+          const at = state.waiters.indexOf(waiter)
+          if (at >= 0) state.waiters.splice(at, 1)
+          // passed on: another waiter may use the place this one leaves
+          else wake(state)
+        })
         return Effect.andThen(
-          Deferred.await(waiter).pipe(Effect.onInterrupt(() =>
-            Effect.sync(() => {
-              const at = state.waiters.indexOf(waiter)
-              if (at >= 0) state.waiters.splice(at, 1)
-              // passed on: another waiter may use the place this one leaves
-              else wake(state)
+          Deferred.await(waiter).pipe(
+            Effect.onInterrupt(() => leave),
+            Effect.timeoutOrElse({
+              duration: settings.waitMillis,
+              orElse: () =>
+                Effect.andThen(
+                  leave,
+                  Effect.fail(McpError.protocol(
+                    JsonRpc.ErrorCode.ServerError,
+                    `all ${state.leases.size} of the gateway's sessions with this server are taken (by calls that run, ` +
+                      `or wait for their client's answer): try again later`
+                  ))
+                )
             })
-          )),
+          ),
           take(server, bridged, affinity)
         )
       })
