@@ -64,6 +64,15 @@ describe("README examples", () => {
     assert.include(stdout, "McpServer tools/call")
   })
 
+  it("the gateway example serves two servers as one; the legacy server's question is a held round", async () => {
+    const { code, stdout } = await node(["scratchpad/gateway.ts"])
+    assert.strictEqual(code, 0)
+    assert.include(stdout, "connected (2026-07-28)")
+    assert.include(stdout, "tools: example__countdown, example__weather, notes__delete_note")
+    assert.include(stdout, "asked: Delete groceries?")
+    assert.include(stdout, "notes__delete_note -> deleted groceries (the call behind ran 1 time)")
+  })
+
   it("the stdio client spawns the example server and talks to it", async () => {
     const { code, stdout } = await node(["scratchpad/stdio-client.ts"])
     assert.strictEqual(code, 0)
