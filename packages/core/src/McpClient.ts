@@ -262,6 +262,11 @@ export interface CachedList<A> {
   readonly cached: Effect.Effect<Option.Option<ReadonlyArray<A>>>
   /** The cached list, if there is one, then every list cached later. */
   readonly changes: Stream.Stream<ReadonlyArray<A>>
+  /**
+   * How long the server said the cached list stays fresh (2026-07-28 `ttlMs`,
+   * the shortest of its pages); `undefined` when it said nothing.
+   */
+  readonly ttlMs: Effect.Effect<number | undefined>
 }
 
 /**

@@ -168,6 +168,62 @@ describe("McpGateway: servers that fail", () => {
     }))
 })
 
+describe("McpGateway: servers that answer garbage", () => {
+  // a legacy server played by hand: a proper handshake and list, then garbage for calls
+  const garbageConnector = Layer.succeed(McpGroup.Connector, {
+    transport: () =>
+      Layer.effect(
+        McpTransport.McpTransport,
+        Effect.gen(function*() {
+          const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair
+          const peer = yield* rawPeer(serverEnd)
+          const answer = (id: unknown, result: unknown) => peer.send({ jsonrpc: "2.0", id, result })
+          yield* Effect.forkScoped(Effect.forever(Effect.flatMap(peer.next, (frame) => {
+            const message = frame as { readonly id?: unknown; readonly method?: string; readonly params?: any }
+            switch (message.method) {
+              case "initialize":
+                return answer(message.id, {
+                  protocolVersion: "2025-11-25",
+                  capabilities: { tools: {} },
+                  serverInfo: { name: "garbage", version: "1" }
+                })
+              case "tools/list":
+                return answer(message.id, {
+                  tools: [
+                    { name: "bad_result", inputSchema: { type: "object" } },
+                    { name: "wrong_id", inputSchema: { type: "object" } }
+                  ]
+                })
+              case "tools/call":
+                return message.params.name === "bad_result"
+                  ? answer(message.id, { content: "not an array" })
+                  : answer(`${String(message.id)}-other`, { content: [] })
+              default:
+                return message.id === undefined ? Effect.void : answer(message.id, {})
+            }
+          })))
+          return clientEnd
+        })
+      )
+  })
+
+  it.effect("an invalid result is a clear error naming the server; an answer to no call is ignored, the call times out", () =>
+    Effect.gen(function*() {
+      const { connect } = yield* gateway({ junk: McpGroup.http("test://junk", { era: "legacy" }) }, { callTimeout: "5 seconds" }, {}, garbageConnector)
+      const client = yield* connect()
+      assert.deepStrictEqual((yield* client.listTools()).tools.map((tool) => tool.name).sort(), ["bad_result", "wrong_id"])
+      const invalid = yield* client.callTool("bad_result", {}).pipe(Effect.flip)
+      assert.strictEqual((invalid.reason as { code?: number }).code, JsonRpc.ErrorCode.ServerError)
+      assert.include(invalid.message, `MCP server "junk"`)
+      const lost = yield* client.callTool("wrong_id", {}).pipe(Effect.flip, Effect.forkChild({ startImmediately: true }))
+      yield* settle
+      yield* TestClock.adjust("5 seconds")
+      const timedOut = yield* Fiber.join(lost)
+      assert.include(timedOut.message, `MCP server "junk"`)
+      assert.include(timedOut.message, "timed out")
+    }))
+})
+
 describe("McpGateway: held calls", () => {
   // a legacy server asks with a real request; a 2026-07-28 client gets a round, and the call behind is held
   const asking = (cancelled: Deferred.Deferred<void>, runs: { n: number }) =>
@@ -288,6 +344,25 @@ describe("McpGateway: changes, subscriptions, completions", () => {
         }
         assert.deepStrictEqual((yield* Fiber.join(updates)).map((update) => update.uri), ["mem://watched"])
       }
+    }))
+
+  it.effect("a merged list's cache hint is the shortest of its servers' (none from a legacy server: 0)", () =>
+    Effect.gen(function*() {
+      const tool = (name: string) => McpTool.make(name, { handler: () => Effect.succeed(name) })
+      const server = (name: string, ttlMs: number) =>
+        McpGroup.inMemory(McpServer.layer({ name, version: "1", cache: { ttlMs, cacheScope: "public" } }, tool(name)))
+      const listTtl = (servers: Record<string, McpGroup.ServerConfig>) =>
+        Effect.gen(function*() {
+          const { raw } = yield* gateway(servers)
+          const peer = yield* raw
+          yield* peer.send(JsonRpc.request(1, "tools/list", { _meta: modernMeta() }))
+          return ((yield* peer.next) as Answer).result as { readonly ttlMs: number; readonly cacheScope: string }
+        })
+      const fresh = yield* listTtl({ a: server("a", 60_000), b: server("b", 5_000) })
+      assert.strictEqual(fresh.ttlMs, 5_000)
+      assert.strictEqual(fresh.cacheScope, "private")
+      const withLegacy = yield* listTtl({ a: server("a", 60_000), c: { params: server("c", 60_000), client: { era: "legacy" } } })
+      assert.strictEqual(withLegacy.ttlMs, 0)
     }))
 
   it.effect("completions of prompts and resource templates are the server's behind", () =>

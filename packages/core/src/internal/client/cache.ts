@@ -31,6 +31,8 @@ export interface Cache<A> {
   readonly invalidate: Effect.Effect<boolean>
   /** Bumped by every invalidation. */
   readonly version: () => number
+  /** How long the server said the cached list stays fresh, if it said. */
+  readonly ttlMs: Effect.Effect<number | undefined>
 }
 
 /** @internal */
@@ -47,8 +49,9 @@ export const make = <A>(fetch: Effect.Effect<Fetched<A>, McpError.McpError>): Ef
     const lock = yield* Semaphore.make(1)
     let version = 0
 
-    // when the cached list goes stale (epoch ms), if the server said
+    // when the cached list goes stale (epoch ms), and for how long it was fresh, if the server said
     let expiresAt = Infinity
+    let freshFor: number | undefined
 
     // a list fetched again unchanged is not a change
     const load = Effect.suspend(() => {
@@ -56,6 +59,7 @@ export const make = <A>(fetch: Effect.Effect<Fetched<A>, McpError.McpError>): Ef
       return Effect.flatMap(fetch, ({ items, ttlMs }) =>
         started !== version ? Effect.succeed(items) : Effect.flatMap(Clock.currentTimeMillis, (now) => {
           expiresAt = ttlMs !== undefined && ttlMs > 0 ? now + ttlMs : Infinity
+          freshFor = ttlMs
           return Effect.flatMap(SubscriptionRef.get(ref), (cached) =>
             Option.isSome(cached) && JSON.stringify(cached.value) === JSON.stringify(items)
               ? Effect.succeed(items)
@@ -84,6 +88,7 @@ export const make = <A>(fetch: Effect.Effect<Fetched<A>, McpError.McpError>): Ef
         version++
         return Effect.map(SubscriptionRef.getAndSet(ref, Option.none()), Option.isSome)
       }),
-      version: () => version
+      version: () => version,
+      ttlMs: Effect.sync(() => freshFor)
     }
   })

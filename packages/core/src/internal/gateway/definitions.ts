@@ -156,7 +156,8 @@ const template = (
 
 /**
  * What the views give in front, by registry key; a component whose listing
- * did not change keeps the definition it had (`previous`).
+ * did not change keeps the definition it had (`previous`). `ttlOf` gives the
+ * cache hint of a server's list (2026-07-28), which its definitions carry.
  *
  * @internal
  */
@@ -164,7 +165,8 @@ export const fromViews = (
   deps: Deps,
   views: McpGroup.Views,
   upstreams: McpGateway.Options["upstreams"],
-  previous: ReadonlyMap<string, Served>
+  previous: ReadonlyMap<string, Served>,
+  ttlOf: (server: string, kind: McpGroup.ComponentKind) => number | undefined
 ): Effect.Effect<Map<string, Served>> =>
   Effect.gen(function*() {
     const served = new Map<string, Served>()
@@ -178,15 +180,19 @@ export const fromViews = (
     ) => {
       const key = keyOf(kind, name)
       if (served.has(key)) return
-      const source = JSON.stringify([server, upstreamName, listing])
+      const ttlMs = ttlOf(server, kind)
+      const source = JSON.stringify([server, upstreamName, listing, ttlMs])
       const before = previous.get(key)
       if (before !== undefined && before.source === source) {
         served.set(key, before)
         return
       }
       const component: McpGateway.Component = { kind, name, server, upstreamName }
-      const definition = make(component)
-      if (definition !== undefined) served.set(key, { definition, component, source })
+      const made = make(component)
+      if (made === undefined) return
+      // the server's cache hint of the list it came from (the answer of a merged list takes the shortest)
+      const definition = ttlMs === undefined ? made : { ...made, cache: { ttlMs, cacheScope: "private" as const } }
+      served.set(key, { definition, component, source })
     }
 
     const tools = views.tools.filter((entry) => passes(upstreams, entry.server, "tools", entry.tool.name))

@@ -72,9 +72,27 @@ export const make = (
       }
     })
 
+    // how long each server said its lists stay fresh (2026-07-28), by server and kind
+    const freshness = (views: McpGroup.Views) =>
+      Effect.gen(function*() {
+        const ttls = new Map<string, Partial<Record<McpGroup.ComponentKind, number | undefined>>>()
+        const names = new Set([...views.tools, ...views.prompts, ...views.resources, ...views.resourceTemplates].map((entry) => entry.server))
+        for (const name of names) {
+          const client = yield* Effect.option(group.client(name))
+          if (client._tag === "None") continue
+          ttls.set(name, {
+            tool: yield* client.value.tools.ttlMs,
+            prompt: yield* client.value.prompts.ttlMs,
+            resource: yield* client.value.resources.ttlMs,
+            resourceTemplate: yield* client.value.resourceTemplates.ttlMs
+          })
+        }
+        return (server: string, kind: McpGroup.ComponentKind) => ttls.get(server)?.[kind]
+      })
+
     const apply = (views: McpGroup.Views) =>
       Effect.gen(function*() {
-        const next = yield* Definitions.fromViews(deps, views, upstreams, served)
+        const next = yield* Definitions.fromViews(deps, views, upstreams, served, yield* freshness(views))
         const register: Array<McpServer.Definition<never>> = []
         const unregister: Array<McpServer.Definition<never>> = []
         for (const [key, entry] of next) if (served.get(key) !== entry) register.push(entry.definition)

@@ -90,7 +90,11 @@ export const make = (state: State.State, entry: Entry.Entry): McpClient.Client =
       Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: (connection) => pick(connection.client).cached })
     ),
     // each connection's cached list, then every later one; ends once the server is down for good
-    changes: Stream.ignore(Live.follow(state, entry, (client) => pick(client).changes))
+    changes: Stream.ignore(Live.follow(state, entry, (client) => pick(client).changes)),
+    ttlMs: Effect.flatMap(
+      Effect.option(Live.current(state, entry)),
+      Option.match({ onNone: () => Effect.succeed(undefined), onSome: (connection) => pick(connection.client).ttlMs })
+    )
   })
   const notifications = notificationsOf(entry, Stream.fromPubSub(state.notifications))
   // each step of a task's handle goes to the server's current connection
