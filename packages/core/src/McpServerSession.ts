@@ -322,6 +322,9 @@ const legacy = (live: Live, handler: Handler, params: unknown, context: McpSessi
 
 const LOG_ORDER: ReadonlyArray<McpSchema.LoggingLevel> = McpSchema.LoggingLevel.literals
 
+const canBeAsked = (capabilities: McpSchema.ClientCapabilities): boolean =>
+  capabilities.sampling !== undefined || capabilities.elicitation !== undefined || capabilities.roots !== undefined
+
 const stateless = (live: Live, handler: Handler, params: unknown, context: McpSession.RequestContext) => {
   const client = Stateless.clientOf(context.meta)
   const clientParams = { protocolVersion: client.protocolVersion, capabilities: client.capabilities, clientInfo: client.clientInfo }
@@ -354,7 +357,8 @@ const stateless = (live: Live, handler: Handler, params: unknown, context: McpSe
   }
   const handled = !InputRequired.SUPPORTED.has(method)
     ? handler.handle(params, contextWith(InputRequired.unsupportedAsk(method) as RequestContext["input"]))
-    : handler.hold?.(params) === true
+    // holding matters only to a client that can be asked: for another, an ask fails at once
+    : handler.hold?.(params) === true && canBeAsked(client.capabilities)
     ? Effect.flatMap(live.held, (calls) =>
       Held.run(calls, method, params, { ...options, outbox: { reportProgress: context.reportProgress, log } }, (channel) =>
         handler.handle(

@@ -10,8 +10,9 @@
  *
  * @internal
  */
+import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -23,6 +24,8 @@ import type * as McpGroup from "../../McpGroup.ts"
 import type * as McpMethod from "../../McpMethod.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
+import type * as McpSession from "../../McpSession.ts"
+import { principal } from "../auth/principal.ts"
 import { CurrentOnBehalf, type OnBehalf } from "../era/statelessClient.ts"
 import * as Capabilities from "./capabilities.ts"
 import type * as Pool from "./pool.ts"
@@ -89,49 +92,108 @@ export const forward = <A>(
   send: (client: McpClient.Client, options: McpClient.RequestOptions) => Effect.Effect<A, McpError.McpError>,
   tasks = false
 ): Effect.Effect<A, McpError.McpError> =>
-  Effect.gen(function*() {
-    const shared = yield* deps.group.client(server)
+  Effect.flatMap(deps.group.client(server), (shared) => {
     const bridged = Capabilities.bridged(context)
     const declared = sessionFor(shared.era, context, bridged)
+    const meta = metaOf(context)
+    // a 2026-07-28 server is told of the front client; its rounds are answered by it
+    const onBehalf = (answer: OnBehalf["answer"]): OnBehalf => ({
+      capabilities: Capabilities.onBehalf(context, bridged, tasks),
+      logLevel: declared === undefined ? undefined : context.logLevel,
+      answer
+    })
+    return declared === undefined
+      ? onShared(shared, context, meta, onBehalf, deps, send)
+      : onOwn(deps, server, declared, context, meta, onBehalf, send)
+  }).pipe(Effect.mapError((error) => toFront(server, error)))
+
+// On the group's connection: nothing comes of the call but progress and (2026-07-28)
+// its rounds; the call runs in the request's own fiber, progress is sent from the
+// connection's with the request's services (its stream, on Streamable HTTP)
+const onShared = <A>(
+  client: McpClient.Client,
+  context: McpServer.RequestContext,
+  meta: Record<string, unknown> | undefined,
+  onBehalf: (answer: OnBehalf["answer"]) => OnBehalf,
+  deps: Deps,
+  send: (client: McpClient.Client, options: McpClient.RequestOptions) => Effect.Effect<A, McpError.McpError>
+): Effect.Effect<A, McpError.McpError> =>
+  Effect.contextWith((services: Context.Context<never>) => {
+    const options: McpClient.RequestOptions = {
+      timeout: deps.callTimeout,
+      onProgress: (progress) => Effect.updateContext(context.reportProgress(progressOf(progress)), () => services),
+      ...(meta === undefined ? {} : { meta })
+    }
+    return send(client, options).pipe(
+      Effect.provideService(
+        CurrentOnBehalf,
+        onBehalf((method, params, key) => inputOf(method, (declared) => context.input(declared, params as never, { inputKey: key })))
+      )
+    )
+  })
+
+// On a session of the gateway's own: what the server sends for the call is passed
+// on in order, by the request's own fiber
+const onOwn = <A>(
+  deps: Deps,
+  server: string,
+  declared: Capabilities.Bridged,
+  context: McpServer.RequestContext,
+  meta: Record<string, unknown> | undefined,
+  onBehalf: (answer: OnBehalf["answer"]) => OnBehalf,
+  send: (client: McpClient.Client, options: McpClient.RequestOptions) => Effect.Effect<A, McpError.McpError>
+): Effect.Effect<A, McpError.McpError> =>
+  Effect.gen(function*() {
     const events = yield* Queue.unbounded<Pool.Event>()
     const owner: Pool.Owner = { offer: (event) => Queue.offerUnsafe(events, event) }
-    const own = declared !== undefined
-    let client = shared
-    if (own) {
-      // a legacy front session keeps coming back to the same session behind
-      const lease = yield* deps.pool.acquire(server, declared, context.era === "legacy" ? context.session : undefined)
-      client = lease.client!
-      lease.owner = owner
-      if (client.era === "legacy" && lease.logLevel !== (context.logLevel ?? "emergency")) {
-        // nothing asked for: only what cannot wait
-        const level = context.logLevel ?? "emergency"
-        yield* client.setLoggingLevel(level)
-        lease.logLevel = level
-      }
+    // a legacy front session (or a principal) keeps coming back to the same session behind
+    const whom = clientOf(context)
+    const lease = yield* deps.pool.acquire(server, declared, whom)
+    const client = lease.client!
+    lease.owner = owner
+    // a server given another client's roots is told they changed, and given a moment
+    // to ask this one's before the call
+    lease.affinity = whom
+    let rootsAsked: Effect.Effect<void> = Effect.void
+    if (lease.rootsOf !== undefined && lease.rootsOf !== whom) {
+      lease.rootsOf = undefined
+      const asked = lease.rootsAsked = Deferred.makeUnsafe<void>()
+      yield* Effect.ignore(client.session.notify(McpSchema.RootsListChanged, {}))
+      rootsAsked = Effect.raceFirst(Deferred.await(asked), Effect.sleep(ROOTS_GRACE))
     }
-    const meta = metaOf(context)
+    if (client.era === "legacy" && lease.logLevel !== (context.logLevel ?? "emergency")) {
+      // nothing asked for: only what cannot wait
+      const level = context.logLevel ?? "emergency"
+      yield* client.setLoggingLevel(level)
+      lease.logLevel = level
+    }
     const options: McpClient.RequestOptions = {
       timeout: deps.callTimeout,
       onProgress: (progress) => Effect.sync(() => owner.offer({ _tag: "Progress", progress })),
       ...(meta === undefined ? {} : { meta })
     }
-    // a 2026-07-28 server is told of the front client, and its rounds answered by it
-    const onBehalf: OnBehalf = {
-      capabilities: Capabilities.onBehalf(context, bridged, tasks),
-      logLevel: own ? context.logLevel : undefined,
-      answer: (method, params, key) => ask(owner, method, params, key)
-    }
-    const call = yield* send(client, options).pipe(
-      Effect.provideService(CurrentOnBehalf, onBehalf),
+    const call = yield* Effect.andThen(rootsAsked, send(client, options)).pipe(
+      Effect.provideService(CurrentOnBehalf, onBehalf((method, params, key) => ask(owner, method, params, key))),
       Effect.exit,
       Effect.flatMap((exit) => Effect.sync(() => owner.offer({ _tag: "Done", exit }))),
       Effect.forkChild({ startImmediately: true })
     )
     return yield* relay(events, context, call) as Effect.Effect<A, McpError.McpError>
-  }).pipe(
-    Effect.scoped,
-    Effect.mapError((error) => toFront(server, error))
-  )
+  }).pipe(Effect.scoped)
+
+// how long a server told the roots changed may take to ask for them before a call is sent
+const ROOTS_GRACE = Duration.millis(200)
+
+// who the client is, as far as the gateway knows: its legacy session, else its
+// principal; an unknown one is nobody seen before
+const clientOf = (context: McpServer.RequestContext): unknown =>
+  context.era === "legacy" ? context.session : principal(context.auth) ?? Symbol()
+
+const progressOf = ({ message, progress, total }: McpSession.Progress) => ({
+  progress,
+  ...(total === undefined ? {} : { total }),
+  ...(message === undefined ? {} : { message })
+})
 
 /**
  * Where a call goes: `undefined`, the group's connection (which declares
@@ -162,16 +224,24 @@ export const sessionFor = (
   return context.era === "modern" ? Capabilities.ALL : bridged
 }
 
+// what a server may ask a client, by method
+const inputOf = <A>(
+  method: string,
+  f: (declared: McpMethod.Request) => Effect.Effect<A, McpError.McpError>
+): Effect.Effect<A, McpError.McpError> => {
+  const declared = INPUT_METHODS[method]
+  return declared === undefined
+    ? Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `${method} cannot be asked of a client`))
+    : f(declared)
+}
+
 const ask = (owner: Pool.Owner, method: string, params: unknown, key: string | undefined): Effect.Effect<unknown, McpError.McpError> =>
-  Effect.suspend(() => {
-    const declared = INPUT_METHODS[method]
-    if (declared === undefined) {
-      return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `${method} cannot be asked of a client`))
-    }
-    const reply = Deferred.makeUnsafe<unknown, McpError.McpError>()
-    owner.offer({ _tag: "Input", method: declared, params, key, reply })
-    return Deferred.await(reply)
-  })
+  inputOf(method, (declared) =>
+    Effect.suspend(() => {
+      const reply = Deferred.makeUnsafe<unknown, McpError.McpError>()
+      owner.offer({ _tag: "Input", method: declared, params, key, reply })
+      return Deferred.await(reply)
+    }))
 
 // What the server sent, passed on in order; each question in a fiber of its
 // own (a child of the front request's, with its context), so that questions
@@ -185,15 +255,9 @@ const relay = (
     while (true) {
       const event = yield* Queue.take(events)
       switch (event._tag) {
-        case "Progress": {
-          const { progress, total, message } = event.progress
-          yield* context.reportProgress({
-            progress,
-            ...(total === undefined ? {} : { total }),
-            ...(message === undefined ? {} : { message })
-          })
+        case "Progress":
+          yield* context.reportProgress(progressOf(event.progress))
           continue
-        }
         case "Log":
           yield* context.log(event.params.level, event.params.data, event.params.logger)
           continue

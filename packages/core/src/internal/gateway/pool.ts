@@ -55,8 +55,12 @@ export interface Lease {
   readonly scope: Scope.Closeable
   client: McpClient.Client | undefined
   owner: Owner | undefined
-  /** Who used it last (a legacy front session, for affinity). */
+  /** Whom it served last (see `acquire`): the caller sets it. */
   affinity: unknown
+  /** Whose roots the server was given last (the `affinity` of the call it asked in), if anyone's. */
+  rootsOf: unknown
+  /** Done once the server asked for the roots after it was told they changed (see `forward.ts`). */
+  rootsAsked: Deferred.Deferred<void> | undefined
   /** The log level set on it (`undefined`: none yet). */
   logLevel: McpSchema.LoggingLevel | undefined
   idleSince: number
@@ -66,12 +70,17 @@ interface PerServer {
   readonly leases: Set<Lease>
   readonly idle: Array<Lease>
   opening: number
+  /** The sessions being opened, by kind (capabilities). */
+  readonly openingKeys: Map<string, number>
   waiters: Array<Deferred.Deferred<void>>
 }
 
 /** @internal */
 export interface Pool {
-  /** A session declaring `capabilities` for one call, released with the scope. */
+  /**
+   * A session declaring `capabilities` for one call, released with the scope;
+   * one that served `affinity` last is preferred (the caller then updates it).
+   */
   readonly acquire: (
     server: string,
     capabilities: Capabilities.Bridged,
@@ -101,7 +110,9 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
     const servers = new Map<string, PerServer>()
     const perServer = (server: string): PerServer => {
       let found = servers.get(server)
-      if (found === undefined) servers.set(server, found = { leases: new Set(), idle: [], opening: 0, waiters: [] })
+      if (found === undefined) {
+        servers.set(server, found = { leases: new Set(), idle: [], opening: 0, openingKeys: new Map(), waiters: [] })
+      }
       return found
     }
 
@@ -160,7 +171,20 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
         }
       }),
       ...(bridged.roots === undefined ? {} : {
-        listRoots: () => Effect.map(ask(lease, McpSchema.ListRoots, {}), (result: McpSchema.ListRootsResult) => result.roots)
+        listRoots: () =>
+          Effect.map(ask(lease, McpSchema.ListRoots, {}), (result: McpSchema.ListRootsResult) => {
+            lease.rootsOf = lease.affinity
+            return result.roots
+          }).pipe(
+            // told once the answer is on its way (after this handler's turn)
+            Effect.ensuring(Effect.suspend(() => {
+              const asked = lease.rootsAsked
+              lease.rootsAsked = undefined
+              return asked === undefined
+                ? Effect.void
+                : Effect.asVoid(Effect.forkDetach(Effect.andThen(Effect.yieldNow, Deferred.succeed(asked, undefined))))
+            }))
+          )
       }),
       observeNotification: (notification) => {
         if (notification.method !== McpSchema.LoggingMessage.name || lease.owner === undefined) return
@@ -178,6 +202,8 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
           client: undefined,
           owner: undefined,
           affinity: undefined,
+          rootsOf: undefined,
+          rootsAsked: undefined,
           logLevel: undefined,
           idleSince: 0
         }
@@ -190,13 +216,27 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
       })
 
 
+    // a session being opened counts toward the limit, and as one of its kind on the way
+    const opening = <A, E>(state: PerServer, key: string, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+      Effect.suspend(() => {
+        state.opening++
+        state.openingKeys.set(key, (state.openingKeys.get(key) ?? 0) + 1)
+        return Effect.ensuring(effect, Effect.sync(() => {
+          state.opening--
+          const left = state.openingKeys.get(key)! - 1
+          if (left === 0) state.openingKeys.delete(key)
+          else state.openingKeys.set(key, left)
+        }))
+      })
+
     const release = (state: PerServer, lease: Lease): Effect.Effect<void> =>
       Effect.flatMap(lease.client!.session.isOpen, (isOpen) => {
         lease.owner = undefined
-        wake(state)
-        if (!isOpen) return close(state, lease)
+        if (!isOpen) return Effect.andThen(close(state, lease), Effect.sync(() => wake(state)))
         lease.idleSince = clock.currentTimeMillisUnsafe()
         state.idle.push(lease)
+        // after: a waiter woken takes it at once (a deferred's waiter runs when it is done)
+        wake(state)
         return Effect.void
       })
 
@@ -211,10 +251,7 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
         const same = state.idle.findIndex((lease) => lease.key === key && lease.affinity === affinity)
         const found = same >= 0 ? same : state.idle.findIndex((lease) => lease.key === key)
         if (found >= 0) return Effect.succeed(state.idle.splice(found, 1)[0]!)
-        if (state.leases.size + state.opening < settings.max(server)) {
-          state.opening++
-          return Effect.ensuring(open(server, state, bridged, key), Effect.sync(() => state.opening--))
-        }
+        if (state.leases.size + state.opening < settings.max(server)) return opening(state, key, open(server, state, bridged, key))
         // full: an unused session of other capabilities makes room, else wait for one
         const oldest = state.idle[0]
         if (oldest !== undefined) return Effect.andThen(close(state, oldest), take(server, bridged, affinity))
@@ -257,30 +294,31 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
     })
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(Math.max(1, settings.idleMillis / 2)), sweep)))
 
-    // one unused session of its kind kept ready, opened while the call that took the last one runs
+    // one unused session of its kind kept ready (or being opened), opened while the call that took the last one runs
     const prewarm = (server: string, capabilities: Capabilities.Bridged): Effect.Effect<void> =>
-        Effect.suspend(() => {
-          const state = perServer(server)
-          const key = Capabilities.keyOf(capabilities)
-          if (state.leases.size + state.opening >= settings.max(server) || state.idle.some((lease) => lease.key === key)) {
-            return Effect.void
-          }
-          state.opening++
-          return open(server, state, capabilities, key).pipe(
-            Effect.flatMap((lease) => release(state, lease)),
-            Effect.ensuring(Effect.sync(() => state.opening--)),
-            Effect.catchCause((cause) => Effect.logDebug(`server "${server}": a session opened ahead failed`, cause))
-          )
-        })
+      Effect.suspend(() => {
+        const state = perServer(server)
+        const key = Capabilities.keyOf(capabilities)
+        if (
+          state.leases.size + state.opening >= settings.max(server) || (state.openingKeys.get(key) ?? 0) > 0 ||
+          state.idle.some((lease) => lease.key === key)
+        ) {
+          return Effect.void
+        }
+        return opening(state, key, open(server, state, capabilities, key)).pipe(
+          Effect.flatMap((lease) => release(state, lease)),
+          Effect.catchCause((cause) => Effect.logDebug(`server "${server}": a session opened ahead failed`, cause))
+        )
+      })
 
     return {
+      // the wait (and the opening) can be interrupted; once taken, a session is given back with the scope
       acquire: (server, bridged, affinity) =>
-        Effect.acquireRelease(
-          Effect.map(take(server, bridged, affinity), (lease) => {
-            lease.affinity = affinity
-            return lease
-          }),
-          (lease) => release(perServer(server), lease)
+        Effect.uninterruptibleMask((restore) =>
+          Effect.tap(
+            restore(take(server, bridged, affinity)),
+            (lease) => Effect.addFinalizer(() => release(perServer(server), lease))
+          )
         ).pipe(Effect.tap(() => Effect.forkIn(prewarm(server, bridged), scope, { startImmediately: true }))),
       prewarm,
       sizes: () => Object.fromEntries(Array.from(servers, ([server, state]) => [server, state.leases.size]))
