@@ -20,6 +20,7 @@ import * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import { principal } from "./internal/auth/principal.ts"
 import * as Held from "./internal/era/held.ts"
+import * as Logging from "./internal/server/logging.ts"
 import * as InputRequired from "./internal/era/inputRequired.ts"
 import { make as makeEngine } from "./internal/session/engine.ts"
 import * as RequestState from "./internal/era/requestState.ts"
@@ -130,13 +131,9 @@ export interface Handler {
 }
 
 /**
- * The calls a server holds (2026-07-28): a request whose handler must not
- * run twice (it asks after a side effect) runs once, in a fiber of the
- * server's, while its client answers input-required rounds; each round's
- * sealed `requestState` names the held call, and the retry resumes it.
- * A held call waits at most `ttl` for its retry (default 10 minutes, on
- * `Clock`; then its handler is interrupted and a late retry gets `-32602`);
- * a server holds at most `max` (default 10,000; beyond, `-32000`).
+ * The calls a server holds (2026-07-28; see `McpTool.Info.hold`), each
+ * waiting at most `ttl` for its client's retry (then interrupted; a late
+ * retry gets `-32602`), at most `max` at once (beyond, `-32000`).
  *
  * @category models
  * @since 0.3.0
@@ -156,14 +153,7 @@ export interface HeldCalls {
  */
 export const makeHeldCalls = (
   options?: { readonly max?: number | undefined; readonly ttl?: Duration.Input | undefined }
-): Effect.Effect<HeldCalls> => Effect.map(Held.make(Held.settingsOf(options)), toHeldCalls)
-
-const heldOf = new WeakMap<HeldCalls, Held.HeldCalls>()
-const toHeldCalls = (calls: Held.HeldCalls): HeldCalls => {
-  const public_: HeldCalls = { settings: calls.settings, size: Effect.sync(() => calls.calls.size) }
-  heldOf.set(public_, calls)
-  return public_
-}
+): Effect.Effect<HeldCalls> => Held.make(Held.settingsOf(options))
 
 /**
  * Declares a server request handler; `params` is validated and typed from the
@@ -320,19 +310,17 @@ const legacy = (live: Live, handler: Handler, params: unknown, context: McpSessi
   })
 }
 
-const LOG_ORDER: ReadonlyArray<McpSchema.LoggingLevel> = McpSchema.LoggingLevel.literals
-
-const canBeAsked = (capabilities: McpSchema.ClientCapabilities): boolean =>
-  capabilities.sampling !== undefined || capabilities.elicitation !== undefined || capabilities.roots !== undefined
 
 const stateless = (live: Live, handler: Handler, params: unknown, context: McpSession.RequestContext) => {
   const client = Stateless.clientOf(context.meta)
   const clientParams = { protocolVersion: client.protocolVersion, capabilities: client.capabilities, clientInfo: client.clientInfo }
   const checkClientCapability = (...path: ReadonlyArray<string>) =>
     McpMethod.hasCapability(client.capabilities, McpMethod.clientCapability(...path))
-  const threshold = client.logLevel === undefined ? Infinity : LOG_ORDER.indexOf(client.logLevel)
+  // no level asked for: no logs
   const log = (params: McpSchema.LoggingMessageNotificationParams) =>
-    LOG_ORDER.indexOf(params.level) >= threshold ? Effect.ignore(live.server.notify(McpSchema.LoggingMessage, params)) : Effect.void
+    client.logLevel !== undefined && Logging.passes(params.level, client.logLevel)
+      ? Effect.ignore(live.server.notify(McpSchema.LoggingMessage, params))
+      : Effect.void
   const contextWith = (
     input: RequestContext["input"],
     outbox?: Pick<RequestContext, "reportProgress" | "log">
@@ -358,7 +346,7 @@ const stateless = (live: Live, handler: Handler, params: unknown, context: McpSe
   const handled = !InputRequired.SUPPORTED.has(method)
     ? handler.handle(params, contextWith(InputRequired.unsupportedAsk(method) as RequestContext["input"]))
     // holding matters only to a client that can be asked: for another, an ask fails at once
-    : handler.hold?.(params) === true && canBeAsked(client.capabilities)
+    : handler.hold?.(params) === true && Held.canBeAsked(client.capabilities)
     ? Effect.flatMap(live.held, (calls) =>
       Held.run(calls, method, params, { ...options, outbox: { reportProgress: context.reportProgress, log } }, (channel) =>
         handler.handle(
@@ -450,7 +438,7 @@ export const make = Effect.fnUntraced(function*(
   const transport = yield* McpTransport
   // the session's own held calls, made when a handler first holds one, unless the server shares its own
   const scope = yield* Effect.scope
-  let heldCalls = options.heldCalls === undefined ? undefined : heldOf.get(options.heldCalls)
+  let heldCalls = options.heldCalls as Held.HeldCalls | undefined
   const held = Effect.suspend(() =>
     heldCalls !== undefined
       ? Effect.succeed(heldCalls)

@@ -81,12 +81,17 @@ interface Held {
   expiry: Fiber.Fiber<void> | undefined
 }
 
-/** A server's held calls. @internal */
+/** A server's held calls (what `McpServerSession.HeldCalls` is). @internal */
 export interface HeldCalls {
   readonly settings: Settings
   readonly calls: Map<string, Held>
   readonly scope: Scope.Scope
+  readonly size: Effect.Effect<number>
 }
+
+/** Whether a client can be asked anything: holding matters to no other (its asks fail at once). @internal */
+export const canBeAsked = (capabilities: McpSchema.ClientCapabilities): boolean =>
+  capabilities.sampling !== undefined || capabilities.elicitation !== undefined || capabilities.roots !== undefined
 
 /**
  * The held calls of a server: their fibers in a scope of their own, closed
@@ -99,7 +104,8 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<HeldCalls>
     const scope = yield* Scope.make()
     const outer = yield* Effect.serviceOption(Scope.Scope)
     if (Option.isSome(outer)) yield* Scope.addFinalizer(outer.value, Scope.close(scope, Exit.void))
-    return { settings: { ...DEFAULTS, ...settings }, calls: new Map(), scope }
+    const calls = new Map<string, Held>()
+    return { settings: { ...DEFAULTS, ...settings }, calls, scope, size: Effect.sync(() => calls.size) }
   })
 
 /** Settings from the options of a server. @internal */

@@ -69,3 +69,35 @@ export const enabled = <D>(map: ReadonlyMap<string, Entry<D>>): Array<D> => {
   for (const entry of map.values()) if (entry.enabled) out.push(entry.definition)
   return out
 }
+
+/** A change of one definition's entry: its new entry given its current one (`undefined`: none). @internal */
+export type Change = readonly [
+  McpServer.Definition<any>,
+  (entry: Entry<any> | undefined) => Entry<any> | undefined
+]
+
+/** The registry after `changes`, and the kinds that changed. @internal */
+export const applyChanges = (
+  current: Registry,
+  changes: ReadonlyArray<Change>
+): readonly [ReadonlySet<Kind>, Registry] => {
+  const changed = new Set<Kind>()
+  const maps: Partial<Record<Kind, Map<string, Entry<any>>>> = {}
+  for (const [definition, f] of changes) {
+    const kind = kindOf(definition)
+    const key = keyOf(definition)
+    const map = maps[kind] ?? (current[kind] as ReadonlyMap<string, Entry<any>>)
+    const before = map.get(key)
+    const after = f(before)
+    if (after === before) continue
+    // each kind's map copied once, at its first change
+    const writable = maps[kind] ??= new Map(map)
+    if (after === undefined) writable.delete(key)
+    else writable.set(key, after)
+    changed.add(kind)
+  }
+  if (changed.size === 0) return [changed, current]
+  const next: Record<string, unknown> = { ...current }
+  for (const kind of changed) next[kind] = maps[kind]
+  return [changed, next as unknown as Registry]
+}

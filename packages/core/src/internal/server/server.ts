@@ -24,11 +24,14 @@ import * as Failure from "./failure.ts"
 import * as Metrics from "../metrics.ts"
 import { type HeaderParam, headerParams } from "../jsonSchema/headers.ts"
 import * as Pagination from "./pagination.ts"
-import { enabled, type Entry, type Kind, keyOf, kindOf, listChanged, type Registry } from "./registry.ts"
+import { applyChanges, type Change, enabled, type Entry, type Kind, listChanged, type Registry } from "./registry.ts"
+import * as CacheHints from "./cacheHints.ts"
+import type { Cached } from "./cacheHints.ts"
 import * as ChangeBus from "./changeBus.ts"
 import { withServices } from "./services.ts"
 import * as Demand from "./demand.ts"
 import * as Subscriptions from "./subscriptions.ts"
+import * as Visibility from "./visibility.ts"
 import * as TaskCall from "../task/call.ts"
 import * as TaskHandlers from "../task/handlers.ts"
 import * as TaskListen from "../task/listen.ts"
@@ -53,7 +56,6 @@ const headersOf = (tool: McpTool.McpTool<any>): ReadonlyArray<HeaderParam> => {
   return params
 }
 
-type Cached = { readonly cache?: Partial<McpSchema.CacheHints> | undefined }
 
 // -----------------------------------------------------------------------------
 // Server
@@ -81,25 +83,9 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     const heldCalls = yield* McpServerSession.makeHeldCalls(options.hold)
     const supportedVersions = options.protocolVersions ??
       [...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS]
-    const defaults: McpSchema.CacheHints = {
-      ttlMs: options.cache?.ttlMs ?? 0,
-      cacheScope: options.cache?.cacheScope ?? "private"
-    }
-
-    // the hints of an answer about `items`: the shortest life, private if any is
-    const hints = (items: ReadonlyArray<Cached>): McpSchema.CacheHints => {
-      if (items.length === 0) return defaults
-      let ttlMs = Infinity
-      let cacheScope: McpSchema.CacheHints["cacheScope"] = "public"
-      for (const item of items) {
-        ttlMs = Math.min(ttlMs, Math.max(0, item.cache?.ttlMs ?? defaults.ttlMs))
-        if ((item.cache?.cacheScope ?? defaults.cacheScope) === "private") cacheScope = "private"
-      }
-      return { ttlMs, cacheScope }
-    }
-
+    const defaults = CacheHints.defaultsOf(options.cache)
     const withHints = <A extends object>(context: McpServer.RequestContext, result: A, items: ReadonlyArray<Cached>): A =>
-      context.era === "modern" ? { ...result, ...hints(items) } : result
+      CacheHints.withHints(defaults, context, result, items)
 
     // what this replica's clients are told of a change; `announce` also tells the other replicas
     const broadcast = (kind: Kind) =>
@@ -131,47 +117,23 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         : Effect.andThen(broadcast(kind), bus.publish({ _tag: "ListChanged", kind: kind === "resourceTemplates" ? "resources" : kind }))
     if (bus !== undefined) yield* ChangeBus.follow(bus, broadcast, resourceUpdated)
 
-    const update = (definition: McpServer.Definition<any>, f: (entry: Entry<any> | undefined) => Entry<any> | undefined) =>
-      Effect.flatMap(
-        Ref.modify(registry, (current): readonly [boolean, Registry] => {
-          const kind = kindOf(definition)
-          const key = keyOf(definition)
-          const before = current[kind].get(key)
-          const after = f(before)
-          if (after === before) return [false, current]
-          const map = new Map(current[kind] as ReadonlyMap<string, Entry<any>>)
-          if (after === undefined) map.delete(key)
-          else map.set(key, after)
-          return [true, { ...current, [kind]: map }]
-        }),
-        (changed) => changed ? announce(kindOf(definition)) : Effect.void
-      )
+    // changes of the registry: the sessions and listeners are told once per kind changed
+    const update = (changes: ReadonlyArray<Change>) =>
+      Effect.flatMap(Ref.modify(registry, (current) => applyChanges(current, changes)), (changed) =>
+        Effect.forEach(changed, announce, { discard: true }))
 
-    // many changes at once: one announcement per kind that changed
-    const updateAll = (changes: ReadonlyArray<readonly [McpServer.Definition<any>, Entry<any> | undefined]>) =>
-      Effect.flatMap(
-        Ref.modify(registry, (current): readonly [ReadonlySet<Kind>, Registry] => {
-          const changed = new Set<Kind>()
-          const maps: Partial<Record<Kind, Map<string, Entry<any>>>> = {}
-          for (const [definition, after] of changes) {
-            const kind = kindOf(definition)
-            const key = keyOf(definition)
-            const map = maps[kind] ??= new Map(current[kind] as ReadonlyMap<string, Entry<any>>)
-            if (after === undefined && !map.has(key)) continue
-            if (after === undefined) map.delete(key)
-            else map.set(key, after)
-            changed.add(kind)
-          }
-          if (changed.size === 0) return [changed, current]
-          const next: Record<string, unknown> = { ...current }
-          for (const kind of changed) next[kind] = maps[kind]
-          return [changed, next as unknown as Registry]
-        }),
-        (changed) => Effect.forEach(changed, announce, { discard: true })
-      )
+    // registrations bound to the services of the registering context
+    const registering = (
+      definitions: ReadonlyArray<McpServer.Definition<any>>,
+      services: Context.Context<any>
+    ): Array<Change> =>
+      definitions.map((definition) => {
+        const entry = { definition: withServices(definition, services), enabled: true }
+        return [definition, () => entry]
+      })
 
     const setEnabled = (definition: McpServer.Definition<any>, value: boolean) =>
-      update(definition, (entry) => entry === undefined || entry.enabled === value ? entry : { ...entry, enabled: value })
+      update([[definition, (entry) => entry === undefined || entry.enabled === value ? entry : { ...entry, enabled: value }]])
 
     // -------------------------------------------------------------------------
     // handlers, shared by the sessions
@@ -210,28 +172,12 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         }
       })
 
-      // what the request's client may see and reach (`options.visible`)
       const visible = options.visible
-      const shown = <D extends McpServer.Definition<any>>(items: Array<D>, context: McpServer.RequestContext): Array<D> =>
-        visible === undefined ? items : items.filter((item) => visible(item, context))
-      const reachable = <D extends McpServer.Definition<any>>(
-        entry: Entry<D> | undefined,
-        context: McpServer.RequestContext
-      ): D | undefined =>
-        entry === undefined || !entry.enabled || (visible !== undefined && !visible(entry.definition, context))
-          ? undefined
-          : entry.definition
-
-      // a read is held when the resource it reads, or the template that matches it, holds
-      const readHolds = (params: McpSchema.ReadResourceRequestParams) => {
-        const current = Ref.getUnsafe(registry)
-        const resource = current.resources.get(params.uri)
-        if (resource !== undefined) return resource.enabled && resource.definition.hold === true
-        for (const template of enabled(current.resourceTemplates)) {
-          if (Option.isSome(template.match(params.uri))) return template.hold === true
-        }
-        return false
-      }
+      const shown = <D extends McpServer.Definition<any>>(items: Array<D>, context: McpServer.RequestContext) =>
+        Visibility.shown(visible, items, context)
+      const reachable = <D extends McpServer.Definition<any>>(entry: Entry<D> | undefined, context: McpServer.RequestContext) =>
+        Visibility.reachable(visible, entry, context)
+      const readHolds = (params: McpSchema.ReadResourceRequestParams) => Visibility.readHolds(Ref.getUnsafe(registry), params.uri)
 
       const list = <D extends Cached & McpServer.Definition<any>>(
         kind: Kind,
@@ -509,19 +455,13 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
 
     return {
       serverInfo,
-      register: (definition) =>
-        Effect.flatMap(Effect.context<any>(), (services) => {
-          const bound = withServices(definition, services)
-          return update(definition, () => ({ definition: bound, enabled: true }))
-        }),
-      unregister: (definition) => update(definition, () => undefined),
+      register: (definition) => Effect.flatMap(Effect.context<any>(), (services) => update(registering([definition], services))),
+      unregister: (definition) => update([[definition, () => undefined]]),
       update: (changes) =>
         Effect.flatMap(Effect.context<any>(), (services) =>
-          updateAll([
-            ...(changes.unregister ?? []).map((definition) => [definition, undefined] as const),
-            ...(changes.register ?? []).map((definition) =>
-              [definition, { definition: withServices(definition, services), enabled: true }] as const
-            )
+          update([
+            ...(changes.unregister ?? []).map((definition): Change => [definition, () => undefined]),
+            ...registering(changes.register ?? [], services)
           ])),
       enable: (definition) => setEnabled(definition, true),
       disable: (definition) => setEnabled(definition, false),
