@@ -7,7 +7,7 @@
  * policy, resource subscriptions, and servers that fail.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Option, Schema, Stream } from "effect"
+import { Deferred, Effect, Exit, Fiber, Option, Schema, Scope, Stream } from "effect"
 
 import * as McpClient from "../src/McpClient.ts"
 import * as McpGateway from "../src/McpGateway.ts"
@@ -156,6 +156,28 @@ describe("McpGateway", () => {
         }))
     })
   }
+
+  it.effect("a legacy client's session that closes cancels its calls behind", () =>
+    Effect.gen(function*() {
+      for (const behind of ["legacy", "modern"] as const) {
+        const seen = yield* newSeen
+        const { server } = yield* setup("legacy", behind, seen)
+        // a second client, on a connection of its own that closes (the gateway and its group stay)
+        const session = yield* Scope.make()
+        const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair.pipe(Scope.provide(session))
+        yield* server.serve.pipe(Effect.provideService(McpTransport.McpTransport, serverEnd), Scope.provide(session))
+        const client = yield* McpClient.make({ clientInfo, era: "legacy" }).pipe(
+          Effect.provideService(McpTransport.McpTransport, clientEnd),
+          Effect.provide(ValidatorLayer),
+          Scope.provide(session)
+        )
+        yield* client.callTool("wait", {}).pipe(Effect.ignore, Effect.forkDetach({ startImmediately: true }))
+        yield* Deferred.await(seen.started)
+        yield* Scope.close(session, Exit.void)
+        yield* Effect.repeat(Effect.sync(() => seen.cancelled), { until: (n) => n > 0, times: 1000 })
+        assert.strictEqual(seen.cancelled, 1)
+      }
+    }))
 
   it.effect("a tool added behind is announced in front under its name", () =>
     Effect.gen(function*() {
