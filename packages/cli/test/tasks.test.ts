@@ -10,16 +10,13 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { McpAuth, McpServer, McpTool } from "@effect-mcp/core"
 import { NodeMcpHttpServer } from "@effect-mcp/platform-node"
 import { Deferred, Effect, Exit, Layer, Ref, Schema, Scope } from "effect"
-import { spawn } from "node:child_process"
-import { randomUUID } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type * as Progress from "../src/internal/progress.ts"
 import * as Tasks from "../src/internal/tasks.ts"
-import { assertExit, bin, processesWith, type Ran, root, runCli, tempDir } from "./utils/cli.ts"
+import { assertExit, processesWith, quote, type Ran, root, runCli, startCli, tempDir } from "./utils/cli.ts"
 
 const tasksServer = join(root, "packages/cli/test/fixtures/tasks-server.ts")
-const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
 const stdio = ["--stdio", `${quote(process.execPath)} ${quote(tasksServer)}`]
 
 const files = tempDir({})
@@ -31,74 +28,6 @@ const all = <const Runs extends ReadonlyArray<Effect.Effect<Ran>>>(...runs: Runs
   Effect.all(runs, { concurrency: "unbounded" })
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-
-// -----------------------------------------------------------------------------
-// A run we can watch and signal
-// -----------------------------------------------------------------------------
-
-interface Running {
-  /** Waits (up to 30 seconds) until stderr matches, and gives the match. */
-  readonly stderrMatching: (pattern: RegExp) => Effect.Effect<RegExpMatchArray>
-  readonly signal: (signal: NodeJS.Signals) => Effect.Effect<void>
-  /** Waits for the end (the run is killed after 60 seconds). */
-  readonly exit: Effect.Effect<Ran>
-}
-
-const startCli = (args: ReadonlyArray<string>) =>
-  Effect.acquireRelease(
-    Effect.sync((): Running & { readonly kill: () => void } => {
-      const id = randomUUID()
-      const child = spawn(process.execPath, [bin, ...args], {
-        cwd: root,
-        env: { ...process.env, NO_COLOR: "1", LC_EFFECT_MCP_CLI_TEST_RUN: id },
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let stdout = ""
-      let stderr = ""
-      const waiters = new Set<() => void>()
-      child.stdout.on("data", (chunk) => stdout += chunk)
-      child.stderr.on("data", (chunk) => {
-        stderr += chunk
-        for (const waiter of waiters) waiter()
-      })
-      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
-      const ended = new Promise<Ran>((resolve) =>
-        child.on("close", (code, signal) => {
-          clearTimeout(timer)
-          for (const waiter of waiters) waiter()
-          resolve({ code, signal, stdout, stderr, marker: `EFFECT_MCP_CLI_TEST_RUN=${id}` })
-        })
-      )
-      return {
-        stderrMatching: (pattern) =>
-          Effect.callback<RegExpMatchArray, Error>((resume) => {
-            const check = () => {
-              const match = stderr.match(pattern)
-              if (match !== null) {
-                waiters.delete(check)
-                resume(Effect.succeed(match))
-              } else if (child.exitCode !== null || child.signalCode !== null) {
-                waiters.delete(check)
-                resume(Effect.fail(new Error(`the run ended without ${pattern} on stderr:\n${stderr}`)))
-              }
-            }
-            waiters.add(check)
-            check()
-            return Effect.sync(() => waiters.delete(check))
-          }).pipe(
-            Effect.timeoutOrElse({
-              duration: "30 seconds",
-              orElse: () => Effect.fail(new Error(`no ${pattern} on stderr within 30 seconds:\n${stderr}`))
-            }),
-            Effect.orDie
-          ),
-        signal: (signal) => Effect.sync(() => void child.kill(signal)),
-        exit: Effect.promise(() => ended),
-        kill: () => child.kill("SIGKILL")
-      }
-    }),
-    (running) => Effect.sync(running.kill)
-  )
 
 // -----------------------------------------------------------------------------
 // An HTTP server whose tasks outlive a run
