@@ -96,6 +96,7 @@ import {
   TS_FLAGS,
   waitGone,
   warmupFor,
+  warningCount,
   writeJson
 } from "./harness.ts"
 import { formatMicros, median, percentile } from "./stats.ts"
@@ -187,12 +188,6 @@ interface GatewaySample extends Sample {
   readonly upstreams: number
 }
 
-// process warnings printed by this process (the harness counts them too, but privately)
-let warnings = 0
-process.on("warning", () => {
-  warnings++
-})
-
 /** Warm-up, `gc()`, then `calls` measured calls in an Effect closed loop, with the CPU of every server-side process. */
 const measure = <E>(
   call: Effect.Effect<void, E>,
@@ -208,7 +203,7 @@ const measure = <E>(
       before.set(pid, cpuOr0(pid))
     }
     const latencies = new Float64Array(CALLS)
-    const warnings0 = warnings
+    const warnings0 = warningCount()
     const front0 = processCpuMicros(side.front)
     const cpu0 = process.cpuUsage()
     const t0 = performance.now()
@@ -237,7 +232,7 @@ const measure = <E>(
       upstreamCpu,
       upstreamsBefore: before.size,
       upstreams: after.length,
-      warnings: warnings - warnings0
+      warnings: warningCount() - warnings0
     }
   })
 

@@ -355,6 +355,9 @@ process.on("warning", () => {
   warnings++
 })
 
+/** How many process warnings this process has printed so far (for scripts that measure on their own). */
+export const warningCount = (): number => warnings
+
 interface Probe {
   readonly cpu0: NodeJS.CpuUsage
   readonly server0: number
