@@ -367,6 +367,11 @@ export interface Server {
   readonly toolHeaders: (tool: string) => ReadonlyArray<HeaderParam>
   /** The calls held now (see `McpTool.Info.hold`). */
   readonly heldCalls: McpServerSession.HeldCalls
+  /**
+   * The key sealing `requestState`: in a cluster, the HTTP route opens a
+   * retry's state with it to tell which replica holds its call.
+   */
+  readonly sealingKey: McpServerSession.SealingKey
 }
 
 /**

@@ -128,6 +128,11 @@ export interface Handler {
    * its input-required rounds.
    */
   readonly hold?: ((params: any) => boolean) | undefined
+  /**
+   * Whether running the request again is safe: a held call whose replica
+   * died tells its client so (a tool marked idempotent or read-only).
+   */
+  readonly idempotent?: ((params: any) => boolean) | undefined
 }
 
 /**
@@ -152,7 +157,12 @@ export interface HeldCalls {
  * @since 0.3.0
  */
 export const makeHeldCalls = (
-  options?: { readonly max?: number | undefined; readonly ttl?: Duration.Input | undefined }
+  options?: {
+    readonly max?: number | undefined
+    readonly ttl?: Duration.Input | undefined
+    /** This replica's id in a cluster: the sealed states name it as their calls' holder. */
+    readonly replica?: string | undefined
+  }
 ): Effect.Effect<HeldCalls> => Held.make(Held.settingsOf(options))
 
 /**
@@ -348,7 +358,11 @@ const stateless = (live: Live, handler: Handler, params: unknown, context: McpSe
     // holding matters only to a client that can be asked: for another, an ask fails at once
     : handler.hold?.(params) === true && Held.canBeAsked(client.capabilities)
     ? Effect.flatMap(live.held, (calls) =>
-      Held.run(calls, method, params, { ...options, outbox: { reportProgress: context.reportProgress, log } }, (channel) =>
+      Held.run(calls, method, params, {
+        ...options,
+        idempotent: handler.idempotent?.(params) === true,
+        outbox: { reportProgress: context.reportProgress, log }
+      }, (channel) =>
         handler.handle(
           params,
           contextWith(((method, params, options) => channel.ask(method, params, options?.inputKey)) as RequestContext["input"], {

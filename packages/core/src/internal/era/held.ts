@@ -38,6 +38,8 @@ import { missingCapability } from "./stateless.ts"
 export interface Settings {
   readonly max: number
   readonly ttlMillis: number
+  /** This replica's id among a cluster's, named by the sealed states as the holder of their calls. */
+  readonly replica?: string | undefined
 }
 
 /** The default {@link Settings}: 10,000 calls, 10 minutes. @internal */
@@ -109,8 +111,15 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<HeldCalls>
   })
 
 /** Settings from the options of a server. @internal */
-export const settingsOf = (options: { readonly max?: number | undefined; readonly ttl?: Duration.Input | undefined } | undefined): Partial<Settings> => ({
+export const settingsOf = (
+  options: {
+    readonly max?: number | undefined
+    readonly ttl?: Duration.Input | undefined
+    readonly replica?: string | undefined
+  } | undefined
+): Partial<Settings> => ({
   ...(options?.max === undefined ? {} : { max: options.max }),
+  ...(options?.replica === undefined ? {} : { replica: options.replica }),
   ...(options?.ttl === undefined ? {} : { ttlMillis: Duration.toMillis(Duration.fromInputUnsafe(options.ttl)) })
 })
 
@@ -119,6 +128,8 @@ export interface Options {
   readonly key: RequestState.Key
   readonly principal: string | undefined
   readonly capabilities: McpSchema.ClientCapabilities
+  /** Whether running the request again is safe (told to a retry that finds its holder gone). */
+  readonly idempotent: boolean
   /** Sends progress and logs in the request being served. */
   readonly outbox: Outbox
 }
@@ -173,6 +184,11 @@ export const run = <A>(
     }
     const id = opened.value.held
     if (id === undefined) return yield* gone("does not exist (the state is not a held call's)")
+    const holder = opened.value.holder
+    if (holder !== undefined && holder !== calls.settings.replica) {
+      // a cluster's HTTP route sends such a retry to its holder; this one came another way
+      return yield* gone(`is held by replica ${holder}, not this one (${calls.settings.replica ?? "outside any cluster"})`)
+    }
     const held = calls.calls.get(id)
     if (held === undefined) return yield* gone("is no longer held (it finished, was cancelled or expired)")
     if (held.events !== undefined) return yield* gone("another request is resuming")
@@ -320,7 +336,9 @@ const relay = (
             principal: held.principal,
             expires: now + calls.settings.ttlMillis,
             answers: {},
-            held: held.id
+            held: held.id,
+            ...(calls.settings.replica === undefined ? {} : { holder: calls.settings.replica }),
+            ...(options.idempotent ? { idempotent: true } : {})
           }).pipe(Effect.orDie)
           held.expiry = yield* Effect.forkIn(expire(calls, held), calls.scope, { startImmediately: true })
           const inputRequests: Record<string, InputRequest> = {}

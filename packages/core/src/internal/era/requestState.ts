@@ -24,6 +24,10 @@ export interface Payload {
   readonly answers: Readonly<Record<string, unknown>>
   /** The held call the request resumes (see `held.ts`), if it is held. */
   readonly held?: string | undefined
+  /** The replica holding that call, in a cluster. */
+  readonly holder?: string | undefined
+  /** Whether the held request may be run again (its holder gone). */
+  readonly idempotent?: boolean | undefined
 }
 
 /** A WebCrypto HMAC key. @internal */
@@ -108,7 +112,24 @@ const isPayload = (value: unknown): value is Payload => {
   const payload = value as Record<string, unknown>
   return typeof payload.request === "string" && typeof payload.expires === "number" &&
     typeof payload.answers === "object" && payload.answers !== null &&
-    (payload.held === undefined || typeof payload.held === "string")
+    (payload.held === undefined || typeof payload.held === "string") &&
+    (payload.holder === undefined || typeof payload.holder === "string")
+}
+
+/**
+ * The replica named as the holder of a sealed state's call, read without
+ * verifying the tag: only to choose where the state is opened (and verified).
+ *
+ * @internal
+ */
+export const peekHolder = (token: string): string | undefined => {
+  const dot = token.indexOf(".")
+  const decoded = dot < 0 ? undefined : Base64Url.decode(token.slice(0, dot))
+  if (decoded === undefined || Result.isFailure(decoded)) return undefined
+  const payload = Result.try(() => JSON.parse(decoder.decode(decoded.success)) as unknown)
+  if (Result.isFailure(payload) || typeof payload.success !== "object" || payload.success === null) return undefined
+  const holder = (payload.success as { readonly holder?: unknown }).holder
+  return typeof holder === "string" ? holder : undefined
 }
 
 /**

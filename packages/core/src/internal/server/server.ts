@@ -14,6 +14,7 @@ import type * as McpMethod from "../../McpMethod.ts"
 import type * as McpPrompt from "../../McpPrompt.ts"
 import * as McpResource from "../../McpResource.ts"
 import { McpChangeBus } from "../../McpChangeBus.ts"
+import { McpSessionRegistry } from "../../McpSessionRegistry.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
 import * as McpServerSession from "../../McpServerSession.ts"
@@ -80,7 +81,9 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     const demand = Demand.make(options.onSubscriptions)
     const tasks = yield* Tasks.make(options.tasks)
     const sealingKey = yield* McpServerSession.makeSealingKey(options.requestState?.secret, options.requestState?.maxBytes)
-    const heldCalls = yield* McpServerSession.makeHeldCalls(options.hold)
+    // in a cluster, the sealed states of held calls name this replica (the one a retry is sent to)
+    const replica = Option.getOrUndefined(yield* Effect.serviceOption(McpSessionRegistry))?.replicaId
+    const heldCalls = yield* McpServerSession.makeHeldCalls({ ...options.hold, replica })
     const supportedVersions = options.protocolVersions ??
       [...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS]
     const defaults = CacheHints.defaultsOf(options.cache)
@@ -151,10 +154,12 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           live: LiveSession,
           raw: McpServerSession.RequestContext
         ) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>,
-        hold?: (params: McpMethod.Params<M>) => boolean
+        hold?: (params: McpMethod.Params<M>) => boolean,
+        idempotent?: (params: McpMethod.Params<M>) => boolean
       ): McpServerSession.Handler => ({
         method,
         hold,
+        idempotent,
         handle: (params: McpMethod.Params<M>, sessionContext: McpServerSession.RequestContext) => {
           const live = lives.get(sessionContext.session)!
           const context = requestContext(live, sessionContext, live.session!)
@@ -220,7 +225,10 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           return tool.task === "forbidden" && (context.era === "modern" || params.task === undefined)
             ? tool.call(params.arguments, context)
             : TaskCall.call(tasks, tool, params, context, raw, live) as Effect.Effect<McpSchema.CallToolResult, McpError.McpError>
-        }, (params) => Ref.getUnsafe(registry).tools.get(params.name)?.definition.hold === true),
+        }, (params) => Ref.getUnsafe(registry).tools.get(params.name)?.definition.hold === true, (params) => {
+          const annotations = Ref.getUnsafe(registry).tools.get(params.name)?.definition.tool.annotations
+          return annotations?.idempotentHint === true || annotations?.readOnlyHint === true
+        }),
         handler(McpSchema.GetTask, TaskHandlers.get(tasks) as never),
         handler(McpSchema.CancelTask, TaskHandlers.cancel(tasks) as never),
         handler(McpSchema.UpdateTask, TaskHandlers.update(tasks) as never),
@@ -269,7 +277,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
                 ? McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Resource not found: ${params.uri}`, { uri: params.uri })
                 : notFound
             )
-          }), readHolds),
+          }), readHolds, () => true),
         handler(McpSchema.Subscribe, (params, _, live) =>
           Effect.suspend(() => {
             if (live.subscriptions?.has(params.uri) === true) return Effect.succeed({})
@@ -297,7 +305,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
               return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`))
             }
             return prompt.get(params.arguments ?? {}, context)
-          }), (params) => Ref.getUnsafe(registry).prompts.get(params.name)?.definition.hold === true),
+          }), (params) => Ref.getUnsafe(registry).prompts.get(params.name)?.definition.hold === true, () => true),
         handler(McpSchema.Complete, (params, context) =>
           Effect.flatMap(Ref.get(registry), (current): Effect.Effect<McpSchema.CompleteResult, McpError.McpError> => {
             const ref = params.ref
@@ -474,6 +482,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       sessionCount: Effect.sync(() => sessions.size),
       supportedVersions,
       heldCalls,
+      sealingKey,
       toolHeaders: (name) => {
         const entry = Ref.getUnsafe(registry).tools.get(name)
         return entry === undefined ? [] : headersOf(entry.definition)

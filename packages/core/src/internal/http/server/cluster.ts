@@ -30,7 +30,8 @@ import type * as State from "./state.ts"
 const RESTORE_INIT_ID = "effect-mcp/restore-initialize"
 const RESTORE_PING_ID = "effect-mcp/restore-ping"
 
-const unavailable = () =>
+/** The answer when the registry cannot be reached. @internal */
+export const unavailable = () =>
   Responses.error(503, JsonRpc.ErrorCode.ServerError, "Service Unavailable: the session registry cannot be reached")
 
 type Registry = McpSessionRegistry.Service
@@ -182,7 +183,15 @@ export const remember = (state: State.State, session: State.Session, message: Js
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade", "te", "trailer"])
 
-const forward = (
+/**
+ * Sends `request` to replica `owner` and answers with its response; fails
+ * with `ServerUnavailableError` when the owner is not there to take it.
+ * `undefined` when the body is refused here (served here, as without a
+ * registry).
+ *
+ * @internal
+ */
+export const forward = (
   state: State.State,
   registry: Registry,
   owner: string,

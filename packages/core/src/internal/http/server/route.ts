@@ -29,6 +29,7 @@ import * as Defects from "../defects.ts"
 import * as Delete from "./delete.ts"
 import * as Exchange from "./exchange.ts"
 import * as Get from "./get.ts"
+import * as Held from "./held.ts"
 import * as Guard from "../guard.ts"
 import * as Post from "./post.ts"
 import * as Responses from "./responses.ts"
@@ -76,9 +77,10 @@ export const addRoute = Effect.fnUntraced(function*(
     auth: McpAuth.AuthInfo | undefined
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> => {
     if (state.closing) return Effect.succeed(Shutdown.refused())
-    // with a registry, a session held by another replica is served there
+    // with a registry, a session held by another replica is served there, and so is a retry of a call it holds
     if (state.registry !== undefined && request.method !== "OPTIONS") {
-      return Effect.flatMap(Cluster.locate(state, request, auth), (elsewhere) => elsewhere === undefined ? byMethod(request, auth) : Effect.succeed(elsewhere))
+      const locate = request.headers[Sessions.SESSION_ID] === undefined ? Held.locate : Cluster.locate
+      return Effect.flatMap(locate(state, request, auth), (elsewhere) => elsewhere === undefined ? byMethod(request, auth) : Effect.succeed(elsewhere))
     }
     return byMethod(request, auth)
   }
