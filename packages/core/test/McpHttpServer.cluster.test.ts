@@ -8,7 +8,7 @@
  * packages/redis.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer, PubSub, Schema, Scope, Stream } from "effect"
+import { Effect, Exit, Layer, Schema, Scope } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -19,6 +19,7 @@ import * as McpSessionRegistry from "../src/McpSessionRegistry.ts"
 import * as McpResource from "../src/McpResource.ts"
 import * as McpTool from "../src/McpTool.ts"
 import { settle } from "./utils/peer.ts"
+import { linkedBuses } from "./utils/linkedBuses.ts"
 import { makeHub } from "./utils/registryHub.ts"
 import { json, sseOf } from "./utils/sse.ts"
 import { ACCEPT, call, initialize, initialized } from "./utils/rawMessages.ts"
@@ -286,15 +287,4 @@ describe("McpHttpServer with a session registry", () => {
       const event = yield* stream.next
       assert.strictEqual(event?._tag === "Event" && JSON.parse(event.data).method, "notifications/tools/list_changed")
     }).pipe(Effect.scoped))
-})
-
-// two buses in one process: what one publishes, the other hears
-const linkedBuses = Effect.gen(function*() {
-  const toA = yield* PubSub.unbounded<McpChangeBus.Change>()
-  const toB = yield* PubSub.unbounded<McpChangeBus.Change>()
-  const bus = (inbox: typeof toA, outbox: typeof toA): McpChangeBus.Service => ({
-    publish: (change) => Effect.asVoid(PubSub.publish(outbox, change)),
-    changes: Stream.fromPubSub(inbox)
-  })
-  return { a: bus(toA, toB), b: bus(toB, toA) }
 })

@@ -12,6 +12,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type * as Scope from "effect/Scope"
+import * as McpChangeBus from "../../McpChangeBus.ts"
+import type * as McpError from "../../McpError.ts"
 import type * as McpGateway from "../../McpGateway.ts"
 import type * as McpGroup from "../../McpGroup.ts"
 import * as McpServer from "../../McpServer.ts"
@@ -21,6 +23,24 @@ import * as Capabilities from "./capabilities.ts"
 import * as Definitions from "./definitions.ts"
 import type { Deps } from "./forward.ts"
 import * as Pool from "./pool.ts"
+
+/**
+ * Fetches again the lists of `kind` of every server up: what changed here
+ * then reaches this replica's clients (and the bus) as any change does.
+ */
+const relist = (group: McpGroup.Group) => (change: McpChangeBus.Change): Effect.Effect<void> =>
+  change._tag !== "ListChanged" ? Effect.void : Effect.flatMap(group.servers, (servers) =>
+    Effect.forEach(servers, (status) =>
+      status.status !== "up" ? Effect.void : group.client(status.name).pipe(
+        Effect.flatMap((client): Effect.Effect<unknown, McpError.McpError> =>
+          change.kind === "tools"
+            ? client.tools.refresh
+            : change.kind === "prompts"
+            ? client.prompts.refresh
+            : Effect.andThen(client.resources.refresh, client.resourceTemplates.refresh)
+        ),
+        Effect.ignore
+      ), { concurrency: "unbounded", discard: true }))
 
 const KIND_OF: Record<ReturnType<typeof kindOf>, McpGroup.ComponentKind> = {
   tools: "tool",
@@ -104,6 +124,10 @@ export const make = (
     // the views now (the first lists are whole), then each change (`changes` starts with the views it sees)
     yield* apply(yield* group.views)
     yield* group.changes.pipe(Stream.runForEach(apply), Effect.forkScoped)
+
+    // another replica saw a list change behind (its own connections to the same servers): look again here
+    const bus = yield* Effect.serviceOption(McpChangeBus.McpChangeBus)
+    if (bus._tag === "Some") yield* bus.value.changes.pipe(Stream.runForEach(relist(group)), Effect.forkScoped)
 
     // the sessions of its own with each legacy server that 2026-07-28 calls take, ready for the first
     for (const status of yield* group.servers) {
