@@ -150,6 +150,19 @@ describe("held calls across replicas", () => {
       assert.strictEqual(yield* b.server.heldCalls.size, 0)
     }))
 
+  it.effect("the holder dying while it serves the retry: a clear error, nothing run again", () =>
+    Effect.gen(function*() {
+      const { hub, replica, runs } = yield* makeCluster
+      const a = yield* replica("a")
+      const b = yield* replica("b")
+      const round = yield* a.call("twice")
+      hub.dieWhileServing("a")
+      const retried = yield* b.call("twice", { inputResponses: { first: accept("ada") }, requestState: round.result.requestState })
+      assert.strictEqual(retried.error.code, -32000)
+      assert.include(retried.error.message, "could not be served by replica a, which holds the call")
+      assert.deepStrictEqual(runs, ["twice"])
+    }))
+
   it.effect("an idempotent tool's lost call says a new request is safe", () =>
     Effect.gen(function*() {
       const { hub, replica } = yield* makeCluster

@@ -16,6 +16,8 @@ export const makeHub = () => {
   const alive = new Set<string>()
   const handlers = new Map<string, Handle>()
   let forwarded = 0
+  // replicas that take a forwarded request and die before answering it
+  const dying = new Set<string>()
   // Redis down: every lookup fails
   let down = false
 
@@ -52,6 +54,7 @@ export const makeHub = () => {
           Effect.gen(function*() {
             const handle = handlers.get(owner)
             if (handle === undefined) return yield* Effect.fail(McpError.serverUnavailable(owner, "not listening"))
+            if (dying.has(owner)) return yield* Effect.fail(McpError.transport(`replica ${owner} is gone`))
             forwarded++
             const scope = yield* Scope.make()
             yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
@@ -82,6 +85,8 @@ export const makeHub = () => {
     silence,
     records,
     forwardedCount: () => forwarded,
+    /** The replica takes the next forwarded requests and dies before it answers them. */
+    dieWhileServing: (replicaId: string) => void dying.add(replicaId),
     setDown: (value: boolean) => {
       down = value
     }

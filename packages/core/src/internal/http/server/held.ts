@@ -93,7 +93,14 @@ export const locate = (
         Effect.succeed(
           McpError.isMcpError(error) && error.reason._tag === "ServerUnavailableError"
             ? holderGone(retry, holder, opened.value.idempotent === true)
-            : Cluster.unavailable()
+            : Responses.error(
+              200,
+              JsonRpc.ErrorCode.ServerError,
+              `the retry could not be served by replica ${holder}, which holds the call (it may have ended with it): ${
+                McpError.messageOf(error)
+              }`,
+              { id: retry.id, data: { holder } }
+            )
         )
       )
     )
