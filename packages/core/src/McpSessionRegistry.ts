@@ -119,6 +119,12 @@ export interface Service {
   /** Records a session this replica opened (after its handshake). */
   readonly register: (record: SessionRecord) => Effect.Effect<void, McpError.McpError>
   readonly lookup: (id: string) => Effect.Effect<Option.Option<Lookup>, McpError.McpError>
+  /**
+   * Whether replica `replicaId` is alive (this one, or one that keeps its
+   * heartbeat): a task whose replica is gone is failed. Without it, every
+   * replica is taken to be alive.
+   */
+  readonly isLive?: ((replicaId: string) => Effect.Effect<boolean, McpError.McpError>) | undefined
   /** Makes this replica the owner if `from` still is; whether it did. */
   readonly claim: (id: string, from: string) => Effect.Effect<boolean, McpError.McpError>
   /** The session is in use: its record lives on (records of idle sessions expire). */

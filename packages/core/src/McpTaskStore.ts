@@ -75,6 +75,12 @@ export interface TaskRecord extends TaskKey {
   readonly inputRequests: Readonly<Record<string, InputRequest>>
   /** Answers given to it and not yet taken by the running task, by key. */
   readonly inputResponses: Readonly<Record<string, unknown>>
+  /**
+   * In a cluster (an `McpSessionRegistry` in context): the replica whose
+   * fiber runs the task. When that replica is gone, the next replica asked
+   * about the task fails it.
+   */
+  readonly runner?: string | undefined
 }
 
 /**

@@ -47,6 +47,7 @@ export const makeHub = () => {
             records.set(id, { ...record, owner: replicaId })
             return true
           }),
+        isLive: (id) => Effect.sync(() => id === replicaId || alive.has(id)),
         touch: () => Effect.void,
         release: (id) => update(id, (record) => ({ ...record, owner: "" })),
         remove: (id) => Effect.sync(() => void records.delete(id)),

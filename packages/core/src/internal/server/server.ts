@@ -79,11 +79,14 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     const sessions = new Set<LiveSession>()
     const listeners = Subscriptions.make()
     const demand = Demand.make(options.onSubscriptions)
-    const tasks = yield* Tasks.make(options.tasks)
+    // in a cluster, held calls and tasks are recorded as this replica's, and others' are looked after when it is gone
+    const cluster = Option.getOrUndefined(yield* Effect.serviceOption(McpSessionRegistry))
+    const tasks = yield* Tasks.make(
+      options.tasks,
+      cluster === undefined ? undefined : { replica: cluster.replicaId, isLive: cluster.isLive }
+    )
     const sealingKey = yield* McpServerSession.makeSealingKey(options.requestState?.secret, options.requestState?.maxBytes)
-    // in a cluster, the sealed states of held calls name this replica (the one a retry is sent to)
-    const replica = Option.getOrUndefined(yield* Effect.serviceOption(McpSessionRegistry))?.replicaId
-    const heldCalls = yield* McpServerSession.makeHeldCalls({ ...options.hold, replica })
+    const heldCalls = yield* McpServerSession.makeHeldCalls({ ...options.hold, replica: cluster?.replicaId })
     const supportedVersions = options.protocolVersions ??
       [...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS]
     const defaults = CacheHints.defaultsOf(options.cache)

@@ -18,9 +18,10 @@ import * as Wire from "./wire.ts"
 /** `-32602` for an unknown, expired or foreign task. @internal */
 export const notFound = McpError.protocol(JsonRpc.ErrorCode.InvalidParams, "Failed to retrieve task: Task not found")
 
-/** The task, or {@link notFound}. @internal */
+/** The task (failed if its replica is gone), or {@link notFound}. @internal */
 export const found = (tasks: Tasks.Tasks, key: McpTaskStore.TaskKey) =>
-  Effect.flatMap(tasks.store.get(key), (record) => Option.isSome(record) ? Effect.succeed(record.value) : Effect.fail(notFound))
+  Effect.flatMap(tasks.store.get(key), (record) =>
+    Option.isSome(record) ? Tasks.checkRunner(tasks, record.value) : Effect.fail(notFound))
 
 /**
  * `tasks/result` (2025-11-25): waits for the task to end (running
@@ -35,12 +36,13 @@ export const result = (
   meanwhile: Effect.Effect<never> = Effect.never
 ): Effect.Effect<Record<string, unknown>, McpError.McpError> =>
   Effect.gen(function*() {
-    yield* found(tasks, key)
+    const current = yield* found(tasks, key)
     const end = tasks.store.changes(key).pipe(
       Stream.filter((record) => McpTaskStore.isTerminal(record.status)),
       Stream.runHead
     )
-    const ended = yield* Effect.raceFirst(end, meanwhile)
+    // the replica running it may die meanwhile: the task is failed then, which ends the wait
+    const ended = yield* Effect.raceFirst(end, Effect.raceFirst(meanwhile, Tasks.watchRunner(tasks, current)))
     if (Option.isNone(ended)) return yield* notFound
     const record = ended.value
     if (record.status === "completed" && record.result !== undefined) {

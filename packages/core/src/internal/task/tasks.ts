@@ -34,10 +34,18 @@ export interface Settings {
   readonly afterMs: number
 }
 
+/** Where a server runs, in a cluster: its replica's id, and how to tell another replica is alive. @internal */
+export interface Cluster {
+  readonly replica: string
+  readonly isLive: ((replicaId: string) => Effect.Effect<boolean, McpError.McpError>) | undefined
+}
+
 /** A server's tasks. @internal */
 export interface Tasks {
   readonly store: McpTaskStore.Service
   readonly settings: Settings
+  /** In a cluster: the tasks run here are recorded as this replica's. */
+  readonly cluster?: Cluster | undefined
   /** The fibers of the tasks running here, by task id. */
   readonly fibers: FiberMap.FiberMap<string>
 }
@@ -55,7 +63,7 @@ const millis = (input: Duration.Input | undefined, fallback: number) =>
  *
  * @internal
  */
-export const make = (options: McpServer.Options["tasks"]): Effect.Effect<Tasks> =>
+export const make = (options: McpServer.Options["tasks"], cluster?: Cluster): Effect.Effect<Tasks> =>
   Effect.gen(function*() {
     const given = yield* Effect.serviceOption(McpTaskStore.McpTaskStore)
     const store = Option.isSome(given) ? given.value : yield* Memory.make()
@@ -66,6 +74,7 @@ export const make = (options: McpServer.Options["tasks"]): Effect.Effect<Tasks> 
     return {
       store,
       fibers,
+      cluster,
       settings: {
         ttlMs: millis(options?.ttl, DEFAULTS.ttlMs),
         maxTtlMs: millis(options?.maxTtl, DEFAULTS.maxTtlMs),
@@ -98,7 +107,8 @@ export const newRecord = (tasks: Tasks, key: McpTaskStore.TaskKey, requestedTtl:
     ttlMs: Math.min(Math.max(1, requestedTtl ?? tasks.settings.ttlMs), tasks.settings.maxTtlMs),
     pollIntervalMs: tasks.settings.pollIntervalMs,
     inputRequests: {},
-    inputResponses: {}
+    inputResponses: {},
+    ...(tasks.cluster === undefined ? {} : { runner: tasks.cluster.replica })
   }))
 
 /** Changes a task that has not ended yet; `f` is given the time. @internal */
@@ -137,6 +147,55 @@ export const settle = (
     return { ...base, status: "failed", statusMessage: object.message, error: object }
   }
   return Effect.ignore(change(tasks, key, ended))
+}
+
+/**
+ * The task as it is: failed when it has not ended and the replica running it
+ * is gone (its fiber ended with it). When liveness cannot be told, the
+ * replica is taken to be alive.
+ *
+ * @internal
+ */
+export const checkRunner = (tasks: Tasks, record: McpTaskStore.TaskRecord): Effect.Effect<McpTaskStore.TaskRecord> => {
+  const runner = record.runner
+  const isLive = tasks.cluster?.isLive
+  if (
+    runner === undefined || isLive === undefined || runner === tasks.cluster!.replica ||
+    McpTaskStore.isTerminal(record.status)
+  ) return Effect.succeed(record)
+  return Effect.suspend(() => isLive(runner)).pipe(
+    Effect.orElseSucceed(() => true),
+    Effect.flatMap((live) =>
+      live ? Effect.succeed(record) : change(tasks, record, (current, now) => {
+        const message = `The replica running this task (${runner}) is gone: the task ended with it`
+        return {
+          ...current,
+          status: "failed",
+          statusMessage: message,
+          lastUpdatedAt: now,
+          error: { code: JsonRpc.ErrorCode.ServerError, message, data: { runner } },
+          inputRequests: {},
+          inputResponses: {}
+        }
+      }).pipe(Effect.map(Option.getOrElse(() => record)), Effect.orElseSucceed(() => record))
+    )
+  )
+}
+
+/**
+ * Fails the task once the replica running it is gone, looking every poll
+ * interval; never ends otherwise (for a task run here, or without liveness).
+ *
+ * @internal
+ */
+export const watchRunner = (tasks: Tasks, record: McpTaskStore.TaskRecord): Effect.Effect<never> => {
+  const cluster = tasks.cluster
+  if (record.runner === undefined || cluster?.isLive === undefined || record.runner === cluster.replica) return Effect.never
+  const look: Effect.Effect<never> = Effect.andThen(
+    Effect.sleep(Duration.millis(record.pollIntervalMs)),
+    Effect.flatMap(Effect.suspend(() => checkRunner(tasks, record)), (current) => McpTaskStore.isTerminal(current.status) ? Effect.never : look)
+  )
+  return look
 }
 
 /** Marks a task cancelled and interrupts its fiber if it runs here. @internal */
