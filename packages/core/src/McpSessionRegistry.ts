@@ -16,6 +16,11 @@
  *   event store, a GET stream resumed with `Last-Event-ID` replays what the
  *   client missed and goes on.
  *
+ * The same carries a 2026-07-28 retry of a held call (`McpTool.Info.hold`)
+ * to the replica holding it, which its sealed `requestState` names (a server
+ * takes its replica's id from the registry in its context); when that
+ * replica is gone, the retry is told so at once and nothing runs again.
+ *
  * `McpHttpServer.layerRoute` uses the registry in context; without one,
  * sessions are this process's own (the default). `@effect-mcp/redis` has one
  * on Redis.
