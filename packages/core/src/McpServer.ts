@@ -257,7 +257,8 @@ export interface Options {
   /**
    * Capabilities added to those derived from what is registered when a
    * session starts (e.g. `{ tools: { listChanged: true } }` for a server that
-   * registers its first tool later, or `experimental`).
+   * registers its first tool later, or `experimental`); one given as
+   * `undefined` is not declared (`{ logging: undefined }`).
    */
   readonly capabilities?: McpSchema.ServerCapabilities | undefined
   readonly protocolVersions?: ReadonlyArray<string> | undefined

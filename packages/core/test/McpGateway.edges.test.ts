@@ -395,4 +395,28 @@ describe("McpGateway: changes, subscriptions, completions", () => {
         assert.deepStrictEqual(read.contents.map((content) => "text" in content ? content.text : ""), ["notes on effect"])
       }
     }))
+
+  it.effect("a legacy server that does not log: calls on sessions of the gateway's own are not told a log level", () =>
+    Effect.gen(function*() {
+      let runs = 0
+      const ask = McpTool.make("ask", {
+        handler: (_, context) =>
+          Effect.gen(function*() {
+            runs++
+            const answer = yield* context.elicit({ message: "Name?", schema: Name })
+            return answer.action === "accept" ? `hello ${answer.content.name}` : answer.action
+          })
+      })
+      // as the official SDK's servers: no `logging` capability
+      const quiet = McpServer.layer({ name: "quiet", version: "1", capabilities: { logging: undefined } }, ask)
+      const { connect } = yield* gateway({ quiet: McpGroup.inMemory(quiet, { era: "legacy" }) })
+      for (const era of ["modern", "legacy"] as const) {
+        const client = yield* connect({
+          era,
+          elicitation: { form: () => Effect.succeed({ action: "accept", content: { name: "ada" } }) }
+        })
+        assert.strictEqual(textOf(yield* client.callTool("ask", {})), "hello ada")
+      }
+      assert.strictEqual(runs, 2)
+    }))
 })

@@ -161,7 +161,11 @@ const onOwn = <A>(
       yield* Effect.ignore(client.session.notify(McpSchema.RootsListChanged, {}))
       rootsAsked = Effect.raceFirst(Deferred.await(asked), Effect.sleep(ROOTS_GRACE))
     }
-    if (client.era === "legacy" && lease.logLevel !== (context.logLevel ?? "emergency")) {
+    // a server that does not log is not told how much to (it would refuse)
+    if (
+      client.era === "legacy" && client.serverCapabilities.logging !== undefined &&
+      lease.logLevel !== (context.logLevel ?? "emergency")
+    ) {
       // nothing asked for: only what cannot wait
       const level = context.logLevel ?? "emergency"
       yield* client.setLoggingLevel(level)

@@ -64,6 +64,10 @@ const headersOf = (tool: McpTool.McpTool<any>): ReadonlyArray<HeaderParam> => {
 
 const MAX_COMPLETIONS = 100
 
+// a capability given as `undefined` in the options is not declared (`{ logging: undefined }`: a server that does not log)
+const withoutUndefined = (capabilities: McpSchema.ServerCapabilities): McpSchema.ServerCapabilities =>
+  Object.fromEntries(Object.entries(capabilities).filter(([, value]) => value !== undefined))
+
 /** @internal */
 export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.Server> =>
   Effect.gen(function*() {
@@ -378,7 +382,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       const completions = [...enabled(current.prompts), ...enabled(current.resourceTemplates)].some((d) =>
         d.completion !== undefined || Object.keys(d.complete).length > 0
       )
-      return {
+      return withoutUndefined({
         logging: {},
         ...(current.tools.size > 0 ? { tools: { listChanged: true } } : {}),
         ...(current.resources.size + current.resourceTemplates.size > 0
@@ -388,7 +392,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         ...(completions ? { completions: {} } : {}),
         ...(hasTaskTools(current) ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
         ...options.capabilities
-      }
+      })
     }
 
     // 2026-07-28: tasks are the extension, never the 2025-11-25 capability
