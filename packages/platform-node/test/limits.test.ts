@@ -10,6 +10,7 @@ import { NodeJsonSchemaValidator, NodeMcpHttpClient, NodeMcpHttpServer, NodeMcpS
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer, Schema, Scope } from "effect"
 import { HttpServer } from "effect/http"
+import type * as Http from "node:http"
 import { createServer } from "node:http"
 import { connect as netConnect } from "node:net"
 import type { AddressInfo } from "node:net"
@@ -87,6 +88,32 @@ describe("Node server limits", () => {
       const held = yield* Fiber.join(first)
       assert.isFalse(held.closed)
     }))
+
+  it.live("a request that comes while no route serves (starting, shutting down) gets 503, never silence", () =>
+    Effect.gen(function*() {
+      const Http = yield* Effect.promise(() => import("node:http"))
+      const Limits = yield* Effect.promise(() => import("../src/internal/httpServerLimits.ts"))
+      const server = yield* Effect.acquireRelease(
+        Effect.callback<Http.Server>((resume) => {
+          const made = Limits.createServer(Http, undefined)
+          made.listen(0, "127.0.0.1", () => resume(Effect.succeed(made)))
+        }),
+        (server) => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
+      )
+      const port = (server.address() as AddressInfo).port
+      const request = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+      const early = yield* raw(port, request)
+      assert.match(early.data, /^HTTP\/1\.1 503/)
+      assert.include(early.data, "not serving requests yet")
+      // once a route serves, it answers alone
+      const serve = (_: unknown, response: Http.ServerResponse) => response.end("served")
+      server.on("request", serve)
+      const served = yield* raw(port, request)
+      assert.match(served.data, /^HTTP\/1\.1 200/)
+      assert.notInclude(served.data, "not serving")
+      server.off("request", serve)
+      assert.match((yield* raw(port, request)).data, /^HTTP\/1\.1 503/)
+    }).pipe(Effect.scoped))
 
   it.live("the SSE server: streams beyond maxSessions get 503", () =>
     Effect.gen(function*() {

@@ -2,7 +2,8 @@
  * The limits of a Node HTTP server (`NodeMcpHttpServer`, `NodeMcpSseServer`):
  * how long a client may take to send its headers and its request, how long
  * an idle keep-alive connection stays open, and how many connections are
- * served at once.
+ * served at once; and a `503` for a request that comes while no route
+ * serves (between listening and serving, and while shutting down).
  *
  * @internal
  */
@@ -29,5 +30,18 @@ export const createServer = (
   })
   server.keepAliveTimeout = millis(limits?.keepAliveTimeout, Duration.seconds(5))
   server.maxConnections = Math.max(1, limits?.maxConnections ?? 20_000)
+  // the server listens before its route is served (and after, while it shuts down): a request
+  // then is told to come back, never left unanswered
+  server.on("request", (_request, response) => {
+    if (server.listenerCount("request") > 1) return
+    response.writeHead(503, { "content-type": "application/json", "retry-after": "1", connection: "close" })
+    response.end(NOT_SERVING)
+  })
   return server
 }
+
+const NOT_SERVING = JSON.stringify({
+  jsonrpc: "2.0",
+  id: null,
+  error: { code: -32000, message: "Service Unavailable: the server is not serving requests yet (or any more)" }
+})
