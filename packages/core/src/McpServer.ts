@@ -260,7 +260,9 @@ export interface Options {
    * registers its first tool later, or `experimental`); one given as
    * `undefined` is not declared (`{ logging: undefined }`).
    */
-  readonly capabilities?: McpSchema.ServerCapabilities | undefined
+  readonly capabilities?:
+    | { readonly [K in keyof McpSchema.ServerCapabilities]?: McpSchema.ServerCapabilities[K] | undefined }
+    | undefined
   readonly protocolVersions?: ReadonlyArray<string> | undefined
   /**
    * Whether a definition is shown to the request's client (in lists) and

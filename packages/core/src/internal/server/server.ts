@@ -65,8 +65,8 @@ const headersOf = (tool: McpTool.McpTool<any>): ReadonlyArray<HeaderParam> => {
 const MAX_COMPLETIONS = 100
 
 // a capability given as `undefined` in the options is not declared (`{ logging: undefined }`: a server that does not log)
-const withoutUndefined = (capabilities: McpSchema.ServerCapabilities): McpSchema.ServerCapabilities =>
-  Object.fromEntries(Object.entries(capabilities).filter(([, value]) => value !== undefined))
+const withoutUndefined = (capabilities: Record<string, unknown>): McpSchema.ServerCapabilities =>
+  Object.fromEntries(Object.entries(capabilities).filter(([, value]) => value !== undefined)) as McpSchema.ServerCapabilities
 
 /** @internal */
 export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.Server> =>
