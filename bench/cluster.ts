@@ -24,7 +24,16 @@
  * - "plain-proxy": one plain server behind the same proxy (the proxy's own
  *   cost, to subtract from the "redis-3" rows);
  * - "plain-proxy-modern": the plain server behind the proxy, `era: "modern"`
- *   (the base of "redis-3-modern": the modern era's own cost, without Redis).
+ *   (the base of "redis-3-modern": the modern era's own cost, without Redis);
+ * - "redis-3-direct": "redis-3" with the direct hop (`DIRECT=1`: a forwarded
+ *   request goes straight to its owner over HTTP, Redis only saying where the
+ *   owner listens);
+ * - "pin-local" / "pin-forwarded": three replicas behind the proxy, legacy,
+ *   the session opened on replica a and every call pinned (`x-upstream`) to
+ *   a (its owner: served where it lands) or to b (forwarded to a every time),
+ *   on pub/sub; "pin-local-direct" / "pin-forwarded-direct" the same with the
+ *   direct hop. `forwarded / local` (below) is the forwarding's cost as a
+ *   ratio, for each relay.
  *
  * One redis-server for the whole run (`packages/redis/test/utils/redisServer.ts`,
  * no persistence); every deployment gets a key prefix of its own. Fresh
@@ -47,7 +56,8 @@
  *   --calls N           measured calls per measurement (BENCH_CLUSTER_CALLS, default 3000)
  *   --rounds R          (BENCH_ROUNDS, default 3)
  *   --concurrency 1,64  (BENCH_CONCURRENCY, default 1,64)
- *   --only LIST         subset of plain,redis-1,redis-3,redis-3-modern,plain-proxy,plain-proxy-modern
+ *   --only LIST         subset of plain,redis-1,redis-3,redis-3-modern,plain-proxy,plain-proxy-modern,
+ *                       redis-3-direct,pin-local,pin-forwarded,pin-local-direct,pin-forwarded-direct
  *                       (BENCH_CLUSTER_ONLY, default all)
  *   --json FILE         write the medians as JSON (or into $BENCH_JSON_DIR/cluster.json)
  *   --timeout S         hard limit of the whole run (BENCH_CLUSTER_TIMEOUT, default 900)
@@ -89,7 +99,19 @@ import {
 import { NO_STATS, perCall, redisStats } from "./redisStats.ts"
 import { formatMicros, median, percentile } from "./stats.ts"
 
-const ALL = ["plain", "redis-1", "redis-3", "redis-3-modern", "plain-proxy", "plain-proxy-modern"] as const
+const ALL = [
+  "plain",
+  "redis-1",
+  "redis-3",
+  "redis-3-modern",
+  "plain-proxy",
+  "plain-proxy-modern",
+  "redis-3-direct",
+  "pin-local",
+  "pin-forwarded",
+  "pin-local-direct",
+  "pin-forwarded-direct"
+] as const
 type Impl = (typeof ALL)[number]
 
 const CALLS = positiveInt(option("calls", "BENCH_CLUSTER_CALLS"), 3_000, "calls")
@@ -116,6 +138,10 @@ interface Shape {
   readonly redis: boolean
   readonly proxy: boolean
   readonly era: "legacy" | "modern"
+  /** the replicas forward on the direct hop (`DIRECT=1`), pub/sub being the fallback */
+  readonly direct?: boolean
+  /** every call pinned to the session's owner (replica a), or to another replica (b) */
+  readonly pin?: "owner" | "other"
 }
 
 const shapes: Record<Impl, Shape> = {
@@ -124,7 +150,12 @@ const shapes: Record<Impl, Shape> = {
   "redis-3": { servers: 3, redis: true, proxy: true, era: "legacy" },
   "redis-3-modern": { servers: 3, redis: true, proxy: true, era: "modern" },
   "plain-proxy": { servers: 1, redis: false, proxy: true, era: "legacy" },
-  "plain-proxy-modern": { servers: 1, redis: false, proxy: true, era: "modern" }
+  "plain-proxy-modern": { servers: 1, redis: false, proxy: true, era: "modern" },
+  "redis-3-direct": { servers: 3, redis: true, proxy: true, era: "legacy", direct: true },
+  "pin-local": { servers: 3, redis: true, proxy: true, era: "legacy", pin: "owner" },
+  "pin-forwarded": { servers: 3, redis: true, proxy: true, era: "legacy", pin: "other" },
+  "pin-local-direct": { servers: 3, redis: true, proxy: true, era: "legacy", direct: true, pin: "owner" },
+  "pin-forwarded-direct": { servers: 3, redis: true, proxy: true, era: "legacy", direct: true, pin: "other" }
 }
 
 // -----------------------------------------------------------------------------
@@ -203,7 +234,13 @@ const deploy = async (impl: Impl, redis: RedisServer.RedisServer): Promise<Deplo
       Array.from({ length: shape.servers }, (_, index) => {
         const name = String.fromCharCode(97 + index)
         return shape.redis
-          ? startChild(REPLICA_ARGS, { REDIS_URL: redis.url, REPLICA: name, PREFIX: prefix, HEARTBEAT_MS: "1000" })
+          ? startChild(REPLICA_ARGS, {
+            REDIS_URL: redis.url,
+            REPLICA: name,
+            PREFIX: prefix,
+            HEARTBEAT_MS: "1000",
+            ...(shape.direct === true ? { DIRECT: "1" } : {})
+          })
           : startChild(PLAIN_ARGS, { REPLICA: name })
       })
     )
@@ -259,10 +296,16 @@ const text = (result: { readonly content: ReadonlyArray<{ readonly type: string;
 const measure = (impl: Impl, concurrency: number, deployment: Deployment, redis: RedisServer.RedisServer): Promise<Sample> =>
   Effect.gen(function*() {
     const shape = shapes[impl]
+    // a pinned session is opened on replica a (its owner); its calls then go to a, or to b
+    let upstream = 0
+    const headers = shape.pin === undefined ? {} : { headers: Effect.sync(() => ({ "x-upstream": String(upstream) })) }
     const context = yield* Layer.build(
-      McpClient.layer({ clientInfo, era: shape.era }).pipe(Layer.provide(NodeMcpHttpClient.layer({ url: deployment.url })))
+      McpClient.layer({ clientInfo, era: shape.era }).pipe(
+        Layer.provide(NodeMcpHttpClient.layer({ url: deployment.url, ...headers }))
+      )
     )
     const client = Context.get(context, McpClient.McpClient)
+    if (shape.pin === "other") upstream = 1
     noteProtocol(impl, client.protocolVersion)
     const heard = new Set<string>()
     const call = Effect.map(client.callTool("whoami", {}), (result) => {
@@ -300,7 +343,7 @@ const measure = (impl: Impl, concurrency: number, deployment: Deployment, redis:
     }
     // a legacy session is served by its owner wherever the request lands; modern requests where they land
     const expected = shape.era === "legacy" ? 1 : shape.servers
-    if (heard.size !== expected) {
+    if (heard.size !== expected || (shape.pin !== undefined && !heard.has("a"))) {
       throw new Error(`${impl}: whoami answered by ${[...heard].join(", ")}; expected ${expected} replica(s)`)
     }
     const key = `${impl} ${concurrency}`
@@ -390,6 +433,12 @@ const printBreakdown = (): Array<Record<string, number | string>> => {
 const comparisons: ReadonlyArray<{ readonly label: string; readonly impl: Impl; readonly base: Impl; readonly forwarded: number }> = [
   { label: "registry, session owner (redis-1 − plain)", impl: "redis-1", base: "plain", forwarded: 0 },
   { label: "forwarding, 2 of 3 requests (redis-3 − plain-proxy)", impl: "redis-3", base: "plain-proxy", forwarded: 2 / 3 },
+  {
+    label: "forwarding on the direct hop, 2 of 3 requests (redis-3-direct − plain-proxy)",
+    impl: "redis-3-direct",
+    base: "plain-proxy",
+    forwarded: 2 / 3
+  },
   { label: "modern, 3 replicas (redis-3-modern − plain-proxy)", impl: "redis-3-modern", base: "plain-proxy", forwarded: 0 },
   { label: "modern, 3 replicas (redis-3-modern − plain-proxy-modern)", impl: "redis-3-modern", base: "plain-proxy-modern", forwarded: 0 },
   { label: "proxy alone (plain-proxy − plain)", impl: "plain-proxy", base: "plain", forwarded: 0 },
@@ -438,6 +487,56 @@ const printCosts = (rows: ReadonlyArray<ThroughputRow>): Array<Record<string, nu
   return out
 }
 
+/** Every call forwarded against every call served where it lands, for each relay. */
+const pinned: ReadonlyArray<{ readonly relay: string; readonly forwarded: Impl; readonly local: Impl }> = [
+  { relay: "pub/sub", forwarded: "pin-forwarded", local: "pin-local" },
+  { relay: "direct hop", forwarded: "pin-forwarded-direct", local: "pin-local-direct" }
+]
+
+const printPinned = (rows: ReadonlyArray<ThroughputRow>): Array<Record<string, number | string>> => {
+  const find = (impl: Impl, concurrency: number) => rows.find((row) => row.impl === impl && row.concurrency === concurrency)
+  const ratio = (a: ThroughputRow, b: ThroughputRow, f: (s: ThroughputRow["rounds"][number]) => number) =>
+    median(a.rounds.map((s, i) => f(s) / f(b.rounds[i]!)))
+  const out: Array<Record<string, number | string>> = []
+  console.log("### Forwarded / local: every call to a non-owner against every call to the owner (medians of per-round ratios)")
+  console.log()
+  console.log(
+    "| relay | c | local p50 | forwarded p50 | p50 ratio | local p99 | forwarded p99 | p99 ratio | mean latency ratio | " +
+      "local CPU µs/call | forwarded CPU µs/call | CPU ratio |"
+  )
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+  for (const concurrency of CONCURRENCY) {
+    for (const { forwarded, local, relay } of pinned) {
+      const f = find(forwarded, concurrency)
+      const l = find(local, concurrency)
+      if (f === undefined || l === undefined) continue
+      const row = {
+        relay,
+        concurrency,
+        localP50: l.p50,
+        forwardedP50: f.p50,
+        p50Ratio: ratio(f, l, (s) => s.p50),
+        localP99: l.p99,
+        forwardedP99: f.p99,
+        p99Ratio: ratio(f, l, (s) => s.p99),
+        meanLatencyRatio: ratio(l, f, (s) => s.rps),
+        localCpu: l.cpuPerCall,
+        forwardedCpu: f.cpuPerCall,
+        cpuRatio: ratio(f, l, (s) => s.cpuPerCall)
+      }
+      out.push(row)
+      console.log(
+        `| ${relay} | ${concurrency} | ${formatMicros(row.localP50)} | ${formatMicros(row.forwardedP50)} | ` +
+          `**${row.p50Ratio.toFixed(2)}×** | ${formatMicros(row.localP99)} | ${formatMicros(row.forwardedP99)} | ` +
+          `${row.p99Ratio.toFixed(2)}× | ${row.meanLatencyRatio.toFixed(2)}× | ${row.localCpu.toFixed(0)} | ` +
+          `${row.forwardedCpu.toFixed(0)} | ${row.cpuRatio.toFixed(2)}× |`
+      )
+    }
+  }
+  console.log()
+  return out
+}
+
 // -----------------------------------------------------------------------------
 
 const main = async (): Promise<void> => {
@@ -464,6 +563,7 @@ const main = async (): Promise<void> => {
     })
     const cpu = printBreakdown()
     const costs = printCosts(throughput)
+    const forwarding = printPinned(throughput)
     if (!isAlive(redis.pid)) throw new Error("redis-server died during the run")
     writeJson("cluster", {
       calls: CALLS,
@@ -472,7 +572,8 @@ const main = async (): Promise<void> => {
       oursFrom: OURS_DIST ? "dist" : "src",
       throughput,
       cpu,
-      costs
+      costs,
+      forwarding
     })
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))

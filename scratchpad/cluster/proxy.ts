@@ -15,6 +15,8 @@ export interface Proxy {
   readonly port: number
   /** The upstream port of each request, in order. */
   readonly hits: Array<number>
+  /** The `Mcp-Method` header of each request of `hits` (2026-07-28 requests carry one). */
+  readonly methods: Array<string | undefined>
   /** Replaces the upstreams (a replica restarted on another port). */
   readonly setUpstreams: (ports: ReadonlyArray<number>) => void
   readonly close: () => Promise<void>
@@ -24,6 +26,7 @@ export const startProxy = (upstreams: ReadonlyArray<number>): Promise<Proxy> => 
   let ports = [...upstreams]
   let next = 0
   const hits: Array<number> = []
+  const methods: Array<string | undefined> = []
   const agent = new Http.Agent({ keepAlive: true, maxSockets: 256 })
 
   const forward = (request: Http.IncomingMessage, response: Http.ServerResponse, body: Buffer, tries: number) => {
@@ -39,6 +42,8 @@ export const startProxy = (upstreams: ReadonlyArray<number>): Promise<Proxy> => 
       agent
     }, (answer) => {
       hits.push(port)
+      const method = request.headers["mcp-method"]
+      methods.push(typeof method === "string" ? method : undefined)
       response.writeHead(answer.statusCode ?? 502, answer.headers)
       answer.pipe(response)
       answer.on("error", () => response.destroy())
@@ -65,6 +70,7 @@ export const startProxy = (upstreams: ReadonlyArray<number>): Promise<Proxy> => 
       resolve({
         port: typeof address === "object" && address !== null ? address.port : 0,
         hits,
+        methods,
         setUpstreams: (next) => {
           ports = [...next]
         },

@@ -9,7 +9,9 @@
  * Environment: `REDIS_URL` (required), `REPLICA` (its name, default a random
  * one), `PORT` (default 0: any), `HEARTBEAT_MS` (default 1000; the replica
  * counts as gone 3 heartbeats after its last), `PREFIX` (Redis keys, default
- * `mcp:`). Prints `listening <port>` once serving.
+ * `mcp:`), `DIRECT` (`1`: forwarded requests go straight to their owner over
+ * HTTP on 127.0.0.1, any port, pub/sub being the fallback; default off).
+ * Prints `listening <port>` once serving.
  *
  * Its tools are in `tools.ts`.
  */
@@ -25,7 +27,12 @@ const heartbeat = Number(process.env.HEARTBEAT_MS ?? 1000)
 
 const Stores = McpRedisCluster.layer({
   ...(process.env.PREFIX === undefined ? {} : { prefix: process.env.PREFIX }),
-  sessions: { replicaId: replica, heartbeatInterval: heartbeat, heartbeatTtl: heartbeat * 3 }
+  sessions: {
+    replicaId: replica,
+    heartbeatInterval: heartbeat,
+    heartbeatTtl: heartbeat * 3,
+    ...(process.env.DIRECT === "1" ? { direct: { host: "127.0.0.1" } } : {})
+  }
 }).pipe(Layer.provideMerge(McpRedis.layerConfig()))
 
 const Server = Layer.unwrap(Effect.map(McpRedisCluster.requestStateSecret(), (secret) =>

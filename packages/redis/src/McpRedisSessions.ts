@@ -27,6 +27,21 @@
  *   fast as the owner writes it, up to 16 MiB not yet read by the client;
  *   beyond, the client's connection ends (a resumable stream is resumed).
  *   A JSON answer travels in one message.
+ * - Direct hop (`direct`, off by default): the replica also listens on an
+ *   HTTP port (`host`, default `127.0.0.1`; bind a private interface) and
+ *   advertises `advertise` (default `http://host:port`) as the value of its
+ *   heartbeat key. A request for its sessions is then sent straight to that
+ *   address (`POST /.mcp-relay/v1`, keep-alive connections), the address read
+ *   once per `heartbeatTtl`; its answer streams back with HTTP's flow
+ *   control. The hop serves only requests carrying the replicas' shared
+ *   secret (`direct.secret`, else `MCP_RELAY_SECRET`, else one kept in Redis
+ *   at `${prefix}secret:relay`), answering `401` otherwise. Pub/sub stays the
+ *   fallback: for a replica that advertises no address, whose address
+ *   refuses connections, that does not serve yet (`503`) or has another
+ *   secret (a connection lost once the request went out fails it instead:
+ *   it may have run). Closing the forwarder's scope closes the connection, which
+ *   interrupts the request on the owner; the owner's death (its connections
+ *   closed) fails the body at once.
  *
  * Each replica needs its own `replicaId` (the default is a random UUID) and
  * all of them the same `prefix`.
@@ -67,11 +82,43 @@ export interface Options {
    * (it may have run).
    */
   readonly forwardTimeout?: Duration.Input | undefined
+  /**
+   * The direct hop: forwarded requests go straight to their owner over HTTP
+   * instead of pub/sub (see the module's header). Off by default.
+   */
+  readonly direct?: DirectOptions | undefined
 }
 
 /**
- * The registry of one replica, with its heartbeat and its replies
- * subscription kept for the life of the scope.
+ * Where this replica listens for the requests other replicas send it
+ * straight, what it tells them, and the secret they share.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DirectOptions {
+  /** The interface to listen on. Default `"127.0.0.1"`; bind a private one. */
+  readonly host?: string | undefined
+  /** Default 0: any free port. */
+  readonly port?: number | undefined
+  /**
+   * The base URL the others reach this listener at, e.g. the pod's address
+   * (`http://10.0.3.7:7070`). Default `http://${host}:${port}` with the port
+   * bound; required when `host` is a wildcard (`0.0.0.0`, `::`).
+   */
+  readonly advertise?: string | undefined
+  /**
+   * The secret every replica's hop requests carry. Default the environment's
+   * `MCP_RELAY_SECRET`, else one the first replica keeps in Redis
+   * (`${prefix}secret:relay`).
+   */
+  readonly secret?: string | undefined
+}
+
+/**
+ * The registry of one replica, with its heartbeat, its replies subscription
+ * and, with `direct`, its HTTP listener and connection pool kept for the
+ * life of the scope.
  *
  * @category constructors
  * @since 0.1.0

@@ -1,89 +1,8 @@
-import { McpSessionRegistry } from "@effect-mcp/core"
+import type { McpSessionRegistry } from "@effect-mcp/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Context, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, Schedule, Scope, Stream } from "effect"
-import * as Redis from "effect/persistence/Redis"
-import * as McpRedis from "../src/McpRedis.ts"
-import * as McpRedisSessions from "../src/McpRedisSessions.ts"
+import { Cause, Deferred, Effect, Exit, Fiber, Option, Queue, Schedule, Scope, Stream } from "effect"
 import * as RedisServer from "./utils/redisServer.ts"
-
-const connect = (url: string) =>
-  Effect.map(Layer.build(McpRedis.layer({ url, connectTimeout: "2 seconds" })), (context) => Context.get(context, Redis.Redis))
-
-const timing = { heartbeatInterval: "100 millis", heartbeatTtl: "300 millis", prefix: "test:" } as const
-
-/**
- * A Redis service that can "die" like a SIGKILLed process: from `kill` on,
- * every command fails, so the heartbeat stops, nothing more is published and
- * nothing is cleaned up (the heartbeat key is left to expire).
- */
-const killable = (redis: Redis.Redis["Service"]) => {
-  let dead = false
-  const killed = Effect.fail(new Redis.RedisError({ cause: new Error("killed") }))
-  const service: Redis.Redis["Service"] = {
-    send: <A>(command: string, ...args: ReadonlyArray<string>) =>
-      Effect.suspend(() => (dead ? killed : redis.send<A>(command, ...args))),
-    eval: (script) => (...params) => Effect.suspend(() => (dead ? killed : redis.eval(script)(...params))),
-    subscribe: redis.subscribe,
-    reserve: redis.reserve
-  }
-  return { redis: service, kill: Effect.sync(() => { dead = true }) }
-}
-
-/** A replica: a registry on a connection of its own, in a scope the test can close. */
-const replica = (url: string, options: McpRedisSessions.Options = {}) =>
-  Effect.gen(function*() {
-    const scope = yield* Scope.make()
-    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-    const connection = yield* connect(url).pipe(Scope.provide(scope))
-    const { kill, redis } = killable(connection)
-    const context = yield* Layer.build(McpRedisSessions.layer({ ...timing, ...options })).pipe(
-      Effect.provideService(Redis.Redis, redis),
-      Scope.provide(scope)
-    )
-    const registry = Context.get(context, McpSessionRegistry.McpSessionRegistry)
-    return { registry, redis: connection, kill, close: Scope.close(scope, Exit.void), scope }
-  })
-
-const record = (id: string, owner: string): McpSessionRegistry.SessionRecord => ({
-  id,
-  owner,
-  principal: "alice",
-  initialize: { protocolVersion: "2025-06-18", capabilities: { roots: {} }, clientInfo: { name: "c", version: "1" } },
-  protocolVersion: "2025-06-18"
-})
-
-const request: McpSessionRegistry.ForwardedRequest = {
-  method: "POST",
-  url: "/mcp?x=1",
-  headers: { "content-type": "application/json", "mcp-session-id": "s1" },
-  body: new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }))
-}
-
-const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
-const bytes = (value: string) => new TextEncoder().encode(value)
-
-/** A body that sends "first" and then nothing, never ending. */
-const endless = Stream.concat(Stream.make(bytes("first")), Stream.never)
-
-/** Serves every forwarded request with `endless`; the deferred completes when a handler's scope closes. */
-const serveEndless = (registry: McpSessionRegistry.Service) =>
-  Effect.gen(function*() {
-    const handlerClosed = yield* Deferred.make<void>()
-    yield* registry.serve(() =>
-      Effect.gen(function*() {
-        yield* Effect.addFinalizer(() => Deferred.succeed(handlerClosed, undefined))
-        return { status: 200, headers: {}, body: endless }
-      })
-    )
-    return handlerClosed
-  })
-
-/** Polls until `check` holds (for what Redis does on its own time: expiry, disconnections). */
-const eventually = <E>(check: Effect.Effect<boolean, E>, what: string) =>
-  check.pipe(
-    Effect.flatMap((ok) => (ok ? Effect.void : Effect.fail(new Error(`not yet: ${what}`)))),
-    Effect.retry({ times: 100, schedule: Schedule.spaced("20 millis") })
-  )
+import { bytes, connect, endless, eventually, published, record, replica, request, serveEndless, text } from "./utils/sessions.ts"
 
 describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
   it.live("registers, looks up, touches, releases and removes records shared by replicas", () =>
@@ -228,14 +147,12 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
       yield* a.registry.serve(() =>
         Effect.succeed({ status: 200, headers: { "content-type": "application/json" }, body: Stream.die("unused"), whole: json })
       )
-      const published = () => Effect.map(a.redis.send<string>("INFO", "commandstats"), (info) =>
-        Number(/cmdstat_publish:calls=(\d+)/.exec(info)?.[1] ?? 0))
-      const before = yield* published()
+      const before = yield* published(a.redis)
       const response = yield* b.registry.forward(a.registry.replicaId, request)
       expect([response.status, text(response.whole!)]).toEqual([200, text(json)])
       expect(text(Uint8Array.from((yield* Stream.runCollect(response.body)).flatMap((chunk) => [...chunk])))).toBe(text(json))
       // the request, and its answer in one message
-      expect((yield* published()) - before).toBe(2)
+      expect((yield* published(a.redis)) - before).toBe(2)
     }).pipe(Effect.scoped))
 
   it.live("a client that does not read loses the forwarded body beyond 16 MiB buffered, not the forwarder's memory", () =>
@@ -251,11 +168,9 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
           body: Stream.make(...Array.from({ length: 20 }, () => mebibyte))
         })
       )
-      const published = Effect.map(a.redis.send<string>("INFO", "commandstats"), (info) =>
-        Number(/cmdstat_publish:calls=(\d+)/.exec(info)?.[1] ?? 0))
       const response = yield* b.registry.forward(a.registry.replicaId, request)
       // nothing read until the owner has written it all: the request, the head, 20 chunks and the end
-      yield* published.pipe(Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (count) => count >= 23, times: 500 }))
+      yield* published(a.redis).pipe(Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (count) => count >= 23, times: 500 }))
       const error = yield* Effect.flip(Stream.runDrain(response.body)).pipe(Effect.timeout("10 seconds"))
       expect(error.message).toMatch(/reads too slowly/)
     }).pipe(Effect.scoped), 20_000)

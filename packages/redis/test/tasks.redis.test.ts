@@ -2,14 +2,17 @@
  * Two servers (as two replicas), each with its own Redis connection and a
  * Redis task store on it: a task started on one is read, answered and
  * cancelled through the other; the cancel reaches the handler's fiber on the
- * server running it, through Redis pub/sub.
+ * server running it, through Redis pub/sub. A task whose replica is gone is
+ * failed by the other.
  */
 import * as McpServer from "@effect-mcp/core/McpServer"
+import * as McpSessionRegistry from "@effect-mcp/core/McpSessionRegistry"
 import * as McpTest from "@effect-mcp/core/McpTest"
 import * as McpTool from "@effect-mcp/core/McpTool"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, Schema, Stream } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Schema, Scope, Stream } from "effect"
 import * as McpRedis from "../src/McpRedis.ts"
+import * as McpRedisSessions from "../src/McpRedisSessions.ts"
 import * as McpRedisTaskStore from "../src/McpRedisTaskStore.ts"
 import * as RedisServer from "./utils/redisServer.ts"
 
@@ -84,5 +87,42 @@ describe.skipIf(!RedisServer.available)("tasks on two servers sharing a Redis ta
       const seen = yield* Fiber.join(states).pipe(Effect.timeout("10 seconds"))
       assert.include(seen, "input_required")
       assert.strictEqual(seen[seen.length - 1], "cancelled")
+    }).pipe(Effect.scoped))
+
+  it.live("a task whose replica is gone (its registry's heartbeat deleted) is failed by the other", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.start
+      const started = yield* Deferred.make<void>()
+      const work = McpTool.make("work", {
+        input: Schema.Struct({}),
+        task: "required",
+        handler: () => Effect.andThen(Deferred.succeed(started, undefined), Effect.never)
+      })
+      // each replica with its registry (its id and heartbeat), the task store shared; `a`'s
+      // registry in a scope of its own: closing it is `a` vanishing (as when SIGKILLed), its fiber left running
+      const scopeA = yield* Scope.make()
+      const redisA = yield* Layer.build(McpRedis.layer({ url: redis.url })).pipe(Scope.provide(scopeA))
+      const registryA = yield* McpRedisSessions.make({ replicaId: "a" }).pipe(
+        Effect.provideContext(redisA),
+        Scope.provide(scopeA)
+      )
+      const replica = (registry: Layer.Layer<McpSessionRegistry.McpSessionRegistry>, name: string) =>
+        McpServer.layer({ name, version: "1.0.0" }, work).pipe(
+          Layer.provide(McpRedisTaskStore.layer()),
+          Layer.provide(registry),
+          Layer.provide(McpRedis.layer({ url: redis.url }))
+        )
+      const a = yield* McpTest.client(replica(Layer.succeed(McpSessionRegistry.McpSessionRegistry, registryA), "a"))
+      const b = yield* McpTest.client(
+        replica(McpRedisSessions.layer({ replicaId: "b" }).pipe(Layer.provide(McpRedis.layer({ url: redis.url }))), "b")
+      )
+      const task = yield* a.callToolTask("work", {})
+      yield* Deferred.await(started)
+      assert.strictEqual((yield* b.task(task.taskId).poll).status, "working")
+      // `a` gone: its heartbeat is deleted with its registry; the task's fiber never ends it
+      yield* Scope.close(scopeA, Exit.void)
+      const failed = yield* b.task(task.taskId).poll
+      assert.strictEqual(failed.status, "failed")
+      assert.include(failed.statusMessage, "The replica running this task (a) is gone")
     }).pipe(Effect.scoped))
 })

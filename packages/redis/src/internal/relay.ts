@@ -35,12 +35,40 @@ export interface RelayOptions {
   readonly forwardTimeoutMillis: number
   /** Whether a replica keeps its heartbeat. */
   readonly isLive: (replicaId: string) => Effect.Effect<boolean, McpError.McpError>
+  /** The `serve` calls running, shared with the direct hop. */
+  readonly handlers: Handlers
 }
 
 /** @internal */
 export type Relay = Pick<McpSessionRegistry.Service, "forward" | "serve">
 
-type Handle = Parameters<McpSessionRegistry.Service["serve"]>[0]
+/** What `serve` was given: serves one forwarded request. @internal */
+export type Handle = Parameters<McpSessionRegistry.Service["serve"]>[0]
+
+/**
+ * The handlers of the `serve` calls running, in the order they began: the
+ * latest one handles.
+ *
+ * @internal
+ */
+export interface Handlers {
+  readonly current: () => Handle | undefined
+  /** Adds `handle` for the life of the scope. */
+  readonly add: (handle: Handle) => Effect.Effect<void, never, Scope.Scope>
+}
+
+/** @internal */
+export const makeHandlers = (): Handlers => {
+  const handles: Array<Handle> = []
+  return {
+    current: () => handles.at(-1),
+    add: (handle) =>
+      Effect.acquireRelease(
+        Effect.sync(() => handles.push(handle)),
+        () => Effect.sync(() => handles.splice(handles.lastIndexOf(handle), 1))
+      )
+  }
+}
 
 interface Head {
   readonly status: number
@@ -176,14 +204,14 @@ export const make = (
       })
 
     // the requests channel is subscribed while at least one `serve` runs; the latest one handles
-    const handlers: Array<Handle> = []
+    const { handlers } = options
     const serving = yield* RcRef.make({
       acquire: Effect.gen(function*() {
         const scope = yield* Effect.scope
         const fibers = yield* FiberMap.make<string>()
         const onRequest = (text: string): Effect.Effect<void> => {
           const message = Protocol.decodeInbound(text)
-          const handle = handlers.at(-1)
+          const handle = handlers.current()
           if (message === undefined || handle === undefined) return Effect.void
           const key = `${message.from} ${message.id}`
           if (message.t === "cancel") return Effect.asVoid(Effect.forkIn(FiberMap.remove(fibers, key), scope))
@@ -195,10 +223,7 @@ export const make = (
 
     const serve = (handle: Handle) =>
       Effect.gen(function*() {
-        yield* Effect.acquireRelease(
-          Effect.sync(() => handlers.push(handle)),
-          () => Effect.sync(() => handlers.splice(handlers.lastIndexOf(handle), 1))
-        )
+        yield* handlers.add(handle)
         yield* RcRef.get(serving)
       })
 

@@ -6,7 +6,8 @@
  *   written or touched.
  * - `${prefix}replicas:${replicaId}`: the replica's heartbeat, set every
  *   `heartbeatInterval` to expire after `heartbeatTtl`, deleted when the
- *   replica closes.
+ *   replica closes. Its value is `"1"`, or the address of the replica's
+ *   direct hop (`directServer.ts`); liveness only asks whether it exists.
  *
  * @internal
  */
@@ -26,6 +27,8 @@ export interface StoreOptions {
   readonly heartbeatIntervalMillis: number
   readonly heartbeatTtlMillis: number
   readonly sessionTtlMillis: number
+  /** The heartbeat's value: the direct hop's address. Default `"1"`. */
+  readonly heartbeatValue?: string | undefined
 }
 
 /** @internal */
@@ -126,6 +129,27 @@ const fields = (reply: unknown): Record<string, unknown> => {
 }
 
 /**
+ * Whether a replica keeps its heartbeat (`EXISTS`): this one always does,
+ * `""` (a released session's owner) never.
+ *
+ * @internal
+ */
+export const liveness = (
+  redis: Redis.Redis["Service"],
+  prefix: string,
+  replicaId: string
+) =>
+(replica: string): Effect.Effect<boolean, McpError.McpError> =>
+  replica === replicaId
+    ? Effect.succeed(true)
+    : replica === ""
+    ? Effect.succeed(false)
+    : redis.send<number>("EXISTS", `${prefix}replicas:${replica}`).pipe(
+      Effect.map((count) => Number(count) > 0),
+      Errors.mapRedis("EXISTS")
+    )
+
+/**
  * The store, with this replica's heartbeat kept for the life of the scope
  * and deleted when it closes.
  *
@@ -145,7 +169,7 @@ export const make = (
     yield* Effect.addFinalizer(() => redis.send("DEL", heartbeatKey(replicaId)).pipe(Effect.ignore))
     // a failure is logged once, until the heartbeat is written again
     let failing = false
-    const beat = redis.send("SET", heartbeatKey(replicaId), "1", "PX", String(options.heartbeatTtlMillis)).pipe(
+    const beat = redis.send("SET", heartbeatKey(replicaId), options.heartbeatValue ?? "1", "PX", String(options.heartbeatTtlMillis)).pipe(
       Effect.tap(() => Effect.sync(() => (failing = false))),
       Effect.tapError((error) =>
         failing ? Effect.void : Effect.andThen(
@@ -163,15 +187,7 @@ export const make = (
       Effect.forkScoped
     )
 
-    const isLive = (replica: string): Effect.Effect<boolean, McpError.McpError> =>
-      replica === replicaId
-        ? Effect.succeed(true)
-        : replica === ""
-        ? Effect.succeed(false)
-        : redis.send<number>("EXISTS", heartbeatKey(replica)).pipe(
-          Effect.map((count) => Number(count) > 0),
-          Errors.mapRedis("EXISTS")
-        )
+    const isLive = liveness(redis, prefix, replicaId)
 
     const register = (record: McpSessionRegistry.SessionRecord) =>
       redis.eval(registerScript)(

@@ -50,9 +50,9 @@ const exited = (child: ChildProcess) =>
     child.once("exit", () => resume(Effect.void))
   })
 
-const launch = (name: string, port: number, env: Record<string, string>, stderr: Array<string>) =>
+const launch = (name: string, port: number, env: Record<string, string>, stderr: Array<string>, script = REPLICA) =>
   Effect.callback<{ readonly child: ChildProcess; readonly port: number }, Error>((resume) => {
-    const child = spawn(process.execPath, ["--conditions=development", REPLICA], {
+    const child = spawn(process.execPath, ["--conditions=development", script], {
       env: { ...process.env, ...env, REPLICA: name, PORT: String(port) },
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -68,12 +68,15 @@ const launch = (name: string, port: number, env: Record<string, string>, stderr:
 
 /**
  * Starts Redis (or uses `redisUrl`, with keys under a prefix of their own),
- * `count` replicas and the proxy, for the scope.
+ * `count` replicas and the proxy, for the scope. `options.script` runs
+ * another replica program (default `scratchpad/cluster/replica.ts`), given
+ * the same environment (`REDIS_URL`, `REPLICA`, `PORT`, `HEARTBEAT_MS`, ...).
  */
 export const start = (
   count: number,
   env: Record<string, string> = {},
-  redisUrl?: string
+  redisUrl?: string,
+  options?: { readonly script?: string | undefined }
 ): Effect.Effect<Cluster, Error, Scope.Scope> =>
   Effect.gen(function*() {
     const redis = redisUrl === undefined ? yield* RedisServer.start : external(redisUrl)
@@ -84,7 +87,7 @@ export const start = (
       (name) =>
         Effect.gen(function*() {
           const stderr: Array<string> = []
-          const first = yield* launch(name, 0, replicaEnv, stderr)
+          const first = yield* launch(name, 0, replicaEnv, stderr, options?.script)
           let current = first.child
           yield* Effect.addFinalizer(() => Effect.suspend(() => {
             current.kill("SIGKILL")
@@ -100,7 +103,7 @@ export const start = (
                 current.kill(signal)
                 return exited(current)
               }),
-            restart: Effect.map(launch(name, first.port, replicaEnv, stderr), ({ child }) => {
+            restart: Effect.map(launch(name, first.port, replicaEnv, stderr, options?.script), ({ child }) => {
               current = child
             })
           } satisfies Replica
