@@ -6,6 +6,7 @@
  * failed by the other.
  */
 import * as McpServer from "@effect-mcp/core/McpServer"
+import type * as McpError from "@effect-mcp/core/McpError"
 import * as McpSessionRegistry from "@effect-mcp/core/McpSessionRegistry"
 import * as McpTest from "@effect-mcp/core/McpTest"
 import * as McpTool from "@effect-mcp/core/McpTool"
@@ -106,7 +107,7 @@ describe.skipIf(!RedisServer.available)("tasks on two servers sharing a Redis ta
         Effect.provideContext(redisA),
         Scope.provide(scopeA)
       )
-      const replica = (registry: Layer.Layer<McpSessionRegistry.McpSessionRegistry>, name: string) =>
+      const replica = (registry: Layer.Layer<McpSessionRegistry.McpSessionRegistry, McpError.McpError>, name: string) =>
         McpServer.layer({ name, version: "1.0.0" }, work).pipe(
           Layer.provide(McpRedisTaskStore.layer()),
           Layer.provide(registry),
