@@ -163,6 +163,19 @@ describe("held calls across replicas", () => {
       assert.deepStrictEqual(runs, ["twice"])
     }))
 
+  it.effect("the holder killed while a connection to it looked open: the retry, tried again, finds it gone", () =>
+    Effect.gen(function*() {
+      const { hub, replica, runs } = yield* makeCluster
+      const a = yield* replica("a")
+      const b = yield* replica("b")
+      const round = yield* a.call("twice")
+      hub.killWithReset("a")
+      const retried = yield* b.call("twice", { inputResponses: { first: accept("ada") }, requestState: round.result.requestState })
+      assert.strictEqual(retried.error.code, -32602)
+      assert.include(retried.error.message, "held by replica a, which is gone")
+      assert.deepStrictEqual(runs, ["twice"])
+    }))
+
   it.effect("an idempotent tool's lost call says a new request is safe", () =>
     Effect.gen(function*() {
       const { hub, replica } = yield* makeCluster

@@ -18,6 +18,8 @@ export const makeHub = () => {
   let forwarded = 0
   // replicas that take a forwarded request and die before answering it
   const dying = new Set<string>()
+  // replicas just killed: the next forwarded request meets a connection reset, the ones after nobody
+  const resetting = new Set<string>()
   // Redis down: every lookup fails
   let down = false
 
@@ -56,6 +58,10 @@ export const makeHub = () => {
             const handle = handlers.get(owner)
             if (handle === undefined) return yield* Effect.fail(McpError.serverUnavailable(owner, "not listening"))
             if (dying.has(owner)) return yield* Effect.fail(McpError.transport(`replica ${owner} is gone`))
+            if (resetting.delete(owner)) {
+              kill(owner)
+              return yield* Effect.fail(McpError.transport(`the connection to replica ${owner} failed: read ECONNRESET`))
+            }
             forwarded++
             const scope = yield* Scope.make()
             yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
@@ -88,6 +94,8 @@ export const makeHub = () => {
     forwardedCount: () => forwarded,
     /** The replica takes the next forwarded requests and dies before it answers them. */
     dieWhileServing: (replicaId: string) => void dying.add(replicaId),
+    /** The replica is killed while a pooled connection to it looks open: the next forward is reset. */
+    killWithReset: (replicaId: string) => void resetting.add(replicaId),
     setDown: (value: boolean) => {
       down = value
     }

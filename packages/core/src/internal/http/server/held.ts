@@ -88,10 +88,14 @@ export const locate = (
       now: state.clock.currentTimeMillisUnsafe()
     }))
     if (Exit.isFailure(opened)) return undefined
-    return yield* Cluster.forward(state, registry, holder, request).pipe(
+    // a retry may be sent again (the held call runs once whatever comes): a connection that failed
+    // (a reused one to a replica just killed) is tried once more, which finds the holder gone
+    const forward = Cluster.forward(state, registry, holder, request)
+    return yield* forward.pipe(
+      Effect.catchIf((error) => !isUnavailable(error), () => forward),
       Effect.catch((error: unknown) =>
         Effect.succeed(
-          McpError.isMcpError(error) && error.reason._tag === "ServerUnavailableError"
+          isUnavailable(error)
             ? holderGone(retry, holder, opened.value.idempotent === true)
             : Responses.error(
               200,
@@ -106,6 +110,9 @@ export const locate = (
     )
   })
 }
+
+const isUnavailable = (error: unknown): boolean =>
+  McpError.isMcpError(error) && error.reason._tag === "ServerUnavailableError"
 
 const holderGone = (retry: Retry, holder: string, idempotent: boolean): HttpServerResponse.HttpServerResponse => {
   const what = retry.method === "tools/call" && typeof retry.params.name === "string"
