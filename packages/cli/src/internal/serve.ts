@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
+import * as Cluster from "./cluster.ts"
 import * as Connect from "./connect.ts"
 import * as Failures from "./failures.ts"
 import * as Filters from "./filters.ts"
@@ -87,7 +88,39 @@ const flags = {
     "allow-resources",
     "Serve only the resources and templates whose URI (template) matches (repeatable)"
   ),
-  denyResources: patterns("deny-resources", "Hide the resources and templates whose URI (template) matches (repeatable)")
+  denyResources: patterns("deny-resources", "Hide the resources and templates whose URI (template) matches (repeatable)"),
+  redis: urlFlag(
+    "redis",
+    "Be one replica of many behind a load balancer, sharing on this Redis (redis:// or rediss://) the sessions, " +
+      "streams, tasks, list changes and requestState secret: a request is served whichever replica it lands on"
+  ),
+  redisPrefix: Flag.String("redis-prefix").pipe(
+    Flag.withMetavar("PREFIX"),
+    Flag.withDescription("With --redis: the prefix of every key and channel (default mcp:), the same on every replica"),
+    Flag.optional
+  ),
+  replicaId: Flag.String("replica-id").pipe(
+    Flag.withMetavar("ID"),
+    Flag.withDescription("With --redis: this replica's id, unique among the live ones (default a random UUID)"),
+    Flag.optional
+  ),
+  relayPort: Flag.Int("relay-port").pipe(
+    Flag.withMetavar("PORT"),
+    Flag.withDescription(
+      "With --redis: take the requests other replicas forward here over HTTP on this port (0: a free one), " +
+        "not Redis pub/sub (kept as the fallback)"
+    ),
+    Flag.optional
+  ),
+  relayHost: Flag.String("relay-host").pipe(
+    Flag.withMetavar("HOST"),
+    Flag.withDescription("With --relay-port: the address to listen on (default 127.0.0.1; bind a private one)"),
+    Flag.optional
+  ),
+  relayAdvertise: urlFlag(
+    "relay-advertise",
+    "With --relay-port: the URL the other replicas reach this one at (default http://HOST:PORT; required on 0.0.0.0 or ::)"
+  )
 }
 
 // -----------------------------------------------------------------------------
@@ -104,12 +137,14 @@ const described = (names: ReadonlyArray<string>): string =>
 const serveHttp = (
   gateway: Gateway,
   front: Extract<Front.Front, { readonly _tag: "Http" }>,
-  names: ReadonlyArray<string>
+  names: ReadonlyArray<string>,
+  replica: string | undefined
 ) =>
   Effect.gen(function*() {
     const url = yield* NodeMcpHttpServer.url()
     const protectedBy = front.issuer === undefined ? "" : ` (bearer tokens of ${front.issuer})`
-    yield* Console.error(`effect-mcp: serving ${described(names)} on ${url}${protectedBy}`)
+    const clustered = replica === undefined ? "" : `, replica ${replica}`
+    yield* Console.error(`effect-mcp: serving ${described(names)} on ${url}${protectedBy}${clustered}`)
     return yield* Effect.never
   }).pipe(
     Effect.provide(
@@ -148,21 +183,28 @@ export const command = Command.make("serve", flags, (given) =>
   Effect.gen(function*() {
     // the front's flags are checked before any server is started
     const front = yield* Effect.fromResult(Front.parse(given))
+    const cluster = yield* Effect.fromResult(Cluster.parse(given, front._tag === "Http"))
     const { options, secrets, servers, upstreams } = yield* Connect.selectServers(undefined, true)
     const store = yield* NodeMcpAuthStore.make({ path: Connect.authFile(options.authFile) })
     const policy = Filters.policy(given)
     // a server that cannot connect is down and retried (the gateway's default); the others are served
-    const gateway = NodeMcpGateway.layer({
-      name: "effect-mcp",
-      version: Connect.version,
-      servers,
-      upstreams,
-      connector: Connect.connector(options, secrets, store),
-      ...(policy === undefined ? {} : { policy }),
-      ...(options.qualify ? { group: { nameHook: Connect.qualify } } : {})
-    })
+    const gatewayWith = (secret: string | undefined) =>
+      NodeMcpGateway.layer({
+        name: "effect-mcp",
+        version: Connect.version,
+        servers,
+        upstreams,
+        connector: Connect.connector(options, secrets, store),
+        ...(policy === undefined ? {} : { policy }),
+        ...(options.qualify ? { group: { nameHook: Connect.qualify } } : {}),
+        ...(secret === undefined ? {} : { requestState: { secret } })
+      })
+    // a replica: its retries may land on another, which must open their requestState
+    const gateway = cluster === undefined ? gatewayWith(undefined) : Cluster.layer(cluster, gatewayWith)
     const names = Object.keys(servers)
-    return yield* (front._tag === "Stdio" ? serveStdio(gateway, names) : serveHttp(gateway, front, names)).pipe(
+    return yield* (front._tag === "Stdio"
+      ? serveStdio(gateway, names)
+      : serveHttp(gateway, front, names, cluster?.replicaId)).pipe(
       Effect.mapError((error) => Failures.masked(error, secrets.diagnostics))
     )
   })).pipe(
@@ -180,6 +222,10 @@ export const command = Command.make("serve", flags, (given) =>
       {
         command: "effect-mcp --stdio \"node server.js\" serve --port 0 --deny-tools 'delete_*'",
         description: "One stdio server over HTTP, without its delete_* tools"
+      },
+      {
+        command: "effect-mcp serve --port 8080 --redis redis://10.0.0.2:6379 --relay-port 7070 --relay-host 10.0.3.7",
+        description: "One replica of many behind a load balancer (run the same on each, with its own address)"
       },
       {
         command:

@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("../../../..", import.meta.url))
-const packages = ["core", "platform-node", "cli"]
+const packages = ["core", "platform-node", "redis", "cli"]
 
 const newest = (dir: string): number => {
   let latest = 0
