@@ -22,12 +22,15 @@ const advertised = (redis: { readonly send: <A>(command: string, ...args: Readon
 const portOf = (address: string | null) => Number(new URL(address!).port)
 
 /** A raw request to a hop, as anyone on the network could send it. */
-const raw = (port: number, init: { readonly path?: string; readonly method?: string; readonly headers?: Record<string, string> }) =>
+const raw = (
+  port: number,
+  init: { readonly path?: string; readonly method?: string; readonly headers?: Record<string, string>; readonly body?: Uint8Array }
+) =>
   Effect.promise(() =>
     fetch(`http://127.0.0.1:${port}${init.path ?? "/.mcp-relay/v1"}`, {
       method: init.method ?? "POST",
       headers: { "x-mcp-relay-method": "POST", "x-mcp-relay-url": "/mcp", ...init.headers },
-      ...((init.method ?? "POST") === "POST" ? { body: "{}" } : {})
+      ...((init.method ?? "POST") === "POST" ? { body: init.body ?? "{}" } : {})
     }).then(async (response) => ({ status: response.status, body: await response.text() }))
   )
 
@@ -234,7 +237,7 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions, direct hop", () => {
       expect(Date.now() - start).toBeLessThan(500)
     }).pipe(Effect.scoped))
 
-  it.live("ATTACK: a request to the hop without the secret, or with another, is refused (401) and never reaches the handler", () =>
+  it.live("ATTACK: a request to the hop without the secret, or with another, is refused (401) and never reaches the handler; nor does a body beyond 64 MiB", () =>
     Effect.gen(function*() {
       const server = yield* RedisServer.start
       const a = yield* replica(server.url, direct)
@@ -259,6 +262,8 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions, direct hop", () => {
       expect((yield* raw(port, { method: "GET", headers: secret })).status).toBe(404)
       // the secret, but meant for another replica
       expect((yield* raw(port, { headers: { ...secret, "x-mcp-relay-to": "someone-else" } })).status).toBe(421)
+      // the secret, and a body beyond any endpoint's bound
+      expect((yield* raw(port, { headers: secret, body: new Uint8Array(65 * 1024 * 1024) })).status).toBe(413)
       expect(yield* served).toBe(0)
       // the right secret is served
       const ok = yield* raw(port, { headers: secret })

@@ -18,7 +18,9 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as McpError from "@effect-mcp/core/McpError"
+import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as Scope from "effect/Scope"
@@ -44,6 +46,10 @@ const NOT_FOUND = refusal(404)
 const UNAUTHORIZED = refusal(401)
 const MISDIRECTED = refusal(421)
 const UNAVAILABLE = refusal(503)
+const TOO_LARGE = refusal(413)
+
+/** The largest body the hop takes: above any endpoint's own bound (4 MiB by default). */
+const MAX_BODY = ByteSize.mebibytes(64)
 
 /**
  * Listens on `host:port` (port 0: any) and serves the hop there, for the
@@ -85,7 +91,10 @@ export const listen = (options: ServerOptions): Effect.Effect<number, never, Sco
       if (headers[Protocol.TO] !== options.replicaId) return MISDIRECTED
       const handle = options.handlers.current()
       if (handle === undefined) return UNAVAILABLE
-      const body = new Uint8Array(yield* request.arrayBuffer)
+      // the forwarder read it within its endpoint's bound; a peer with the secret is still held to one
+      const read = yield* Effect.option(Effect.provideService(request.arrayBuffer, HttpIncomingMessage.MaxBodySize, MAX_BODY))
+      if (read._tag === "None") return TOO_LARGE
+      const body = new Uint8Array(read.value)
       const response = yield* handle(Protocol.forwardedRequest(headers, body))
       if (response.whole !== undefined) {
         return HttpServerResponse.uint8Array(response.whole, {
