@@ -33,7 +33,24 @@
  *   a (its owner: served where it lands) or to b (forwarded to a every time),
  *   on pub/sub; "pin-local-direct" / "pin-forwarded-direct" the same with the
  *   direct hop. `forwarded / local` (below) is the forwarding's cost as a
- *   ratio, for each relay.
+ *   ratio, for each relay;
+ * - "gw-pin-local" / "gw-pin-forwarded" / "gw-pin-local-direct" /
+ *   "gw-pin-forwarded-direct": the same four with the gateway instead of the
+ *   plain replica (issue 28): three `scratchpad/gateway-cluster/replica.ts`
+ *   (`DIRECT=0` or `1`) on Redis behind the proxy, each with one upstream in
+ *   its `mcp.json` (written to a temporary directory): `echo`, a stdio child
+ *   of its own running `servers/stdio-ours.ts` (the echo server of
+ *   `stdio.ts` and `gateway.ts`: no questions; era `auto`, which settles on
+ *   2026-07-28 with it), so the tool is `echo` in front. The legacy session
+ *   is opened on a, and every `tools/call echo` pinned to a (served there:
+ *   HTTP → gateway → stdio → echo) or to b (forwarded to a, which makes the
+ *   same call behind). The client declares no capability, so every call
+ *   goes on the group's one connection of the serving replica. The echo
+ *   answers say nothing of the replica, so instead of `whoami` the CPU
+ *   checks the path: replica a's stdio child must have done the upstream
+ *   work, and replica b must have worked (forwarded) or idled (local).
+ *   The stdio children count in the CPU (found in `/proc` as the replicas'
+ *   descendants, before and after the measured phase).
  *
  * One redis-server for the whole run (`packages/redis/test/utils/redisServer.ts`,
  * no persistence); every deployment gets a key prefix of its own. Fresh
@@ -43,10 +60,11 @@
  * server), `gc()`, a closed loop of `c` workers, rounds alternating the
  * order, medians over rounds. CPU per call
  * is this process's `process.cpuUsage()` plus every server-side process's
- * `/proc/<pid>/stat` (replicas, proxy, redis-server; 10 ms ticks), also
- * printed apart. Each call's answer is checked: a legacy client must hear
- * one replica only (its session's owner, wherever the proxy sent the
- * request), a modern one through the proxy every replica.
+ * `/proc/<pid>/stat` (replicas, proxy, redis-server, the gateway replicas'
+ * stdio children; 10 ms ticks), also printed apart. Each call's answer is
+ * checked: a legacy client must hear one replica only (its session's owner,
+ * wherever the proxy sent the request), a modern one through the proxy every
+ * replica (the gateway rows: the echo, and the CPU check above).
  *
  * Usage:
  *   npm run bench:cluster
@@ -57,10 +75,11 @@
  *   --rounds R          (BENCH_ROUNDS, default 3)
  *   --concurrency 1,64  (BENCH_CONCURRENCY, default 1,64)
  *   --only LIST         subset of plain,redis-1,redis-3,redis-3-modern,plain-proxy,plain-proxy-modern,
- *                       redis-3-direct,pin-local,pin-forwarded,pin-local-direct,pin-forwarded-direct
+ *                       redis-3-direct,pin-local,pin-forwarded,pin-local-direct,pin-forwarded-direct,
+ *                       gw-pin-local,gw-pin-forwarded,gw-pin-local-direct,gw-pin-forwarded-direct
  *                       (BENCH_CLUSTER_ONLY, default all)
  *   --json FILE         write the medians as JSON (or into $BENCH_JSON_DIR/cluster.json)
- *   --timeout S         hard limit of the whole run (BENCH_CLUSTER_TIMEOUT, default 900)
+ *   --timeout S         hard limit of the whole run (BENCH_CLUSTER_TIMEOUT, default 1800)
  *
  * Needs `redis-server` on PATH (or `REDIS_SERVER`).
  */
@@ -68,9 +87,14 @@ import { McpClient } from "@effect-mcp/core"
 import { NodeMcpHttpClient } from "@effect-mcp/platform-node"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { spawn } from "node:child_process"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import * as RedisServer from "../packages/redis/test/utils/redisServer.ts"
 import {
   assertAllGone,
+  checkEcho,
   clientInfo,
   effectPhase,
   gc,
@@ -89,6 +113,7 @@ import {
   type Sample,
   selection,
   SERVER_FLAGS,
+  TEXT,
   type ThroughputRow,
   track,
   TS_FLAGS,
@@ -110,13 +135,17 @@ const ALL = [
   "pin-local",
   "pin-forwarded",
   "pin-local-direct",
-  "pin-forwarded-direct"
+  "pin-forwarded-direct",
+  "gw-pin-local",
+  "gw-pin-forwarded",
+  "gw-pin-local-direct",
+  "gw-pin-forwarded-direct"
 ] as const
 type Impl = (typeof ALL)[number]
 
 const CALLS = positiveInt(option("calls", "BENCH_CLUSTER_CALLS"), 3_000, "calls")
 const ROUNDS = positiveInt(option("rounds", "BENCH_ROUNDS"), 3, "rounds")
-const TIMEOUT_S = positiveInt(option("timeout", "BENCH_CLUSTER_TIMEOUT"), 900, "timeout")
+const TIMEOUT_S = positiveInt(option("timeout", "BENCH_CLUSTER_TIMEOUT"), 1800, "timeout")
 const CONCURRENCY = intList(option("concurrency", "BENCH_CONCURRENCY") ?? "1,64", "concurrency")
 const IMPLS = selection(ALL, option("only", "BENCH_CLUSTER_ONLY"))
 const WARMUP = warmupFor(CALLS)
@@ -142,6 +171,8 @@ interface Shape {
   readonly direct?: boolean
   /** every call pinned to the session's owner (replica a), or to another replica (b) */
   readonly pin?: "owner" | "other"
+  /** the replicas are gateways (`scratchpad/gateway-cluster/replica.ts`) in front of a stdio echo server each */
+  readonly gateway?: boolean
 }
 
 const shapes: Record<Impl, Shape> = {
@@ -155,7 +186,11 @@ const shapes: Record<Impl, Shape> = {
   "pin-local": { servers: 3, redis: true, proxy: true, era: "legacy", pin: "owner" },
   "pin-forwarded": { servers: 3, redis: true, proxy: true, era: "legacy", pin: "other" },
   "pin-local-direct": { servers: 3, redis: true, proxy: true, era: "legacy", direct: true, pin: "owner" },
-  "pin-forwarded-direct": { servers: 3, redis: true, proxy: true, era: "legacy", direct: true, pin: "other" }
+  "pin-forwarded-direct": { servers: 3, redis: true, proxy: true, era: "legacy", direct: true, pin: "other" },
+  "gw-pin-local": { servers: 3, redis: true, proxy: true, era: "legacy", pin: "owner", gateway: true },
+  "gw-pin-forwarded": { servers: 3, redis: true, proxy: true, era: "legacy", pin: "other", gateway: true },
+  "gw-pin-local-direct": { servers: 3, redis: true, proxy: true, era: "legacy", direct: true, pin: "owner", gateway: true },
+  "gw-pin-forwarded-direct": { servers: 3, redis: true, proxy: true, era: "legacy", direct: true, pin: "other", gateway: true }
 }
 
 // -----------------------------------------------------------------------------
@@ -211,6 +246,67 @@ const startChild = (args: ReadonlyArray<string>, env: Record<string, string> = {
 const REPLICA_ARGS = [...TS_FLAGS, ...SERVER_FLAGS, "scratchpad/cluster/replica.ts"]
 const PLAIN_ARGS = [...TS_FLAGS, ...SERVER_FLAGS, "bench/servers/cluster-plain.ts"]
 const PROXY_ARGS = [...SERVER_FLAGS, "bench/servers/cluster-proxy.ts"]
+const GATEWAY_ARGS = [...TS_FLAGS, ...SERVER_FLAGS, "scratchpad/gateway-cluster/replica.ts"]
+
+/**
+ * The gateway replicas' `mcp.json` (one server, `echo`: the stdio echo server
+ * of `stdio.ts`, a child of each replica), written once into a temporary
+ * directory removed at exit.
+ */
+let gatewayConfig: string | undefined
+const gatewayConfigFile = (): string => {
+  if (gatewayConfig !== undefined) return gatewayConfig
+  const dir = mkdtempSync(join(tmpdir(), "bench-cluster-gateway-"))
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, "mcp.json")
+  const echo = fileURLToPath(new URL("servers/stdio-ours.ts", import.meta.url))
+  writeFileSync(file, JSON.stringify({ mcpServers: { echo: { command: NODE, args: [...TS_FLAGS, ...SERVER_FLAGS, echo] } } }, null, 2))
+  gatewayConfig = file
+  return file
+}
+
+const parentOf = (pid: number): number | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    // after "comm)": state, ppid, ...
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+  } catch {
+    return undefined
+  }
+}
+
+/** Every live descendant of each of `roots` (one scan of /proc), by root. */
+const descendantsOf = (roots: ReadonlyArray<number>): Array<Array<number>> => {
+  const children = new Map<number, Array<number>>()
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry)
+    if (!Number.isInteger(pid)) continue
+    const parent = parentOf(pid)
+    if (parent === undefined) continue
+    const list = children.get(parent)
+    if (list === undefined) children.set(parent, [pid])
+    else list.push(pid)
+  }
+  return roots.map((root) => {
+    const out: Array<number> = []
+    const queue = [root]
+    while (queue.length > 0) {
+      for (const child of children.get(queue.shift()!) ?? []) {
+        out.push(child)
+        queue.push(child)
+      }
+    }
+    return out
+  })
+}
+
+const cpuOr0 = (pid: number): number => {
+  try {
+    return processCpuMicros(pid)
+  } catch {
+    return 0 // gone
+  }
+}
 
 interface Deployment {
   readonly url: string
@@ -233,6 +329,16 @@ const deploy = async (impl: Impl, redis: RedisServer.RedisServer): Promise<Deplo
     const started = await Promise.allSettled(
       Array.from({ length: shape.servers }, (_, index) => {
         const name = String.fromCharCode(97 + index)
+        if (shape.gateway === true) {
+          return startChild(GATEWAY_ARGS, {
+            GATEWAY_CONFIG: gatewayConfigFile(),
+            REDIS_URL: redis.url,
+            REPLICA: name,
+            PREFIX: prefix,
+            HEARTBEAT_MS: "1000",
+            DIRECT: shape.direct === true ? "1" : "0"
+          })
+        }
         return shape.redis
           ? startChild(REPLICA_ARGS, {
             REDIS_URL: redis.url,
@@ -270,6 +376,8 @@ interface Breakdown {
   readonly busiest: number
   readonly proxy: number
   readonly redis: number
+  /** the replicas' stdio children (the gateway rows' upstreams), together */
+  readonly upstream: number
   /** Redis commands per call, by command (lower case) */
   readonly commands: Readonly<Record<string, number>>
   /** bytes per call into and out of redis-server (commands in; replies and pub/sub messages out) */
@@ -308,9 +416,11 @@ const measure = (impl: Impl, concurrency: number, deployment: Deployment, redis:
     if (shape.pin === "other") upstream = 1
     noteProtocol(impl, client.protocolVersion)
     const heard = new Set<string>()
-    const call = Effect.map(client.callTool("whoami", {}), (result) => {
-      heard.add(text(result))
-    })
+    const call = shape.gateway === true
+      ? Effect.map(client.callTool("echo", { text: TEXT }), (result) => checkEcho(result.content))
+      : Effect.map(client.callTool("whoami", {}), (result) => {
+        heard.add(text(result))
+      })
     // every server process gets the warm-up of a single one
     yield* effectPhase(call, concurrency, WARMUP * shape.servers, undefined)
     if (gc !== undefined) gc()
@@ -319,6 +429,10 @@ const measure = (impl: Impl, concurrency: number, deployment: Deployment, redis:
     const redisPids = shape.redis ? [redis.pid] : []
     const stats = () => (shape.redis ? Effect.promise(() => redisStats(redis.port)) : Effect.succeed(NO_STATS))
     const stats0 = yield* stats()
+    // the stdio children of each replica (the gateway rows), and their CPU now
+    const children0 = descendantsOf(deployment.servers)
+    for (const pid of children0.flat()) track(pid)
+    const childCpu0 = new Map(children0.flat().map((pid) => [pid, cpuOr0(pid)]))
     const latencies = new Float64Array(CALLS)
     const cpu0 = process.cpuUsage()
     const perServer0 = deployment.servers.map(processCpuMicros)
@@ -332,6 +446,11 @@ const measure = (impl: Impl, concurrency: number, deployment: Deployment, redis:
     const perServer = deployment.servers.map((pid, index) => (processCpuMicros(pid) - perServer0[index]!) / CALLS)
     const proxy1 = cpuOf(proxy)
     const redis1 = cpuOf(redisPids)
+    const children1 = descendantsOf(deployment.servers)
+    const perChildren = children1.map((pids) => {
+      for (const pid of pids) track(pid)
+      return pids.reduce((sum, pid) => sum + cpuOr0(pid) - (childCpu0.get(pid) ?? 0), 0) / CALLS
+    })
     const stats1 = yield* stats()
     const breakdown: Breakdown = {
       client: (cpu.user + cpu.system) / CALLS,
@@ -339,17 +458,29 @@ const measure = (impl: Impl, concurrency: number, deployment: Deployment, redis:
       busiest: Math.max(...perServer),
       proxy: (proxy1 - proxy0) / CALLS,
       redis: (redis1 - redis0) / CALLS,
+      upstream: perChildren.reduce((sum, cpu) => sum + cpu, 0),
       ...perCall(stats0, stats1, CALLS)
     }
     // a legacy session is served by its owner wherever the request lands; modern requests where they land
     const expected = shape.era === "legacy" ? 1 : shape.servers
-    if (heard.size !== expected || (shape.pin !== undefined && !heard.has("a"))) {
+    if (shape.gateway === true) {
+      // no replica's name in an echo: the owner's (a's) stdio child did the upstream work, and b
+      // worked as much as the forwarding needs (pinned to b) or idled (pinned to a)
+      const [a = 0, ...others] = perChildren
+      const [ownerCpu = 0, otherCpu = 0] = perServer
+      if (children1[0]!.length === 0 || a <= others.reduce((sum, cpu) => sum + cpu, 0)) {
+        throw new Error(`${impl}: the upstream work was not done on replica a (stdio children µs/call: ${perChildren.join(", ")})`)
+      }
+      if (shape.pin === "other" ? otherCpu < 0.2 * ownerCpu : otherCpu > 0.2 * ownerCpu) {
+        throw new Error(`${impl}: replica b ${shape.pin === "other" ? "idled" : "worked"} (µs/call: ${perServer.join(", ")})`)
+      }
+    } else if (heard.size !== expected || (shape.pin !== undefined && !heard.has("a"))) {
       throw new Error(`${impl}: whoami answered by ${[...heard].join(", ")}; expected ${expected} replica(s)`)
     }
     const key = `${impl} ${concurrency}`
     breakdowns.set(key, [...(breakdowns.get(key) ?? []), breakdown])
     latencies.sort()
-    const serverCpu = breakdown.servers + breakdown.proxy + breakdown.redis
+    const serverCpu = breakdown.servers + breakdown.proxy + breakdown.redis + breakdown.upstream
     return {
       rps: CALLS / (wall / 1000),
       p50: percentile(latencies, 0.5),
@@ -385,9 +516,10 @@ const printBreakdown = (): Array<Record<string, number | string>> => {
   console.log("### CPU µs per call by process, and Redis's work per call (medians)")
   console.log()
   console.log(
-    "| impl | c | client | MCP server(s) | busiest server | proxy | redis-server | total | Redis commands / call | Redis bytes in / out per call |"
+    "| impl | c | client | MCP server(s) | busiest server | proxy | redis-server | stdio upstream(s) | total | Redis commands / call | " +
+      "Redis bytes in / out per call |"
   )
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
   const out: Array<Record<string, number | string>> = []
   for (const concurrency of CONCURRENCY) {
     for (const impl of IMPLS) {
@@ -403,7 +535,8 @@ const printBreakdown = (): Array<Record<string, number | string>> => {
         busiest: med((b) => b.busiest),
         proxy: med((b) => b.proxy),
         redis: med((b) => b.redis),
-        total: med((b) => b.client + b.servers + b.proxy + b.redis),
+        upstream: med((b) => b.upstream),
+        total: med((b) => b.client + b.servers + b.proxy + b.redis + b.upstream),
         redisCommands: Object.values(commands).reduce((sum, n) => sum + n, 0),
         redisIn: med((b) => b.redisIn),
         redisOut: med((b) => b.redisOut)
@@ -416,7 +549,7 @@ const printBreakdown = (): Array<Record<string, number | string>> => {
       console.log(
         `| ${impl} | ${concurrency} | ${row.client.toFixed(1)} | ${row.servers.toFixed(1)} | ${row.busiest.toFixed(1)} | ` +
           `${row.proxy.toFixed(1)} | ` +
-          `${row.redis.toFixed(1)} | ${row.total.toFixed(1)} | ` +
+          `${row.redis.toFixed(1)} | ${shapes[impl].gateway === true ? row.upstream.toFixed(1) : ""} | ${row.total.toFixed(1)} | ` +
           `${names.length === 0 ? "" : `${row.redisCommands.toFixed(2)}${listed.length === 0 ? "" : ` (${listed.join(", ")})`}`} | ` +
           `${row.redisIn === 0 && row.redisOut === 0 ? "" : `${Math.round(row.redisIn)} / ${Math.round(row.redisOut)}`} |`
       )
@@ -490,7 +623,9 @@ const printCosts = (rows: ReadonlyArray<ThroughputRow>): Array<Record<string, nu
 /** Every call forwarded against every call served where it lands, for each relay. */
 const pinned: ReadonlyArray<{ readonly relay: string; readonly forwarded: Impl; readonly local: Impl }> = [
   { relay: "pub/sub", forwarded: "pin-forwarded", local: "pin-local" },
-  { relay: "direct hop", forwarded: "pin-forwarded-direct", local: "pin-local-direct" }
+  { relay: "direct hop", forwarded: "pin-forwarded-direct", local: "pin-local-direct" },
+  { relay: "gateway, pub/sub", forwarded: "gw-pin-forwarded", local: "gw-pin-local" },
+  { relay: "gateway, direct hop", forwarded: "gw-pin-forwarded-direct", local: "gw-pin-local-direct" }
 ]
 
 const printPinned = (rows: ReadonlyArray<ThroughputRow>): Array<Record<string, number | string>> => {
@@ -542,7 +677,8 @@ const printPinned = (rows: ReadonlyArray<ThroughputRow>): Array<Record<string, n
 const main = async (): Promise<void> => {
   if (!RedisServer.available) throw new Error("redis-server is not on PATH (set REDIS_SERVER)")
   console.log(
-    `cluster tools/call whoami (legacy = 2025-11-25 with a session, modern = 2026-07-28): ${CALLS} calls (+${WARMUP} warm-up per server process) × ${ROUNDS} rounds, ` +
+    `cluster tools/call whoami (gw-* rows: echo, through the gateway to its stdio child; ` +
+      `legacy = 2025-11-25 with a session, modern = 2026-07-28): ${CALLS} calls (+${WARMUP} warm-up per server process) × ${ROUNDS} rounds, ` +
       `concurrency ${CONCURRENCY.join(",")}, ${IMPLS.join(" vs ")}; node ${process.version}, ` +
       `gc ${gc === undefined ? "not exposed" : "forced before each measurement"}; servers from ` +
       (OURS_DIST ? "dist/ (BENCH_OURS_DIST=1)" : "src/ (--conditions=development)")
