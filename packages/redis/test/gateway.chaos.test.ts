@@ -100,7 +100,7 @@ describe.skipIf(!RedisServer.available)("a clustered gateway under chaos", () =>
         killedAt = (yield* Clock.currentTimeMillis) - started
         // the load balancer takes it out of rotation until it is ready again (it has printed `listening`), as
         // a readiness probe would: a replica restarting on its port accepts connections a moment before it
-        // serves them, and a request taken then is never answered (see gateway.cluster.e2e.test.ts)
+        // serves them, and answers a request taken then with 503 (see gateway.cluster.e2e.test.ts)
         const ports = gateway.replicas.map((replica) => replica.port)
         gateway.proxy.setUpstreams(ports.filter((port) => port !== victim.port))
         yield* Effect.sleep("1 second")
