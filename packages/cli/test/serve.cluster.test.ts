@@ -5,7 +5,8 @@
  * questions. A 2026-07-28 client's call starts on one replica and its
  * retries land on the other: it completes, and the server ran it once. The
  * holder SIGKILLed mid-round: the retry elsewhere is told at once, and
- * nothing runs again. Usage errors of the replica flags. No process left.
+ * nothing runs again. `/readyz` follows Redis. Usage errors of the replica
+ * flags. No process left.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Result } from "effect"
@@ -118,6 +119,12 @@ describe.skipIf(!RedisServer.available)("effect-mcp serve --redis", () => {
       // `a`'s own servers died with it (their stdin ended)
       for (let i = 0; i < 200 && pids.some(isRunning); i++) yield* Effect.sleep("25 millis")
       for (const pid of pids) assert.isFalse(isRunning(pid), `process ${pid} of the killed replica is still running`)
+
+      // a replica is ready while its Redis answers
+      const readyz = new URL("/readyz", b.url).href
+      assert.strictEqual((yield* send(readyz, { method: "GET" })).status, 200)
+      yield* redis.kill
+      assert.strictEqual((yield* send(readyz, { method: "GET" })).status, 503)
     }).pipe(Effect.scoped), 60_000)
 
   it("checks the replica flags", () => {

@@ -11,9 +11,11 @@
  */
 import type * as McpError from "@effect-mcp/core/McpError"
 import type * as McpServer from "@effect-mcp/core/McpServer"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as EffectRedis from "effect/persistence/Redis"
 import * as Result from "effect/Result"
 import * as Failures from "./failures.ts"
 
@@ -101,6 +103,11 @@ export const parse = (flags: Flags, http: boolean): Result.Result<Cluster | unde
     }
   })
 
+/** What a replica's readiness probe runs (a Redis `PING`); `undefined` for a lone gateway. */
+export const Readiness = Context.Reference<Effect.Effect<void, unknown> | undefined>("effect-mcp/cli/Readiness", {
+  defaultValue: () => undefined
+})
+
 /**
  * The gateway made by `gateway` (given the shared `requestState` secret)
  * with the stores of a replica laid beside it, for the HTTP server to take
@@ -116,5 +123,13 @@ export const layer = (
       ...prefix,
       sessions: { replicaId: cluster.replicaId, ...(cluster.direct === undefined ? {} : { direct: cluster.direct }) }
     }).pipe(Layer.provideMerge(Redis.McpRedis.layer({ url: cluster.url })))
-    return Layer.unwrap(Effect.map(Redis.McpRedisCluster.requestStateSecret(prefix), gateway)).pipe(Layer.provideMerge(stores))
+    // ready while Redis answers
+    const readiness = Layer.effect(
+      Readiness,
+      Effect.map(Effect.context<EffectRedis.Redis>(), (context) => Effect.provideContext(Redis.McpRedis.ping, context))
+    )
+    return Layer.mergeAll(
+      Layer.unwrap(Effect.map(Redis.McpRedisCluster.requestStateSecret(prefix), gateway)),
+      readiness
+    ).pipe(Layer.provideMerge(stores))
   }))

@@ -148,11 +148,14 @@ const serveHttp = (
     return yield* Effect.never
   }).pipe(
     Effect.provide(
-      NodeMcpHttpServer.layer({
-        port: front.port,
-        host: front.host,
-        ...(front.auth === undefined ? {} : { auth: front.auth })
-      }).pipe(Layer.provide(gateway))
+      // a replica is ready (`/readyz`) while its Redis answers
+      Layer.unwrap(Effect.map(Effect.service(Cluster.Readiness), (readiness) =>
+        NodeMcpHttpServer.layer({
+          port: front.port,
+          host: front.host,
+          ...(front.auth === undefined ? {} : { auth: front.auth }),
+          ...(readiness === undefined ? {} : { readiness })
+        }))).pipe(Layer.provide(gateway))
     ),
     Effect.mapError((error) =>
       error._tag === "ServeError"
