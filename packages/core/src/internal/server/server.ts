@@ -27,6 +27,7 @@ import { type HeaderParam, headerParams } from "../jsonSchema/headers.ts"
 import * as Pagination from "./pagination.ts"
 import { applyChanges, type Change, enabled, type Entry, type Kind, listChanged, type Registry } from "./registry.ts"
 import * as CacheHints from "./cacheHints.ts"
+import * as Capabilities from "./capabilities.ts"
 import type { Cached } from "./cacheHints.ts"
 import * as ChangeBus from "./changeBus.ts"
 import { withServices } from "./services.ts"
@@ -63,10 +64,6 @@ const headersOf = (tool: McpTool.McpTool<any>): ReadonlyArray<HeaderParam> => {
 // -----------------------------------------------------------------------------
 
 const MAX_COMPLETIONS = 100
-
-// a capability given as `undefined` in the options is not declared (`{ logging: undefined }`: a server that does not log)
-const withoutUndefined = (capabilities: Record<string, unknown>): McpSchema.ServerCapabilities =>
-  Object.fromEntries(Object.entries(capabilities).filter(([, value]) => value !== undefined)) as McpSchema.ServerCapabilities
 
 /** @internal */
 export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.Server> =>
@@ -207,7 +204,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           Effect.map(Ref.get(registry), (current) =>
             withHints(context, {
               supportedVersions,
-              capabilities: modernCapabilities(),
+              capabilities: capabilities.modern(),
               ...(options.instructions === undefined ? {} : { instructions: options.instructions })
             }, []))),
         handler(McpSchema.SubscriptionsListen, (params, context, live) =>
@@ -216,7 +213,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             demand,
             live,
             params.notifications,
-            modernCapabilities(),
+            capabilities.modern(),
             context,
             (taskIds) => TaskListen.watch(tasks, taskIds, context, live)
           )),
@@ -378,31 +375,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     // the service
     // -------------------------------------------------------------------------
 
-    const capabilities = (current: Registry): McpSchema.ServerCapabilities => {
-      const completions = [...enabled(current.prompts), ...enabled(current.resourceTemplates)].some((d) =>
-        d.completion !== undefined || Object.keys(d.complete).length > 0
-      )
-      return withoutUndefined({
-        logging: {},
-        ...(current.tools.size > 0 ? { tools: { listChanged: true } } : {}),
-        ...(current.resources.size + current.resourceTemplates.size > 0
-          ? { resources: { subscribe: true, listChanged: true } }
-          : {}),
-        ...(current.prompts.size > 0 ? { prompts: { listChanged: true } } : {}),
-        ...(completions ? { completions: {} } : {}),
-        ...(hasTaskTools(current) ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
-        ...options.capabilities
-      })
-    }
-
-    // 2026-07-28: tasks are the extension, never the 2025-11-25 capability
-    const modernOf = (legacy: McpSchema.ServerCapabilities): McpSchema.ServerCapabilities => {
-      const { tasks: _, ...rest } = legacy
-      return hasTaskTools(Ref.getUnsafe(registry))
-        ? { ...rest, extensions: { ...rest.extensions, [McpSchema.TASKS_EXTENSION_ID]: {} } }
-        : rest
-    }
-
+    const capabilities = Capabilities.make(() => Ref.getUnsafe(registry), options.capabilities)
     const handlers = handlersOf()
     const notificationHandlers = notificationHandlersOf()
 
@@ -419,7 +392,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         const session = yield* McpServerSession.make({
           serverInfo,
           // read when asked: a long-lived session (modern HTTP requests share one) sees changes
-          capabilities: currentCapabilities,
+          capabilities: capabilities.legacy,
           instructions: options.instructions,
           protocolVersions: options.protocolVersions,
           handlers,
@@ -450,24 +423,6 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         return session
       })
 
-    // computed once per registry value
-    let capabilitiesOf: Registry | undefined
-    let cachedCapabilities: McpSchema.ServerCapabilities = {}
-    let cachedModern: McpSchema.ServerCapabilities = {}
-    const currentCapabilities = () => {
-      const current = Ref.getUnsafe(registry)
-      if (current !== capabilitiesOf) {
-        capabilitiesOf = current
-        cachedCapabilities = capabilities(current)
-        cachedModern = modernOf(cachedCapabilities)
-      }
-      return cachedCapabilities
-    }
-    const modernCapabilities = () => {
-      currentCapabilities()
-      return cachedModern
-    }
-
     return {
       serverInfo,
       register: (definition) => Effect.flatMap(Effect.context<any>(), (services) => update(registering([definition], services))),
@@ -496,11 +451,6 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       }
     }
   })
-
-const hasTaskTools = (current: Registry) => {
-  for (const entry of current.tools.values()) if (entry.definition.task !== "forbidden") return true
-  return false
-}
 
 const implementation = (options: McpServer.Options): McpSchema.Implementation => {
   const info: Record<string, unknown> = { name: options.name, version: options.version }
