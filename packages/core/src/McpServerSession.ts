@@ -24,6 +24,7 @@ import * as Logging from "./internal/server/logging.ts"
 import * as InputRequired from "./internal/era/inputRequired.ts"
 import { make as makeEngine } from "./internal/session/engine.ts"
 import * as RequestState from "./internal/era/requestState.ts"
+import * as Versions from "./internal/era/versions.ts"
 import * as Stateful from "./internal/era/stateful.ts"
 import * as Stateless from "./internal/era/stateless.ts"
 import * as TraceContext from "./internal/era/traceContext.ts"
@@ -240,7 +241,7 @@ const clientOf = (state: State) => state._tag === "NotInitialized" ? undefined :
 // of the session whose request they serve.
 interface Live {
   readonly options: Options
-  readonly versions: Versions
+  readonly versions: Versions.Versions
   readonly sealingKey: SealingKey
   readonly stateTtl: number
   readonly state: Ref.Ref<State>
@@ -257,27 +258,6 @@ const declaresNothing = () => false
 const lives = new WeakMap<McpSession.Session, Live>()
 
 const liveOf = (session: McpSession.Session): Live => lives.get(session)!
-
-interface Versions {
-  readonly all: ReadonlyArray<string>
-  readonly modern: ReadonlyArray<string>
-  readonly supported: ReadonlyArray<string>
-}
-
-const versionsOf = (all: ReadonlyArray<string>): Versions => ({
-  all,
-  modern: all.filter(McpSchema.isModernProtocolVersion),
-  supported: all.filter((version) => !McpSchema.isModernProtocolVersion(version))
-})
-
-const defaultVersions = versionsOf([...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS])
-const versionsCache = new WeakMap<ReadonlyArray<string>, Versions>()
-const cachedVersions = (all: ReadonlyArray<string> | undefined): Versions => {
-  if (all === undefined) return defaultVersions
-  let versions = versionsCache.get(all)
-  if (versions === undefined) versionsCache.set(all, versions = versionsOf(all))
-  return versions
-}
 
 const initialize = McpSession.handler(McpSchema.Initialize, (params, context) => {
   const live = liveOf(context.session)
@@ -444,7 +424,7 @@ export const make = Effect.fnUntraced(function*(
 ): Effect.fn.Return<ServerSession, never, McpTransport | Scope.Scope> {
   // untraced: a span made here would be the parent of the session's fibers
   // and live as long as the session
-  const versions = cachedVersions(options.protocolVersions)
+  const versions = Versions.cached(options.protocolVersions)
   const sealingKey = options.sealingKey ?? (yield* makeSealingKey())
   const stateTtl = Duration.toMillis(Duration.fromInputUnsafe(options.requestStateTtl ?? Duration.minutes(10)))
   const state = yield* Ref.make<State>({ _tag: "NotInitialized" })
