@@ -87,7 +87,7 @@ import { McpClient } from "@effect-mcp/core"
 import { NodeMcpHttpClient } from "@effect-mcp/platform-node"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -108,6 +108,8 @@ import {
   OURS_DIST,
   positiveInt,
   processCpuMicros,
+  processCpuOr0,
+  processDescendants,
   runMain,
   runRounds,
   type Sample,
@@ -265,49 +267,6 @@ const gatewayConfigFile = (): string => {
   return file
 }
 
-const parentOf = (pid: number): number | undefined => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    // after "comm)": state, ppid, ...
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-  } catch {
-    return undefined
-  }
-}
-
-/** Every live descendant of each of `roots` (one scan of /proc), by root. */
-const descendantsOf = (roots: ReadonlyArray<number>): Array<Array<number>> => {
-  const children = new Map<number, Array<number>>()
-  for (const entry of readdirSync("/proc")) {
-    const pid = Number(entry)
-    if (!Number.isInteger(pid)) continue
-    const parent = parentOf(pid)
-    if (parent === undefined) continue
-    const list = children.get(parent)
-    if (list === undefined) children.set(parent, [pid])
-    else list.push(pid)
-  }
-  return roots.map((root) => {
-    const out: Array<number> = []
-    const queue = [root]
-    while (queue.length > 0) {
-      for (const child of children.get(queue.shift()!) ?? []) {
-        out.push(child)
-        queue.push(child)
-      }
-    }
-    return out
-  })
-}
-
-const cpuOr0 = (pid: number): number => {
-  try {
-    return processCpuMicros(pid)
-  } catch {
-    return 0 // gone
-  }
-}
-
 interface Deployment {
   readonly url: string
   readonly servers: ReadonlyArray<number>
@@ -430,9 +389,9 @@ const measure = (impl: Impl, concurrency: number, deployment: Deployment, redis:
     const stats = () => (shape.redis ? Effect.promise(() => redisStats(redis.port)) : Effect.succeed(NO_STATS))
     const stats0 = yield* stats()
     // the stdio children of each replica (the gateway rows), and their CPU now
-    const children0 = descendantsOf(deployment.servers)
+    const children0 = processDescendants(deployment.servers)
     for (const pid of children0.flat()) track(pid)
-    const childCpu0 = new Map(children0.flat().map((pid) => [pid, cpuOr0(pid)]))
+    const childCpu0 = new Map(children0.flat().map((pid) => [pid, processCpuOr0(pid)]))
     const latencies = new Float64Array(CALLS)
     const cpu0 = process.cpuUsage()
     const perServer0 = deployment.servers.map(processCpuMicros)
@@ -446,10 +405,10 @@ const measure = (impl: Impl, concurrency: number, deployment: Deployment, redis:
     const perServer = deployment.servers.map((pid, index) => (processCpuMicros(pid) - perServer0[index]!) / CALLS)
     const proxy1 = cpuOf(proxy)
     const redis1 = cpuOf(redisPids)
-    const children1 = descendantsOf(deployment.servers)
+    const children1 = processDescendants(deployment.servers)
     const perChildren = children1.map((pids) => {
       for (const pid of pids) track(pid)
-      return pids.reduce((sum, pid) => sum + cpuOr0(pid) - (childCpu0.get(pid) ?? 0), 0) / CALLS
+      return pids.reduce((sum, pid) => sum + processCpuOr0(pid) - (childCpu0.get(pid) ?? 0), 0) / CALLS
     })
     const stats1 = yield* stats()
     const breakdown: Breakdown = {

@@ -66,7 +66,6 @@
 import { McpClient, McpTransport } from "@effect-mcp/core"
 import { NodeMcpHttpClient, NodeMcpStdio } from "@effect-mcp/platform-node"
 import { Context, Effect, Layer } from "effect"
-import { readdirSync, readFileSync } from "node:fs"
 import {
   assertAllGone,
   checkEcho,
@@ -84,6 +83,8 @@ import {
   OURS_DIST,
   positiveInt,
   processCpuMicros,
+  processCpuOr0,
+  processDescendants,
   runMain,
   runRounds,
   type Sample,
@@ -128,47 +129,6 @@ const ECHO_ARGS: ReadonlyArray<string> = [...TS_FLAGS, ...SERVER_FLAGS, "bench/s
 // Processes: the gateway's children, their CPU
 // -----------------------------------------------------------------------------
 
-const parentOf = (pid: number): number | undefined => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    // after "comm)": state, ppid, ...
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-  } catch {
-    return undefined
-  }
-}
-
-/** Every live descendant of `root` (one scan of /proc). */
-const descendantsOf = (root: number): Array<number> => {
-  const children = new Map<number, Array<number>>()
-  for (const entry of readdirSync("/proc")) {
-    const pid = Number(entry)
-    if (!Number.isInteger(pid)) continue
-    const parent = parentOf(pid)
-    if (parent === undefined) continue
-    const list = children.get(parent)
-    if (list === undefined) children.set(parent, [pid])
-    else list.push(pid)
-  }
-  const out: Array<number> = []
-  const queue = [root]
-  while (queue.length > 0) {
-    for (const child of children.get(queue.shift()!) ?? []) {
-      out.push(child)
-      queue.push(child)
-    }
-  }
-  return out
-}
-
-const cpuOr0 = (pid: number): number => {
-  try {
-    return processCpuMicros(pid)
-  } catch {
-    return 0 // gone
-  }
-}
-
 /** The server side of a row: the process the client talks to, and how to find the processes behind it. */
 interface ServerSide {
   /** the direct row's echo server, or the gateway */
@@ -200,7 +160,7 @@ const measure = <E>(
     const before = new Map<number, number>()
     for (const pid of side.upstreams()) {
       track(pid)
-      before.set(pid, cpuOr0(pid))
+      before.set(pid, processCpuOr0(pid))
     }
     const latencies = new Float64Array(CALLS)
     const warnings0 = warningCount()
@@ -215,7 +175,7 @@ const measure = <E>(
     let upstream = 0
     for (const pid of after) {
       track(pid)
-      upstream += cpuOr0(pid) - (before.get(pid) ?? 0)
+      upstream += processCpuOr0(pid) - (before.get(pid) ?? 0)
     }
     latencies.sort()
     const clientCpu = (cpu.user + cpu.system) / CALLS
@@ -280,7 +240,7 @@ const startGateway = async (impl: Impl): Promise<{ readonly gateway: LineChild; 
     const known = upstreamProtocols.get(impl)
     if (known !== undefined && known !== settled) throw new Error(`${impl}: the upstream settled on ${settled}, earlier ${known}`)
     upstreamProtocols.set(impl, settled)
-    for (const pid of descendantsOf(gateway.pid)) track(pid)
+    for (const pid of processDescendants([gateway.pid])[0]!) track(pid)
     return { gateway, url: line.url }
   } catch (error) {
     await gateway.stop()
@@ -305,7 +265,7 @@ const runGateway = async (impl: Impl, concurrency: number): Promise<GatewaySampl
   const { gateway, url } = await (impl === "http" ? startHttp() : startGateway(impl))
   const seen = new Set<number>()
   const upstreams = () => {
-    const now = descendantsOf(gateway.pid)
+    const now = processDescendants([gateway.pid])[0]!
     for (const pid of now) seen.add(pid)
     return now
   }

@@ -5,7 +5,7 @@
  * is tracked and checked gone at the end) and the report tables.
  */
 import { spawn, type ChildProcess } from "node:child_process"
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { Effect } from "effect"
 import { formatMicros, median, percentile } from "./stats.ts"
@@ -263,6 +263,51 @@ export const processCpuMicros = (pid: number): number => {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   // fields[0] is field 3 (state); utime and stime are fields 14 and 15
   return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MICROS
+}
+
+/** The parent of a live process, from `/proc/<pid>/stat`; `undefined` once it is gone. */
+const parentOf = (pid: number): number | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    // after "comm)": state, ppid, ...
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+  } catch {
+    return undefined
+  }
+}
+
+/** Every live descendant of each of `roots` (one scan of /proc), by root. */
+export const processDescendants = (roots: ReadonlyArray<number>): Array<Array<number>> => {
+  const children = new Map<number, Array<number>>()
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry)
+    if (!Number.isInteger(pid)) continue
+    const parent = parentOf(pid)
+    if (parent === undefined) continue
+    const list = children.get(parent)
+    if (list === undefined) children.set(parent, [pid])
+    else list.push(pid)
+  }
+  return roots.map((root) => {
+    const out: Array<number> = []
+    const queue = [root]
+    while (queue.length > 0) {
+      for (const child of children.get(queue.shift()!) ?? []) {
+        out.push(child)
+        queue.push(child)
+      }
+    }
+    return out
+  })
+}
+
+/** {@link processCpuMicros}, or 0 for a process that is gone. */
+export const processCpuOr0 = (pid: number): number => {
+  try {
+    return processCpuMicros(pid)
+  } catch {
+    return 0 // gone
+  }
 }
 
 /** The resident set size of a process, in bytes, from `/proc/<pid>/status`. */
