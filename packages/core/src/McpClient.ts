@@ -190,6 +190,12 @@ export interface Options extends NotificationHandlers {
    * to. Called on the session's reading fiber: it must not block.
    */
   readonly observeNotification?: ((notification: { readonly method: string; readonly params?: unknown }) => void) | undefined
+  /**
+   * The extensions this client takes, by id with their settings, declared
+   * as `capabilities.extensions` in both eras, e.g.
+   * `{ [McpApps.EXTENSION_ID]: { mimeTypes: [McpApps.MIME_TYPE] } }`.
+   */
+  readonly extensions?: Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined
   /** Experimental capabilities, declared as given. */
   readonly experimental?: Record<string, McpSchema.JsonObject> | undefined
   /** Default `true` (every list). */

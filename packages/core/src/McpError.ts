@@ -276,6 +276,30 @@ export class AuthError extends Schema.TaggedError<AuthError>()("AuthError", {
 }
 
 /**
+ * A skill (the Skills extension) failed a check: on the client, a file read
+ * that is not listed in the skill's entry (`unlisted`), whose byte length
+ * (`size`) or `sha256` digest (`digest`) differs from the entry's, or a
+ * `SKILL.md` whose frontmatter differs from the entry's (`frontmatter`, one
+ * line per field in `differences`), or an entry that breaks the extension's
+ * rules (`entry`); on the server, a skill breaking the name, path or size
+ * rules (`name`, `path`, `limit`) or a file changed since it was listed
+ * (`changed`). The content that failed is never returned.
+ *
+ * @category reasons
+ * @since 0.3.0
+ */
+export class SkillError extends Schema.TaggedError<SkillError>()("SkillError", {
+  check: Schema.Literals(["unlisted", "size", "digest", "frontmatter", "entry", "name", "path", "limit", "changed"]),
+  uri: Schema.String,
+  description: Schema.String,
+  differences: Schema.optionalKey(Schema.Array(Schema.String))
+}) {
+  override get message(): string {
+    return this.description
+  }
+}
+
+/**
  * Every reason.
  *
  * @category reasons
@@ -283,7 +307,8 @@ export class AuthError extends Schema.TaggedError<AuthError>()("AuthError", {
  */
 export const Reason = Schema.Union([
   TransportError, ProtocolError, InvalidParamsError, InvalidResultError, TimeoutError, ClosedError, UnsupportedError,
-  HandshakeError, ServerUnavailableError, NameCollisionError, NotFoundError, AmbiguousError, ConfigError, AuthError
+  HandshakeError, ServerUnavailableError, NameCollisionError, NotFoundError, AmbiguousError, ConfigError, AuthError,
+  SkillError
 ])
 
 /**
@@ -429,6 +454,20 @@ export const auth = (kind: AuthError["kind"], description: string, extra?: {
   readonly status?: number | undefined
   readonly cause?: unknown
 }): McpError => new McpError({ reason: new AuthError(authFields(kind, description, extra)) })
+
+/**
+ * @category constructors
+ * @since 0.3.0
+ */
+export const skill = (
+  check: SkillError["check"],
+  uri: string,
+  description: string,
+  differences?: ReadonlyArray<string>
+): McpError =>
+  new McpError({
+    reason: new SkillError(differences === undefined ? { check, uri, description } : { check, uri, description, differences })
+  })
 
 /**
  * `-32601 Method not found`.

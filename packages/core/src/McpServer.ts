@@ -29,6 +29,7 @@ import * as Logging from "./internal/server/logging.ts"
 import * as JsonRpc from "./JsonRpc.ts"
 import type * as McpAuth from "./McpAuth.ts"
 import * as McpError from "./McpError.ts"
+import type * as McpExtension from "./McpExtension.ts"
 import type * as McpMethod from "./McpMethod.ts"
 import type * as McpPrompt from "./McpPrompt.ts"
 import type * as McpResource from "./McpResource.ts"
@@ -223,6 +224,7 @@ export type Definition<R = never> =
   | McpResource.McpResource<R>
   | McpResource.McpResourceTemplate<R>
   | McpPrompt.McpPrompt<R>
+  | McpExtension.McpExtension<R>
 
 /**
  * @since 0.2.0

@@ -192,6 +192,8 @@ export interface Options {
   /** The versions this server speaks, preferred first. Default: every supported revision, newest first. */
   readonly protocolVersions?: ReadonlyArray<string> | undefined
   readonly handlers?: ReadonlyArray<Handler> | undefined
+  /** Looked up for a request method `handlers` has none for (an extension's, registered later). */
+  readonly handlerOf?: ((method: string) => Handler | undefined) | undefined
   readonly notificationHandlers?: ReadonlyArray<McpSession.NotificationHandler> | undefined
   readonly defaultTimeout?: Duration.Input | undefined
   readonly keepAlive?: McpSession.Options["keepAlive"]
@@ -404,6 +406,14 @@ const handlersOf = (list: ReadonlyArray<Handler>): ReadonlyArray<McpSession.Hand
   return wrapped
 }
 
+// an extension's handler, wrapped once
+const wrappedHandlers = new WeakMap<Handler, McpSession.Handler>()
+const wrapOnce = (handler: Handler): McpSession.Handler => {
+  let wrapped = wrappedHandlers.get(handler)
+  if (wrapped === undefined) wrappedHandlers.set(handler, wrapped = wrap(handler))
+  return wrapped
+}
+
 const notificationHandlersOf = (
   list: ReadonlyArray<McpSession.NotificationHandler>
 ): ReadonlyArray<McpSession.NotificationHandler> => {
@@ -443,6 +453,10 @@ export const make = Effect.fnUntraced(function*(
   yield* makeEngine(transport, {
     role: "server",
     handlers: handlersOf(options.handlers ?? noHandlers),
+    handlerOf: options.handlerOf === undefined ? undefined : (method) => {
+      const handler = options.handlerOf!(method)
+      return handler === undefined ? undefined : wrapOnce(handler)
+    },
     notificationHandlers: notificationHandlersOf(options.notificationHandlers ?? noHandlers),
     capabilities: { own: options.capabilities, peer: clientCapabilities },
     admit: (message, kind) =>

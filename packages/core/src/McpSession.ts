@@ -171,6 +171,8 @@ export const notificationHandler = <M extends McpMethod.Notification>(
 export interface Options {
   readonly role: "client" | "server"
   readonly handlers?: ReadonlyArray<Handler> | undefined
+  /** Looked up for a request method `handlers` has none for (an extension's, registered later). */
+  readonly handlerOf?: ((method: string) => Handler | undefined) | undefined
   readonly notificationHandlers?: ReadonlyArray<NotificationHandler> | undefined
   /** This side's capabilities and a reader of the peer's (known only after the handshake). */
   readonly capabilities?: {

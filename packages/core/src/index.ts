@@ -26,6 +26,9 @@ export * as McpContent from "./McpContent.ts"
 export * as McpError from "./McpError.ts"
 
 /** @since 0.3.0 */
+export * as McpExtension from "./McpExtension.ts"
+
+/** @since 0.3.0 */
 export * as McpGateway from "./McpGateway.ts"
 
 /** @since 0.1.0 */
@@ -51,6 +54,9 @@ export * as McpServerSession from "./McpServerSession.ts"
 
 /** @since 0.1.0 */
 export * as McpSession from "./McpSession.ts"
+
+/** @since 0.3.0 */
+export * as McpSkills from "./McpSkills.ts"
 
 /** @since 0.2.0 */
 export * as McpTask from "./McpTask.ts"

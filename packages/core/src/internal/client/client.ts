@@ -111,16 +111,18 @@ export const make = Effect.fnUntraced(function*(
   // 2025-11-25: the server may ask for sampling and elicitation as tasks
   const ownHandlers = Handlers.handlers(options, validator, currentRoots)
   const runnable = options.tasks === false ? undefined : TaskRunner.capabilities(ownHandlers)
-  const capabilities = runnable === undefined
+  // the extensions taken are declared in both eras (2026-07-28 adds the tasks extension)
+  const declared = options.extensions === undefined
     ? Handlers.capabilities(options)
-    : { ...Handlers.capabilities(options), tasks: runnable }
+    : { ...Handlers.capabilities(options), extensions: options.extensions }
+  const capabilities = runnable === undefined ? declared : { ...declared, tasks: runnable }
   const handlerList = runnable === undefined ? ownHandlers : yield* TaskRunner.wrap(ownHandlers, scope)
   const hub = yield* Notifications.make(options.notificationBuffer ?? DEFAULT_NOTIFICATION_BUFFER)
 
   const session = yield* McpClientSession.make({
     clientInfo: options.clientInfo,
     capabilities,
-    ...(options.tasks === false ? {} : { extensions: { [McpSchema.TASKS_EXTENSION_ID]: {} } }),
+    ...(options.tasks === false ? {} : { extensions: { [McpSchema.TASKS_EXTENSION_ID]: {}, ...options.extensions } }),
     protocolVersion: options.protocolVersion,
     supportedVersions: options.supportedVersions,
     handlers: handlerList,

@@ -42,7 +42,7 @@ const relist = (group: McpGroup.Group) => (change: McpChangeBus.Change): Effect.
         Effect.ignore
       ), { concurrency: "unbounded", discard: true }))
 
-const KIND_OF: Record<ReturnType<typeof kindOf>, McpGroup.ComponentKind> = {
+const KIND_OF: Record<Exclude<ReturnType<typeof kindOf>, "extensions">, McpGroup.ComponentKind> = {
   tools: "tool",
   prompts: "prompt",
   resources: "resource",
@@ -57,8 +57,10 @@ export const make = (
   Effect.gen(function*() {
     const { callTimeout, policy, sessionIdleTimeout, upstreams, ...serverOptions } = options
     let served = new Map<string, Definitions.Served>()
-    const componentOf = (definition: McpServer.Definition<any>) =>
-      served.get(Definitions.keyOf(KIND_OF[kindOf(definition)], registryKeyOf(definition)))?.component
+    const componentOf = (definition: McpServer.Definition<any>) => {
+      const kind = kindOf(definition)
+      return kind === "extensions" ? undefined : served.get(Definitions.keyOf(KIND_OF[kind], registryKeyOf(definition)))?.component
+    }
 
     const timeout = Duration.fromInputUnsafe(callTimeout ?? Duration.seconds(60))
     const pool = yield* Pool.make(group, {

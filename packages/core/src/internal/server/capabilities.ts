@@ -1,6 +1,6 @@
 /**
  * What a server declares: the capabilities derived from what is registered
- * (tools, resources, prompts, completions, tasks), laid under the options'
+ * (tools, resources, prompts, completions, tasks, extensions), laid under the options'
  * own, in each era's shape (2025-11-25: the `tasks` capability;
  * 2026-07-28: the tasks extension instead). Computed once per registry
  * value.
@@ -9,6 +9,7 @@
  */
 import * as McpSchema from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
+import { declared } from "./extensions.ts"
 import { enabled, type Registry } from "./registry.ts"
 
 /** The capabilities of each era for the registry now. @internal */
@@ -55,7 +56,8 @@ const legacyOf = (current: Registry, given: McpServer.Options["capabilities"]): 
     ...(current.prompts.size > 0 ? { prompts: { listChanged: true } } : {}),
     ...(completions ? { completions: {} } : {}),
     ...(hasTaskTools(current) ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
-    ...given
+    ...given,
+    ...extensionsOf(current, given)
   })
 }
 
@@ -65,6 +67,12 @@ const modernOf = (current: Registry, legacy: McpSchema.ServerCapabilities): McpS
   return hasTaskTools(current)
     ? { ...rest, extensions: { ...rest.extensions, [McpSchema.TASKS_EXTENSION_ID]: {} } }
     : rest
+}
+
+// the registered extensions' settings, under those the options give
+const extensionsOf = (current: Registry, given: McpServer.Options["capabilities"]) => {
+  const registered = declared(current)
+  return registered === undefined ? {} : { extensions: { ...registered, ...given?.extensions } }
 }
 
 const hasTaskTools = (current: Registry) => {

@@ -11,12 +11,12 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as McpChangeBus from "../../McpChangeBus.ts"
-import type { Kind } from "./registry.ts"
+import type { Listed } from "./registry.ts"
 
 /** Forks the follower. @internal */
 export const follow = (
   bus: McpChangeBus.Service,
-  listChanged: (kind: Kind) => Effect.Effect<void>,
+  listChanged: (kind: Listed) => Effect.Effect<void>,
   resourceUpdated: (uri: string) => Effect.Effect<void>
 ): Effect.Effect<void> =>
   Effect.gen(function*() {

@@ -1,10 +1,11 @@
 /**
- * The registry of an `McpServer`: its tools, resources, resource templates and
- * prompts, each by name or URI with whether it is enabled, and the list-changed
- * notification of each kind.
+ * The registry of an `McpServer`: its tools, resources, resource templates,
+ * prompts and extensions, each by name, URI or id with whether it is enabled,
+ * and the list-changed notification of each listed kind.
  *
  * @internal
  */
+import type * as McpExtension from "../../McpExtension.ts"
 import type * as McpPrompt from "../../McpPrompt.ts"
 import type * as McpResource from "../../McpResource.ts"
 import * as McpSchema from "../../McpSchema.ts"
@@ -23,6 +24,7 @@ export interface Registry {
   readonly resources: ReadonlyMap<string, Entry<McpResource.McpResource>>
   readonly resourceTemplates: ReadonlyMap<string, Entry<McpResource.McpResourceTemplate>>
   readonly prompts: ReadonlyMap<string, Entry<McpPrompt.McpPrompt>>
+  readonly extensions: ReadonlyMap<string, Entry<McpExtension.McpExtension>>
 }
 
 /** @internal */
@@ -39,6 +41,8 @@ export const kindOf = (definition: McpServer.Definition<any>): Kind => {
       return "resourceTemplates"
     case "McpPrompt":
       return "prompts"
+    case "McpExtension":
+      return "extensions"
   }
 }
 
@@ -52,8 +56,16 @@ export const keyOf = (definition: McpServer.Definition<any>): string => {
       return definition.uri
     case "McpResourceTemplate":
       return definition.uriTemplate
+    case "McpExtension":
+      return definition.id
   }
 }
+
+/** The kinds clients list (and are told of changes of). @internal */
+export type Listed = Exclude<Kind, "extensions">
+
+/** @internal */
+export const isListed = (kind: Kind): kind is Listed => kind !== "extensions"
 
 /** @internal */
 export const listChanged = {

@@ -25,13 +25,14 @@ import * as Failure from "./failure.ts"
 import * as Metrics from "../metrics.ts"
 import { type HeaderParam, headerParams } from "../jsonSchema/headers.ts"
 import * as Pagination from "./pagination.ts"
-import { applyChanges, type Change, enabled, type Entry, type Kind, listChanged, type Registry } from "./registry.ts"
+import { applyChanges, type Change, enabled, type Entry, isListed, type Kind, type Listed, listChanged, type Registry } from "./registry.ts"
 import * as CacheHints from "./cacheHints.ts"
 import * as Capabilities from "./capabilities.ts"
 import type { Cached } from "./cacheHints.ts"
 import * as ChangeBus from "./changeBus.ts"
 import { withServices } from "./services.ts"
 import * as Demand from "./demand.ts"
+import * as Extensions from "./extensions.ts"
 import * as Subscriptions from "./subscriptions.ts"
 import * as Visibility from "./visibility.ts"
 import * as TaskCall from "../task/call.ts"
@@ -75,7 +76,8 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       tools: new Map(),
       resources: new Map(),
       resourceTemplates: new Map(),
-      prompts: new Map()
+      prompts: new Map(),
+      extensions: new Map()
     })
     const sessions = new Set<LiveSession>()
     const listeners = Subscriptions.make()
@@ -95,7 +97,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       CacheHints.withHints(defaults, context, result, items)
 
     // what this replica's clients are told of a change; `announce` also tells the other replicas
-    const broadcast = (kind: Kind) =>
+    const broadcast = (kind: Listed) =>
       Effect.andThen(
         Effect.forEach(sessions, (live) =>
           live.session === undefined
@@ -118,7 +120,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
 
     // with a change bus, the other replicas hear of the changes made here, and this one of theirs
     const bus = Option.getOrUndefined(yield* Effect.serviceOption(McpChangeBus))
-    const announce = (kind: Kind) =>
+    const announce = (kind: Listed) =>
       bus === undefined
         ? broadcast(kind)
         : Effect.andThen(broadcast(kind), bus.publish({ _tag: "ListChanged", kind: kind === "resourceTemplates" ? "resources" : kind }))
@@ -126,21 +128,31 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
 
     // changes of the registry: the sessions and listeners are told once per kind changed
     const update = (changes: ReadonlyArray<Change>) =>
-      Effect.flatMap(Ref.modify(registry, (current) => applyChanges(current, changes)), (changed) =>
-        Effect.forEach(changed, announce, { discard: true }))
+      Effect.flatMap(Ref.modify(registry, (current) => {
+        const [changed, next] = applyChanges(current, changes)
+        return [[changed, current, next] as const, next]
+      }), ([changed, before, after]) =>
+        Effect.forEach(changed, (kind) =>
+          isListed(kind) ? announce(kind) : Effect.sync(() => Extensions.reattach(attached, before, after)), { discard: true }))
+
+    // the extensions registered, each told how to announce its list changes
+    const attached = Extensions.attachments({ listChanged: announce })
 
     // registrations bound to the services of the registering context
     const registering = (
       definitions: ReadonlyArray<McpServer.Definition<any>>,
       services: Context.Context<any>
     ): Array<Change> =>
-      definitions.map((definition) => {
+      Extensions.withParts(definitions).map((definition) => {
         const entry = { definition: withServices(definition, services), enabled: true }
         return [definition, () => entry]
       })
 
     const setEnabled = (definition: McpServer.Definition<any>, value: boolean) =>
-      update([[definition, (entry) => entry === undefined || entry.enabled === value ? entry : { ...entry, enabled: value }]])
+      update(Extensions.withParts([definition]).map((part): Change => [
+        part,
+        (entry) => entry === undefined || entry.enabled === value ? entry : { ...entry, enabled: value }
+      ]))
 
     // -------------------------------------------------------------------------
     // handlers, shared by the sessions
@@ -149,38 +161,38 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     // the server's part of each session, by the session its handlers are given
     const lives = new WeakMap<McpSession.Session, LiveSession>()
 
-    const handlersOf = () => {
-      const handler = <M extends McpMethod.Request>(
-        method: M,
-        handle: (
-          params: McpMethod.Params<M>,
-          context: McpServer.RequestContext,
-          live: LiveSession,
-          raw: McpServerSession.RequestContext
-        ) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>,
-        hold?: (params: McpMethod.Params<M>) => boolean,
-        idempotent?: (params: McpMethod.Params<M>) => boolean
-      ): McpServerSession.Handler => ({
-        method,
-        hold,
-        idempotent,
-        handle: (params: McpMethod.Params<M>, sessionContext: McpServerSession.RequestContext) => {
-          const live = lives.get(sessionContext.session)!
-          const context = requestContext(live, sessionContext, live.session!)
-          const run = middleware.length === 0 ? handle(params, context, live, sessionContext) : middleware.reduceRight<
-            Effect.Effect<unknown, McpError.McpError>
-          >(
-            (next, wrap) => wrap(context, method.name, params, next),
-            Effect.suspend(() => handle(params, context, live, sessionContext))
-          )
-          // `updateContext` rather than `provideService`, which builds a function per call
-          return Effect.updateContext(run, (current) => Context.add(current, CurrentRequestContext, context)) as Effect.Effect<
-            McpMethod.Result<M>,
-            McpError.McpError
-          >
-        }
-      })
+    const handler = <M extends McpMethod.Request>(
+      method: M,
+      handle: (
+        params: McpMethod.Params<M>,
+        context: McpServer.RequestContext,
+        live: LiveSession,
+        raw: McpServerSession.RequestContext
+      ) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>,
+      hold?: (params: McpMethod.Params<M>) => boolean,
+      idempotent?: (params: McpMethod.Params<M>) => boolean
+    ): McpServerSession.Handler => ({
+      method,
+      hold,
+      idempotent,
+      handle: (params: McpMethod.Params<M>, sessionContext: McpServerSession.RequestContext) => {
+        const live = lives.get(sessionContext.session)!
+        const context = requestContext(live, sessionContext, live.session!)
+        const run = middleware.length === 0 ? handle(params, context, live, sessionContext) : middleware.reduceRight<
+          Effect.Effect<unknown, McpError.McpError>
+        >(
+          (next, wrap) => wrap(context, method.name, params, next),
+          Effect.suspend(() => handle(params, context, live, sessionContext))
+        )
+        // `updateContext` rather than `provideService`, which builds a function per call
+        return Effect.updateContext(run, (current) => Context.add(current, CurrentRequestContext, context)) as Effect.Effect<
+          McpMethod.Result<M>,
+          McpError.McpError
+        >
+      }
+    })
 
+    const handlersOf = () => {
       const visible = options.visible
       const shown = <D extends McpServer.Definition<any>>(items: Array<D>, context: McpServer.RequestContext) =>
         Visibility.shown(visible, items, context)
@@ -378,6 +390,11 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     const capabilities = Capabilities.make(() => Ref.getUnsafe(registry), options.capabilities)
     const handlers = handlersOf()
     const notificationHandlers = notificationHandlersOf()
+    const handlerOf = Extensions.handlerOf(
+      () => Ref.getUnsafe(registry),
+      options.visible,
+      (request) => handler(request.method, (params, context) => request.handle(params, context) as Effect.Effect<any, McpError.McpError>)
+    )
 
     const serve = (counted: boolean) =>
       Effect.gen(function*() {
@@ -396,6 +413,7 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           instructions: options.instructions,
           protocolVersions: options.protocolVersions,
           handlers,
+          handlerOf,
           notificationHandlers,
           defaultTimeout: options.defaultTimeout,
           keepAlive: options.keepAlive,
@@ -426,11 +444,11 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     return {
       serverInfo,
       register: (definition) => Effect.flatMap(Effect.context<any>(), (services) => update(registering([definition], services))),
-      unregister: (definition) => update([[definition, () => undefined]]),
+      unregister: (definition) => update(Extensions.withParts([definition]).map((part): Change => [part, () => undefined])),
       update: (changes) =>
         Effect.flatMap(Effect.context<any>(), (services) =>
           update([
-            ...(changes.unregister ?? []).map((definition): Change => [definition, () => undefined]),
+            ...Extensions.withParts(changes.unregister ?? []).map((definition): Change => [definition, () => undefined]),
             ...registering(changes.register ?? [], services)
           ])),
       enable: (definition) => setEnabled(definition, true),

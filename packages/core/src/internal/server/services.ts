@@ -53,6 +53,14 @@ export const withServices = <D>(definition: D, services: Context.Context<never>)
         complete: provideEach(d.complete)
       } as D
     }
+    case "McpExtension":
+      return {
+        ...d,
+        requests: d.requests.map((request) => ({
+          method: request.method,
+          handle: (params: unknown, context: McpServer.RequestContext) => provide(request.handle(params, context))
+        }))
+      } as D
     case "McpPrompt": {
       const completion = d.completion
       return {

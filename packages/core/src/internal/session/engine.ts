@@ -242,7 +242,7 @@ export const make = Effect.fnUntraced(function*(
   const prepare = (message: JsonRpc.Request): DirectReceiver.Prepared => {
     // asked first, once: a transport may hand it over only once
     const auth = authOf === undefined ? undefined : authOf(message.id)
-    const handler = handlers.get(message.method)
+    const handler = handlers.get(message.method) ?? options.handlerOf?.(message.method)
     if (handler === undefined) {
       if (measured) Metrics.refuse(message.method, false, services)
       return { fork: false, effect: reply(message.id, JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${message.method}`) }
