@@ -85,13 +85,13 @@ export const request = <M extends McpMethod.Request, R = never>(
  * @category constructors
  * @since 0.3.0
  */
-export const make = <const Requests extends ReadonlyArray<Request<any>>>(options: {
+export const make = <R = never>(options: {
   readonly id: string
   readonly settings?: Readonly<Record<string, unknown>> | undefined
-  readonly requests: Requests
-  readonly definitions?: ReadonlyArray<McpServer.Definition<any>> | undefined
+  readonly requests: ReadonlyArray<Request<R>>
+  readonly definitions?: ReadonlyArray<McpServer.Definition<R>> | undefined
   readonly attach?: ((server: Attached) => () => void) | undefined
-}): McpExtension<Requests[number] extends Request<infer R> ? R : never> => ({
+}): McpExtension<R> => ({
   _tag: "McpExtension",
   id: options.id,
   settings: options.settings ?? {},
