@@ -123,4 +123,21 @@ describe("McpExtension", () => {
       yield* server.disable(withResource)
       assert.deepStrictEqual((yield* client.listResources()).resources.map((r) => r.uri), [])
     }).pipe(Effect.scoped))
+
+  it.effect("a hidden extension's requests are unknown to that client; middleware sees them", () =>
+    Effect.gen(function*() {
+      const seen: Array<string> = []
+      const server = McpServer.layer({
+        name: "ext",
+        version: "1.0.0",
+        visible: (definition, context) => definition._tag !== "McpExtension" || context.clientInfo.name === "insider",
+        middleware: [(_, method, __, next) => Effect.andThen(Effect.sync(() => seen.push(method)), next)]
+      }, extension)
+      const outsider = yield* McpTest.client(server, { era: "modern", extensions: { [ID]: {} } })
+      const hidden = yield* Effect.flip(outsider.session.request(Echo, { text: "hi" }))
+      assert.strictEqual(hidden.reason._tag === "ProtocolError" && hidden.reason.code, JsonRpc.ErrorCode.MethodNotFound)
+      const insider = yield* McpTest.client(server, { era: "modern", clientInfo: { name: "insider", version: "1" } })
+      assert.strictEqual((yield* insider.session.request(Echo, { text: "hi" })).said, "HI")
+      assert.deepStrictEqual(seen.filter((method) => method === "echo/say"), ["echo/say", "echo/say"])
+    }).pipe(Effect.scoped))
 })
