@@ -10,6 +10,9 @@ export * as JsonRpc from "./JsonRpc.ts"
 /** @since 0.1.0 */
 export * as JsonSchemaValidator from "./JsonSchemaValidator.ts"
 
+/** @since 0.3.0 */
+export * as McpApps from "./McpApps.ts"
+
 /** @since 0.1.0 */
 export * as McpAuth from "./McpAuth.ts"
 
