@@ -1,7 +1,8 @@
 /**
  * The conformance server's features: the tools, resources and prompts that
  * the server scenarios of `@modelcontextprotocol/conformance` (0.1.16, and
- * 0.2.0-alpha.12 with the 2026-07-28 ones of `modern.ts` and the tasks ones of `tasks.ts`) call by name, built with our own API (McpTool, McpResource, McpPrompt,
+ * 0.2.0-alpha.12 with the 2026-07-28 ones of `modern.ts`, the tasks ones of `tasks.ts` and the skills
+ * ones of `skills.ts`) call by name, built with our own API (McpTool, McpResource, McpPrompt,
  * McpContent and the request context).
  *
  * `server.ts` serves them over stdio or Streamable HTTP.
@@ -9,6 +10,7 @@
 import { McpContent, McpPrompt, McpResource, McpSchema, McpServer, McpTool } from "@effect-mcp/core"
 import { Effect, Layer, Schema } from "effect"
 import * as Modern from "./modern.ts"
+import * as Skills from "./skills.ts"
 import * as Tasks from "./tasks.ts"
 
 /** A 1×1 PNG, base64. */
@@ -370,5 +372,7 @@ export const layer = (options?: {
     ...Modern.definitions,
     ...Tasks.definitions
   ).pipe(
+    // the skills extension (SEP-2640, skills.ts)
+    Layer.merge(Skills.layer),
     Layer.provideMerge(McpServer.layer({ name: "effect-mcp-conformance-server", version: "0.1.0" }))
   )

@@ -10,10 +10,12 @@
 //   --only server-next  the alpha.12 `--requirements` runs (2.) alone, both revisions;
 //                       --only server@2026-07-28 / server@2025-11-25 runs one of them
 //   --only server-tasks the alpha.12 tasks-* scenarios (2b.) alone
+//   --only server-skills the alpha.12 sep-2640-skills-* server scenarios (2c.) alone
 //   --only gateway      the server runs (1., 2., 2b.) against the gateway (5.), the three ways;
 //                       --only gateway@modern / gateway@legacy / gateway@auto one of them
 //   --only client       the client scenarios (3.) alone
 //   --only client-next  the alpha.12 client `--requirements 2026-07-28` scenarios (4.) alone
+//   --only client-skills the alpha.12 sep-2640-client-* scenarios (4b.) alone
 //   (none: everything, in that order; any other value counts one failure)
 //
 // 1. server: starts scratchpad/conformance/server.ts on http://127.0.0.1:<ephemeral>/mcp and
@@ -32,6 +34,11 @@
 //    (at the 2026-07-28 wire). Scored unless CONFORMANCE_SCORE_TASKS=0 (then run and reported
 //    as "(not scored: CONFORMANCE_SCORE_TASKS=0)", counting in no total). tasks-status-notifications
 //    is a placeholder upstream (one SKIPPED check): listed as 0 passed, 0 failed, no failure;
+// 2c. server@skills: the three server scenarios of the io.modelcontextprotocol/skills extension
+//    (SKILLS_SCENARIOS, SEP-2640; "pending", so never scored by --requirements), each run by name
+//    against one fresh server (or --server-url), as 2b. runs the tasks-* ones; always scored (the
+//    fixture serves the skills of scratchpad/conformance/skills.ts); in 2. they are marked
+//    "(not scored: scored in server@skills)";
 // 3. client: the client `--suite all` (26 scenarios in 0.1.16, every `auth/*` one included;
 //    the list comes from `conformance list --client`), with scratchpad/conformance/client.ts
 //    (our McpClient + NodeMcpHttpClient + NodeMcpOAuth) as the command: every scenario but
@@ -44,6 +51,10 @@
 //    its 30 s to start on a busy machine fails its checks). Scored and unscored scenarios as
 //    in 2.; scored as `--requirements` scores them: by their checks alone (a WARNING does not
 //    fail, nor does the client's exit code or timeout; a runner we had to kill does).
+// 4b. client@skills: the four client scenarios of the skills extension (SKILLS_CLIENT_SCENARIOS,
+//    SEP-2640: no prefetch, verify digest, size and frontmatter), run as 4. runs its scenarios
+//    (client.ts, `--spec-version 2026-07-28 --force`) and scored as 4. scores them; in 4. they are
+//    marked "(not scored: scored in client@skills)";
 // 5. gateway@ERA, for ERA modern, legacy and auto: the server runs 1., 2. and 2b. again, each
 //    against a fresh scratchpad/conformance/gateway.ts (McpGateway over Streamable HTTP on
 //    127.0.0.1, in front of server.ts --stdio, whose era the gateway's group pins, or probes
@@ -56,7 +67,7 @@
 // Output: the runner's own output for the server runs; for the client scenarios one line
 // each as they end (the runner's output is kept in <out>/client/<scenario>/runner.log, or
 // <out>/client@2026-07-28/..., the client's stdout/stderr next to its checks.json); then one
-// line per scenario, a subtotal per run (server, server@REVISION, server@tasks, client, client@2026-07-28), and a closing `N passed, N failed`, counting CHECKS
+// line per scenario, a subtotal per run (server, server@REVISION, server@tasks, server@skills, client, client@2026-07-28, client@skills), and a closing `N passed, N failed`, counting CHECKS
 // (checks.json of every scored scenario): SUCCESS passes; FAILURE fails; in client runs a
 // WARNING fails too (the runner fails a client run on one), but not in client@2026-07-28.
 // A scenario with no pass/fail check at all counts as one failure (the runner reports such
@@ -113,6 +124,15 @@ const TASK_SCENARIOS = [
   "tasks-required-task-error",
   "tasks-mrtr-composition"
 ]
+/** The server scenarios of the skills extension (SEP-2640), run by name in server@skills. */
+const SKILLS_SCENARIOS = ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"]
+/** The client scenarios of the skills extension (SEP-2640), run by name in client@skills. */
+const SKILLS_CLIENT_SCENARIOS = [
+  "sep-2640-client-no-prefetch",
+  "sep-2640-client-verify-digest",
+  "sep-2640-client-verify-size",
+  "sep-2640-client-verify-frontmatter"
+]
 /** Placeholders upstream: only SKIPPED checks, which count 0/0 here rather than one failure. */
 const EXPECTED_EMPTY = new Set(["tasks-status-notifications"])
 /** Whether server@tasks counts in the totals: on unless CONFORMANCE_SCORE_TASKS=0. */
@@ -125,10 +145,12 @@ const ONLY_VALUES = [
   "server-next",
   ...REQUIREMENTS.map((revision) => `server@${revision}`),
   "server-tasks",
+  "server-skills",
   "gateway",
   ...GATEWAY_ERAS.map((era) => `gateway@${era}`),
   "client",
-  "client-next"
+  "client-next",
+  "client-skills"
 ]
 
 /** What a server run starts: our server, or the gateway in front of it (5.). */
@@ -396,7 +418,12 @@ const nextServerRun = async (revision, target = DIRECT) => {
     const found = readScenarios(dir, /^server-/)
     const rows = []
     // the tasks-* ones count in server@tasks alone
-    const notScored = (name) => SCORE_TASKS && TASK_SCENARIOS.includes(name) ? "scored in server@tasks" : unscored.get(name)
+    const notScored = (name) =>
+      SCORE_TASKS && TASK_SCENARIOS.includes(name)
+        ? "scored in server@tasks"
+        : SKILLS_SCENARIOS.includes(name) && target === DIRECT
+        ? "scored in server@skills"
+        : unscored.get(name)
     for (const { name, checks } of found) {
       const row = tallyScenario(mode, name, checks)
       // unscored: shown as the runner counts it (a scenario with only SKIPPED checks is no failure)
@@ -453,6 +480,35 @@ const tasksRun = async (target = DIRECT) => {
   }, target)
 }
 
+// ---------------------------------------------------------------------------
+// server, alpha.12 sep-2640-skills-* scenarios by name
+// ---------------------------------------------------------------------------
+
+const skillsRun = async () => {
+  const mode = "server@skills"
+  log(`=== conformance: ${mode} (0.2.0-alpha.12, server --scenario NAME, ${SKILLS_SCENARIOS.length} scenarios) ===`)
+  if (!existsSync(conformanceNext)) return add(failureRow(mode, "(runner)", `${conformanceNext} is missing (npm ci)`))
+  const dir = join(out, "server-skills")
+  await withServer(mode, async (url) => {
+    for (const name of SKILLS_SCENARIOS) {
+      log(`--- ${mode}: ${name} ---`)
+      const result = await runner(
+        ["server", "--url", url, "--scenario", name, "-o", dir],
+        TASK_SCENARIO_TIMEOUT_MS,
+        undefined,
+        conformanceNext
+      )
+      const found = readScenarios(dir, /^server-/).filter((scenario) => scenario.name === name)
+      const rows = found.map(({ checks }) => tallyScenario(mode, name, checks))
+      if (rows.length === 0) rows.push(failureRow(mode, name, "no results (scenario did not run)"))
+      const failure = runnerProblem(result)
+      // the runner exits non-zero on a failing check; only a failure no check recorded counts
+      if (failure !== undefined && !rows.some((row) => row.failed > 0)) rows.push(failureRow(mode, name, failure))
+      for (const row of rows) add(row)
+    }
+  })
+}
+
 const failureRow = (mode, scenario, note) => ({ mode, scenario, passed: 0, failed: 1, warnings: 0, empty: true, notes: [note] })
 
 // ---------------------------------------------------------------------------
@@ -468,8 +524,8 @@ const clientScenarioNames = () => {
  * Runs one client scenario: with 0.1.16 (mode `client`), or with alpha.12 at `revision`
  * (`client --scenario X --spec-version REVISION --force`, as `--requirements` runs it).
  */
-const clientScenario = async (scenario, revision) => {
-  const mode = revision === undefined ? "client" : `client@${revision}`
+const clientScenario = async (scenario, revision, label) => {
+  const mode = label ?? (revision === undefined ? "client" : `client@${revision}`)
   // the runner splits this on spaces and runs it with a shell, the server URL appended
   const command = `${node} --conditions=development ${join(here, "client.ts")}`
   const dir = join(out, mode, scenario.replace(/\//g, "_"))
@@ -553,10 +609,23 @@ const nextClientRun = async (revision) => {
   for (const name of names) {
     for (const row of results.get(name) ?? []) {
       // unscored: shown as the runner counts it (a scenario with only SKIPPED checks is no failure)
-      if (unscored.has(name)) report({ ...row, failed: row.failed - (row.empty ? 1 : 0) }, unscored.get(name))
+      if (SKILLS_CLIENT_SCENARIOS.includes(name)) report(row, "scored in client@skills")
+      else if (unscored.has(name)) report({ ...row, failed: row.failed - (row.empty ? 1 : 0) }, unscored.get(name))
       else add(row)
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// client, alpha.12 sep-2640-client-* scenarios by name
+// ---------------------------------------------------------------------------
+
+const skillsClientRun = async () => {
+  const mode = "client@skills"
+  if (!existsSync(conformanceNext)) return problem(mode, "(runner)", `${conformanceNext} is missing (npm ci)`)
+  log(`=== conformance: ${mode} (0.2.0-alpha.12, client --scenario NAME, ${SKILLS_CLIENT_SCENARIOS.length} scenarios) ===`)
+  const results = await pool(SKILLS_CLIENT_SCENARIOS, (scenario) => clientScenario(scenario, CLIENT_REQUIREMENTS, mode))
+  for (const name of SKILLS_CLIENT_SCENARIOS) for (const row of results.get(name) ?? []) add(row)
 }
 
 // ---------------------------------------------------------------------------
@@ -569,6 +638,7 @@ for (const revision of REQUIREMENTS) {
   if (only === undefined || only === "server-next" || only === `server@${revision}`) await nextServerRun(revision)
 }
 if (only === undefined || only === "server-tasks") await tasksRun()
+if (only === undefined || only === "server-skills") await skillsRun()
 for (const era of GATEWAY_ERAS) {
   if (only !== undefined && only !== "gateway" && only !== `gateway@${era}`) continue
   const target = gatewayTarget(era)
@@ -578,6 +648,7 @@ for (const era of GATEWAY_ERAS) {
 }
 if (only === undefined || only === "client") await clientScenarios()
 if (only === undefined || only === "client-next") await nextClientRun(CLIENT_REQUIREMENTS)
+if (only === undefined || only === "client-skills") await skillsClientRun()
 
 log(`=== conformance summary (results in ${out}) ===`)
 for (const row of tally.scenarios) {

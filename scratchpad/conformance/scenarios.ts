@@ -12,7 +12,7 @@
  * the client settles on the stateless era by itself (`era: "auto"`), so they
  * need a driver only where they ask for particular calls.
  */
-import { McpClient, type McpError, type McpTransport } from "@effect-mcp/core"
+import { McpClient, type McpError, McpSkillsClient, type McpTransport } from "@effect-mcp/core"
 import { Effect, Layer } from "effect"
 
 /**
@@ -59,8 +59,47 @@ const listTools = Effect.gen(function*() {
   return tools
 })
 
+/** Lists the server's skills (every entry checked) and logs their URIs. */
+const listSkills = Effect.gen(function*() {
+  const skills = McpSkillsClient.make(yield* McpClient.McpClient)
+  const listed = yield* skills.list()
+  yield* Effect.logInfo(`skills: ${listed.map((skill) => skill.uri).join(", ") || "(none)"}`)
+  return { skills, listed }
+})
+
+/**
+ * The host loading each listed skill: its SKILL.md read and verified (size,
+ * digest, frontmatter against the entry); only a skill that loaded has its
+ * other files read. A skill that fails verification is not loaded (logged,
+ * not an error: the host goes on without it).
+ */
+const loadSkills = Effect.gen(function*() {
+  const { listed, skills } = yield* listSkills
+  for (const skill of listed) {
+    const loaded = yield* Effect.result(skills.read(skill))
+    if (loaded._tag === "Failure") {
+      yield* Effect.logWarning(`not loading ${skill.uri}: ${loaded.failure.message}`)
+      continue
+    }
+    yield* Effect.logInfo(`loaded ${skill.uri}`)
+    const supporting = skill.resources === "dynamic" ? [] : skill.resources.filter((file) => file.uri !== skill.uri)
+    for (const file of supporting) {
+      const read = yield* Effect.result(skills.read(skill, file.uri))
+      yield* read._tag === "Success"
+        ? Effect.logInfo(`read ${file.uri} (${read.success.bytes.byteLength} bytes, verified)`)
+        : Effect.logWarning(`not using ${file.uri}: ${read.failure.message}`)
+    }
+  }
+})
+
 /** The scenarios this client knows, by the runner's names. */
 export const scenarios: Readonly<Record<string, Scenario | ((context: ScenarioContext) => Scenario)>> = {
+  // skills (SEP-2640): listing reads nothing; loading verifies SKILL.md
+  // before anything else of the skill is read
+  "sep-2640-client-no-prefetch": Effect.asVoid(listSkills),
+  "sep-2640-client-verify-digest": loadSkills,
+  "sep-2640-client-verify-size": loadSkills,
+  "sep-2640-client-verify-frontmatter": loadSkills,
   // the handshake is the whole check: protocol version, clientInfo
   initialize: Effect.gen(function*() {
     const client = yield* McpClient.McpClient

@@ -13,6 +13,12 @@
  *   an input-required round while the server's call is held.
  * - Filters per server and a policy per request decide what each client
  *   sees; a hidden tool is unknown to it.
+ * - Skills (SEP-2640, `io.modelcontextprotocol/skills`): while a server
+ *   behind declares the extension, so does the gateway; `skills/list` merges
+ *   the servers' skills (URIs unchanged; a skill two serve is the first
+ *   server's, in the group's order), and `skills/get`,
+ *   `resources/directory/read` and reads of any `skill://` file go to the
+ *   server that serves the skill.
  *
  * ```ts
  * const Gateway = McpGateway.layer({ name: "gateway", version: "1.0.0" }).pipe(
@@ -52,7 +58,8 @@ export interface Filter {
 
 /**
  * The filters of one server: its tools, prompts and resources (resources
- * and resource templates alike).
+ * and resource templates alike, and the files of its skills by URI: a
+ * hidden `SKILL.md` hides its skill).
  *
  * @category models
  * @since 0.3.0
@@ -81,7 +88,8 @@ export interface Component {
 /**
  * Decides per request whether a component is shown to the client and
  * reachable by it: `auth` is the request's verified token (its subject,
- * client and scopes) on a protected endpoint, else `undefined`.
+ * client and scopes) on a protected endpoint, else `undefined`. A skill's
+ * files are asked about as resources (`kind: "resource"`, `name` their URI).
  *
  * @category models
  * @since 0.3.0

@@ -61,6 +61,9 @@ export * as McpSession from "./McpSession.ts"
 /** @since 0.3.0 */
 export * as McpSkills from "./McpSkills.ts"
 
+/** @since 0.3.0 */
+export * as McpSkillsClient from "./McpSkillsClient.ts"
+
 /** @since 0.2.0 */
 export * as McpTask from "./McpTask.ts"
 

@@ -42,3 +42,6 @@ export * as NodeMcpOAuth from "./NodeMcpOAuth.ts"
 
 /** @since 0.1.0 */
 export * as NodeMcpJwtVerifier from "./NodeMcpJwtVerifier.ts"
+
+/** @since 0.3.0 */
+export * as NodeMcpSkills from "./NodeMcpSkills.ts"

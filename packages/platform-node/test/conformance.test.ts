@@ -171,6 +171,9 @@ describe("conformance: the server fixture over stdio", () => {
       assert.deepStrictEqual(schema?.else, { required: ["email"] })
       const { resources } = await client.listResources()
       assert.deepStrictEqual(resources.map((resource) => resource.uri).sort(), [
+        "skill://acme/pdf-processing/SKILL.md",
+        "skill://code-review/SKILL.md",
+        "skill://docs-writer/SKILL.md",
         "test://static-binary",
         "test://static-text",
         "test://watched-resource"

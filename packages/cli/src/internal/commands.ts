@@ -1,6 +1,6 @@
 /**
  * The commands of `effect-mcp`: `servers`, `list tools|resources|templates|prompts`,
- * `call`, `read`, `prompt`, `tasks` (see `tasks.ts`), `login`, `logout` and
+ * `call`, `read`, `prompt`, `skills` (see `skills.ts`), `tasks` (see `tasks.ts`), `login`, `logout` and
  * `serve` (see `serve.ts`), and the parsing of `--args`.
  *
  * @internal
@@ -21,6 +21,7 @@ import * as Failures from "./failures.ts"
 import * as Format from "./format.ts"
 import * as Progress from "./progress.ts"
 import * as Serve from "./serve.ts"
+import * as Skills from "./skills.ts"
 import * as Tasks from "./tasks.ts"
 
 // -----------------------------------------------------------------------------
@@ -388,5 +389,5 @@ const logout = Command.make("logout", { server: serverArgument }, (args) =>
 
 /** The command tree. */
 export const command = Connect.root.pipe(
-  Command.withSubcommands([servers, list, call, read, prompt, Tasks.command, login, logout, Serve.command])
+  Command.withSubcommands([servers, list, call, read, prompt, Skills.command, Tasks.command, login, logout, Serve.command])
 )

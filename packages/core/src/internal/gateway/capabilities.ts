@@ -14,6 +14,7 @@ import type * as McpSchema from "../../McpSchema.ts"
 import * as McpSchemaValues from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
 import { missingCapability } from "../era/stateless.ts"
+import * as McpSkills from "../schema/skills.ts"
 
 /** The questions a client can be asked, as capabilities. @internal */
 export interface Bridged {
@@ -85,11 +86,12 @@ export const onBehalf = (context: McpServer.RequestContext, bridged: Bridged, ta
  * every question declared, so that a server lists what it offers a client
  * that can be asked (some list less to others), and refused with `-32021`:
  * on the group's connection go the calls of clients that can be asked
- * nothing (the others take sessions of their own).
+ * nothing (the others take sessions of their own). The extensions the
+ * gateway passes through are declared too (skills).
  *
  * @internal
  */
-export const refusing: Pick<McpClient.Options, "sampling" | "elicitation" | "listRoots"> = {
+export const refusing: Pick<McpClient.Options, "sampling" | "elicitation" | "listRoots" | "extensions"> = {
   sampling: { handler: (params) => refuse(McpSchemaValues.CreateMessage, params), tools: true, context: true },
   elicitation: {
     form: (params) => refuse(McpSchemaValues.Elicit, params),
@@ -97,7 +99,8 @@ export const refusing: Pick<McpClient.Options, "sampling" | "elicitation" | "lis
     applyDefaults: false,
     validate: false
   },
-  listRoots: () => refuse(McpSchemaValues.ListRoots, {})
+  listRoots: () => refuse(McpSchemaValues.ListRoots, {}),
+  extensions: { [McpSkills.EXTENSION_ID]: {} }
 }
 
 const refuse = (method: McpMethod.Request, params: unknown): Effect.Effect<never, McpError.McpError> => {

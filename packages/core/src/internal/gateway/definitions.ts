@@ -157,7 +157,9 @@ const template = (
 /**
  * What the views give in front, by registry key; a component whose listing
  * did not change keeps the definition it had (`previous`). `ttlOf` gives the
- * cache hint of a server's list (2026-07-28), which its definitions carry.
+ * cache hint of a server's list (2026-07-28), which its definitions carry;
+ * the templates `covered` are served by the gateway's own (its skills'
+ * template, `skills.ts`), not passed through.
  *
  * @internal
  */
@@ -166,7 +168,8 @@ export const fromViews = (
   views: McpGroup.Views,
   upstreams: McpGateway.Options["upstreams"],
   previous: ReadonlyMap<string, Served>,
-  ttlOf: (server: string, kind: McpGroup.ComponentKind) => number | undefined
+  ttlOf: (server: string, kind: McpGroup.ComponentKind) => number | undefined,
+  covered: (server: string, uriTemplate: string) => boolean = () => false
 ): Effect.Effect<Map<string, Served>> =>
   Effect.gen(function*() {
     const served = new Map<string, Served>()
@@ -216,7 +219,7 @@ export const fromViews = (
     }
     for (const entry of views.resourceTemplates) {
       const uriTemplate = entry.template.uriTemplate
-      if (!passes(upstreams, entry.server, "resources", uriTemplate)) continue
+      if (!passes(upstreams, entry.server, "resources", uriTemplate) || covered(entry.server, uriTemplate)) continue
       const parsed = UriTemplate.parse(uriTemplate)
       if (Result.isFailure(parsed)) {
         yield* Effect.logWarning(`server "${entry.server}": resource template ${JSON.stringify(uriTemplate)} left out: ${parsed.failure}`)

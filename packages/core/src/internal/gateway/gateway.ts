@@ -2,6 +2,7 @@
  * A gateway, assembled: an `McpServer` whose definitions follow the group's
  * views (`definitions.ts`, one registry change per change of the views),
  * whose calls are forwarded (`forward.ts`, with the sessions of `pool.ts`),
+ * whose skills are those of the servers behind (`skills.ts`),
  * whose clients see what the policy lets them, whose resource subscriptions
  * are the servers' behind, and whose clients hear of the resources updated
  * behind.
@@ -10,6 +11,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import type * as Scope from "effect/Scope"
 import * as McpChangeBus from "../../McpChangeBus.ts"
@@ -23,6 +25,7 @@ import * as Capabilities from "./capabilities.ts"
 import * as Definitions from "./definitions.ts"
 import type { Deps } from "./forward.ts"
 import * as Pool from "./pool.ts"
+import * as Skills from "./skills.ts"
 
 /**
  * Fetches again the lists of `kind` of every server up: what changed here
@@ -69,6 +72,8 @@ export const make = (
       waitMillis: Duration.toMillis(timeout)
     })
     const deps: Deps = { group, pool, callTimeout: timeout }
+    // the skills extension, while a server behind declares it
+    const skills = yield* Skills.make(deps, { upstreams, policy })
 
     const server = yield* McpServer.make({
       name: "effect-mcp-gateway",
@@ -88,7 +93,7 @@ export const make = (
       },
       // a resource followed in front is subscribed to behind
       onSubscriptions: (uri, subscribed) => {
-        const target = Definitions.subscriptionTarget(served, uri)
+        const target = Definitions.subscriptionTarget(served, uri) ?? skills.ownerOf(uri)
         const routed = target === undefined ? undefined : { server: target }
         return subscribed ? group.subscribeResource(uri, routed) : group.unsubscribeResource(uri, routed)
       }
@@ -112,20 +117,26 @@ export const make = (
         return (server: string, kind: McpGroup.ComponentKind) => ttls.get(server)?.[kind]
       })
 
+    // one change of the registry at a time: the extension's template takes the key of a template it replaces
+    const lock = yield* Semaphore.make(1)
     const apply = (views: McpGroup.Views) =>
       Effect.gen(function*() {
-        const next = yield* Definitions.fromViews(deps, views, upstreams, served, yield* freshness(views))
-        const register: Array<McpServer.Definition<never>> = []
-        const unregister: Array<McpServer.Definition<never>> = []
+        const own = yield* skills.sync(views)
+        const next = yield* Definitions.fromViews(deps, views, upstreams, served, yield* freshness(views), skills.covers)
+        const register: Array<McpServer.Definition<never>> = [...own.register]
+        const unregister: Array<McpServer.Definition<never>> = [...own.unregister]
         for (const [key, entry] of next) if (served.get(key) !== entry) register.push(entry.definition)
         for (const [key, entry] of served) if (!next.has(key)) unregister.push(entry.definition)
         served = next
+        // one update: what is unregistered goes before what is registered
         if (register.length > 0 || unregister.length > 0) yield* server.update({ register, unregister })
-      })
+      }).pipe(Semaphore.withPermits(lock, 1))
 
     // the views now (the first lists are whole), then each change (`changes` starts with the views it sees)
     yield* apply(yield* group.views)
     yield* group.changes.pipe(Stream.runForEach(apply), Effect.forkScoped)
+    // a server's capabilities (its extensions) come with its status, its components may not change
+    yield* group.serverChanges.pipe(Stream.runForEach(() => Effect.flatMap(group.views, apply)), Effect.forkScoped)
 
     // another replica saw a list change behind (its own connections to the same servers): look again here
     const bus = yield* Effect.serviceOption(McpChangeBus.McpChangeBus)
