@@ -137,9 +137,11 @@ export interface UpstreamOptions extends Filters {
  * A server's questions to the client (sampling, elicitation, roots) and its
  * logs say nothing of the call they belong to, unless the server speaks
  * 2026-07-28 (where questions are part of the call's answer) or the
- * connection carries one call at a time. So a call whose client can be
- * asked (it declared sampling, elicitation or roots) or asked for logs,
- * made to a legacy server, takes a session of its own with that server
+ * connection carries one call at a time; and a legacy server learns a
+ * client's extensions (MCP Apps) only from its session. So a call whose
+ * client can be asked (it declared sampling, elicitation or roots), asked
+ * for logs or declared an extension other than tasks and skills, made to a
+ * legacy server, takes a session of its own with that server
  * (one of at most `sessions`, reused by later calls of a client with the
  * same capabilities); so does a call that asked for logs made to a modern
  * server. Other calls share the group's connection.

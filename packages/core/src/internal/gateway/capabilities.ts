@@ -16,11 +16,18 @@ import type * as McpServer from "../../McpServer.ts"
 import { missingCapability } from "../era/stateless.ts"
 import * as McpSkills from "../schema/skills.ts"
 
-/** The questions a client can be asked, as capabilities. @internal */
+/**
+ * The questions a client can be asked, as capabilities, and the extensions
+ * it takes that a server behind may answer otherwise (MCP Apps: an app or
+ * text), beyond those every gateway connection declares.
+ *
+ * @internal
+ */
 export interface Bridged {
   readonly sampling?: { readonly tools?: {}; readonly context?: {} } | undefined
   readonly elicitation?: { readonly form?: {}; readonly url?: {} } | undefined
   readonly roots?: { readonly listChanged: true } | undefined
+  readonly extensions?: Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined
 }
 
 /**
@@ -51,6 +58,21 @@ export const bridged = (context: McpServer.RequestContext): Bridged => {
     out.elicitation = { ...(form ? { form: {} } : {}), ...(url ? { url: {} } : {}) }
   }
   if (has("roots")) out.roots = { listChanged: true }
+  const extensions = passedExtensions(context)
+  if (extensions !== undefined) out.extensions = extensions
+  return out
+}
+
+// the front client's extensions but those the gateway handles itself (tasks)
+// or every connection of its declares (skills)
+const passedExtensions = (context: McpServer.RequestContext): Bridged["extensions"] => {
+  const declared = (context.clientCapabilities as { readonly extensions?: Record<string, Readonly<Record<string, unknown>>> })
+    .extensions
+  if (declared === undefined) return undefined
+  let out: Record<string, Readonly<Record<string, unknown>>> | undefined
+  for (const [id, settings] of Object.entries(declared)) {
+    if (id !== McpSchemaValues.TASKS_EXTENSION_ID && id !== McpSkills.EXTENSION_ID) (out ??= {})[id] = settings
+  }
   return out
 }
 
@@ -74,8 +96,9 @@ export const onBehalf = (context: McpServer.RequestContext, bridged: Bridged, ta
   }
   const { [McpSchemaValues.TASKS_EXTENSION_ID]: _, ...others } = extensions ?? {}
   const passed = tasks ? { ...others, [McpSchemaValues.TASKS_EXTENSION_ID]: {} } : others
+  const { extensions: _extensions, ...questions } = bridged
   return {
-    ...bridged,
+    ...questions,
     ...(experimental === undefined ? {} : { experimental }),
     ...(Object.keys(passed).length === 0 ? {} : { extensions: passed })
   } as McpSchema.ClientCapabilities

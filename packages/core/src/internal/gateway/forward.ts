@@ -206,8 +206,9 @@ const progressOf = ({ message, progress, total }: McpSession.Progress) => ({
  * these capabilities, for this call alone:
  *
  * - behind a legacy server, whose questions and logs say nothing of the call
- *   they belong to: a call whose client can be asked something or asked for
- *   logs; for a 2026-07-28 client, on a session that declares every question
+ *   they belong to, and which learns a client's extensions only from its
+ *   session: a call whose client can be asked something, asked for logs or
+ *   takes an extension (MCP Apps); for a 2026-07-28 client, on a session that declares every question
  *   (the server asks, the client answers, or for a question it cannot take
  *   gets `-32021` as a modern server must answer); for a legacy client, on
  *   a session declaring just what it can be asked (the server sees its
@@ -224,8 +225,8 @@ export const sessionFor = (
 ): Capabilities.Bridged | undefined => {
   const wantsLogs = context.logLevel !== undefined
   if (era === "modern") return wantsLogs ? {} : undefined
-  if (!wantsLogs && !Capabilities.asks(bridged)) return undefined
-  return context.era === "modern" ? Capabilities.ALL : bridged
+  if (!wantsLogs && !Capabilities.asks(bridged) && bridged.extensions === undefined) return undefined
+  return context.era === "modern" ? { ...Capabilities.ALL, extensions: bridged.extensions } : bridged
 }
 
 // what a server may ask a client, by method

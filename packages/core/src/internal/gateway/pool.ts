@@ -154,6 +154,7 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
       })
 
     const clientOptions = (lease: Lease, bridged: Capabilities.Bridged): McpGroup.ClientOptions => ({
+      extensions: { ...Capabilities.refusing.extensions, ...bridged.extensions },
       ...(bridged.sampling === undefined ? {} : {
         sampling: {
           handler: (params) => ask(lease, McpSchema.CreateMessage, params),
