@@ -451,10 +451,24 @@ const tasksRun = async (target = DIRECT) => {
   const scoring = SCORE_TASKS ? "scored" : "not scored: CONFORMANCE_SCORE_TASKS=0"
   log(`=== conformance: ${mode} (0.2.0-alpha.12, server --scenario NAME, ${TASK_SCENARIOS.length} scenarios, ${scoring}) ===`)
   const count = (row) => SCORE_TASKS ? add(row) : report(row, "CONFORMANCE_SCORE_TASKS=0")
+  await scenariosByName(mode, TASK_SCENARIOS, join(out, target.dir, "server-tasks"), count, target)
+}
+
+// ---------------------------------------------------------------------------
+// server, alpha.12 sep-2640-skills-* scenarios by name
+// ---------------------------------------------------------------------------
+
+const skillsRun = async () => {
+  const mode = "server@skills"
+  log(`=== conformance: ${mode} (0.2.0-alpha.12, server --scenario NAME, ${SKILLS_SCENARIOS.length} scenarios) ===`)
+  await scenariosByName(mode, SKILLS_SCENARIOS, join(out, "server-skills"), add, DIRECT)
+}
+
+/** Runs each of `names` by name against one fresh server (alpha.12), each row to `count`. */
+const scenariosByName = async (mode, names, dir, count, target) => {
   if (!existsSync(conformanceNext)) return count(failureRow(mode, "(runner)", `${conformanceNext} is missing (npm ci)`))
-  const dir = join(out, target.dir, "server-tasks")
   await withServer(mode, async (url) => {
-    for (const name of TASK_SCENARIOS) {
+    for (const name of names) {
       log(`--- ${mode}: ${name} ---`)
       const result = await runner(
         ["server", "--url", url, "--scenario", name, "-o", dir],
@@ -478,35 +492,6 @@ const tasksRun = async (target = DIRECT) => {
       for (const row of rows) count(row)
     }
   }, target)
-}
-
-// ---------------------------------------------------------------------------
-// server, alpha.12 sep-2640-skills-* scenarios by name
-// ---------------------------------------------------------------------------
-
-const skillsRun = async () => {
-  const mode = "server@skills"
-  log(`=== conformance: ${mode} (0.2.0-alpha.12, server --scenario NAME, ${SKILLS_SCENARIOS.length} scenarios) ===`)
-  if (!existsSync(conformanceNext)) return add(failureRow(mode, "(runner)", `${conformanceNext} is missing (npm ci)`))
-  const dir = join(out, "server-skills")
-  await withServer(mode, async (url) => {
-    for (const name of SKILLS_SCENARIOS) {
-      log(`--- ${mode}: ${name} ---`)
-      const result = await runner(
-        ["server", "--url", url, "--scenario", name, "-o", dir],
-        TASK_SCENARIO_TIMEOUT_MS,
-        undefined,
-        conformanceNext
-      )
-      const found = readScenarios(dir, /^server-/).filter((scenario) => scenario.name === name)
-      const rows = found.map(({ checks }) => tallyScenario(mode, name, checks))
-      if (rows.length === 0) rows.push(failureRow(mode, name, "no results (scenario did not run)"))
-      const failure = runnerProblem(result)
-      // the runner exits non-zero on a failing check; only a failure no check recorded counts
-      if (failure !== undefined && !rows.some((row) => row.failed > 0)) rows.push(failureRow(mode, name, failure))
-      for (const row of rows) add(row)
-    }
-  })
 }
 
 const failureRow = (mode, scenario, note) => ({ mode, scenario, passed: 0, failed: 1, warnings: 0, empty: true, notes: [note] })
