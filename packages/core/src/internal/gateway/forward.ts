@@ -149,6 +149,8 @@ const onOwn = <A>(
     // a legacy front session (or a principal) keeps coming back to the same session behind
     const whom = clientOf(context)
     const lease = yield* deps.pool.acquire(server, declared, whom)
+    // the front session ended while the call waited (the gateway shutting down): nothing is started behind
+    if (!(yield* context.session.isOpen)) return yield* McpError.closed("the session ended before the call could be made")
     const client = lease.client!
     lease.owner = owner
     // a server given another client's roots is told they changed, and given a moment

@@ -143,9 +143,12 @@ export const make = (
     if (bus._tag === "Some") yield* bus.value.changes.pipe(Stream.runForEach(relist(group)), Effect.forkScoped)
 
     // the sessions of its own with each legacy server that 2026-07-28 calls take, ready for the first
-    for (const status of yield* group.servers) {
-      if (status.era === "legacy") yield* Effect.forkScoped(pool.prewarm(status.name, Capabilities.ALL))
-    }
+    // before the gateway serves (opened side by side; one that fails is opened at the first call)
+    yield* Effect.forEach(
+      (yield* group.servers).filter((status) => status.era === "legacy"),
+      (status) => pool.prewarm(status.name, Capabilities.ALL),
+      { concurrency: "unbounded", discard: true }
+    )
 
     // what changed behind is told in front
     const notifications = yield* group.subscribe

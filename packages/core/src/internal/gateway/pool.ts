@@ -253,9 +253,12 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
         const found = same >= 0 ? same : state.idle.findIndex((lease) => lease.key === key)
         if (found >= 0) return Effect.succeed(state.idle.splice(found, 1)[0]!)
         if (state.leases.size + state.opening < settings.max(server)) return opening(state, key, open(server, state, bridged, key))
-        // full: an unused session of other capabilities makes room, else wait for one
+        // full: an unused session of other capabilities makes room (the place kept for this call
+        // while it closes: a later call waits), else wait for one
         const oldest = state.idle[0]
-        if (oldest !== undefined) return Effect.andThen(close(state, oldest), take(server, bridged, affinity))
+        if (oldest !== undefined) {
+          return opening(state, key, Effect.andThen(close(state, oldest), open(server, state, bridged, key)))
+        }
         const waiter = Deferred.makeUnsafe<void>()
         state.waiters.push(waiter)
         const leave = Effect.sync(() => {
