@@ -15,7 +15,6 @@ import type * as McpSchema from "../../McpSchema.ts"
 import type * as McpSkills from "../../McpSkills.ts"
 import { DIRECTORY_MIME_TYPE, DYNAMIC, type ResourceEntry, type Skill, SKILL_FILE } from "../schema/skills.ts"
 import { sha256 } from "./digest.ts"
-import * as Frontmatter from "./frontmatter.ts"
 import * as Rules from "./rules.ts"
 
 /** What a catalog is loaded with, resolved. @internal */
@@ -156,6 +155,8 @@ const buildOne = (
     }
     const text = manifest === undefined ? undefined : textOf(manifest)
     if (text === undefined) return refuse("entry", `${manifestPath} is not UTF-8 text`)
+    // the YAML parser is loaded with the first catalog, not with this module (nor the package's root)
+    const Frontmatter = yield* Effect.promise(() => import("./frontmatter.ts"))
     const parsed = Frontmatter.parse(text)
     if (Result.isFailure(parsed)) return refuse("entry", parsed.failure)
     const frontmatter = parsed.success.frontmatter
