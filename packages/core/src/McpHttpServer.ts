@@ -2,7 +2,9 @@
  * The Streamable HTTP server transport (MCP 2025-03-26 to 2025-11-25) on
  * `effect/http`: a route you mount in your own `HttpRouter` at a path,
  * serving the `McpServer` in context, one MCP session per `Mcp-Session-Id`.
- * Platform-free: `NodeMcpHttpServer` wraps it in a standalone Node server.
+ * Platform-free: `NodeMcpHttpServer` wraps it in a standalone Node server,
+ * and {@link toWebHandler} makes it a `fetch` handler (Bun, Deno, Workers,
+ * Hono, Next.js).
  * The README ("Transports") lists what it answers and when.
  *
  * ```ts
@@ -290,6 +292,135 @@ export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServ
     Effect.promise(() => import("./internal/http/server/route.ts")),
     (InternalRoute) => InternalRoute.addRoute(options ?? {}, EventStore)
   ))
+
+// -----------------------------------------------------------------------------
+// Web handler
+// -----------------------------------------------------------------------------
+
+/**
+ * The health routes of {@link toWebHandler}, answered next to the MCP
+ * endpoint (no auth, no Host or Origin check), with `Cache-Control:
+ * no-store`: `GET /healthz` (liveness) answers `200` while the handler
+ * serves; `GET /readyz` (readiness) `200` when ready, `503` once `dispose`
+ * began, or when `readiness` fails, dies or takes longer than
+ * `readinessTimeout`. As `NodeMcpHttpServer`'s.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface HealthOptions {
+  /** The liveness path; `false` for none. Default `"/healthz"`. */
+  readonly healthPath?: `/${string}` | false | undefined
+  /** The readiness path; `false` for none. Default `"/readyz"`. */
+  readonly readyPath?: `/${string}` | false | undefined
+  /** Run on each readiness probe: a failure (any error or defect) answers `503`. Default none. */
+  readonly readiness?: Effect.Effect<void, unknown> | undefined
+  /** How long `readiness` may take before the probe answers `503`. Default 1 second. */
+  readonly readinessTimeout?: Duration.Input | undefined
+}
+
+/**
+ * The options of {@link toWebHandler}: the route's {@link Options} and the
+ * {@link HealthOptions}. What differs from a server that knows its address:
+ *
+ * - `auth.resource` is required (no bound address to default to);
+ * - the Host/Origin guard has no loopback default: every `Host` is accepted
+ *   and every browser `Origin` refused unless `allowedHosts` /
+ *   `allowedOrigins` or `cors` say otherwise (set `allowedHosts` for a
+ *   server on localhost, against DNS rebinding);
+ * - `stateless: true` is the legacy era's mode for runtimes that do not keep
+ *   a process alive between requests (Cloudflare Workers, serverless
+ *   functions): no legacy sessions, so no server→client requests in that
+ *   era. 2026-07-28 requests are stateless anyway and served either way.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface WebHandlerOptions extends Options, HealthOptions {
+  /** As {@link Options.auth}, with the `resource` (the endpoint's public URL) required. */
+  readonly auth?: (McpResourceServer.Options & { readonly resource: string | URL }) | undefined
+  /** Log every HTTP request with Effect's logger. Default `false`. */
+  readonly logRequests?: boolean | undefined
+}
+
+/**
+ * A web-standard handler and how it ends.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface WebHandler {
+  /** Answers a request; an unknown path gets `404`. Rejects only when the server's layer failed to build. */
+  readonly handler: (request: Request) => Promise<Response>
+  /**
+   * Ends every MCP session (open streams end, requests in flight are
+   * answered with an error, bounded by `shutdownTimeout`), then closes the
+   * server's layer. Requests that arrive meanwhile get `503`. Idempotent.
+   */
+  readonly dispose: () => Promise<void>
+}
+
+/**
+ * The Streamable HTTP endpoint, its health routes and (with `auth`) its
+ * metadata routes as a web-standard `fetch` handler, for Bun, Deno,
+ * Cloudflare Workers, Hono, Next.js route handlers, or Node through an
+ * adapter. Built on effect's `HttpRouter.toWebHandler`; the server's layer is
+ * built at once, and requests that come meanwhile wait for it.
+ *
+ * Both eras: 2026-07-28 requests always (stateless); legacy sessions live in
+ * the handler's memory, so they need a process that lives on between
+ * requests (Bun, Deno, Node); elsewhere set `stateless: true`.
+ *
+ * @example
+ * ```ts
+ * import { McpHttpServer, McpServer, McpTool } from "@effect-mcp/core"
+ * import { Effect, Layer, Schema } from "effect"
+ *
+ * const Greet = McpTool.make("greet", {
+ *   input: Schema.Struct({ name: Schema.String }),
+ *   handler: ({ name }) => Effect.succeed(`Hello, ${name}!`)
+ * })
+ * const Server = McpServer.register(Greet).pipe(Layer.provideMerge(McpServer.layer({ name: "demo", version: "1.0.0" })))
+ *
+ * const { handler, dispose } = McpHttpServer.toWebHandler(Server, { path: "/mcp" })
+ * // Bun.serve({ fetch: handler }) · Deno.serve(handler) · export default { fetch: handler }
+ * // app.all("/mcp", (c) => handler(c.req.raw))   (Hono)
+ * ```
+ *
+ * @category constructors
+ * @since 0.3.0
+ */
+export const toWebHandler = <E>(
+  serverLayer: Layer.Layer<McpServer.McpServer, E>,
+  options?: WebHandlerOptions
+): WebHandler => {
+  // `effect/http` is loaded with the first handler, not with this module
+  let web: WebHandler | undefined
+  const loading = Effect.runPromise(Effect.map(
+    Effect.promise(() => import("./internal/http/server/web.ts")),
+    (Web) => (web = Web.make(serverLayer, options ?? {}, layerRoute))
+  ))
+  // not an unhandled rejection at start-up: each request rejects with it
+  loading.catch(() => undefined)
+  return {
+    handler: (request) => web !== undefined ? web.handler(request) : loading.then((loaded) => loaded.handler(request)),
+    dispose: () => loading.then((loaded) => loaded.dispose())
+  }
+}
+
+/**
+ * The health routes ({@link HealthOptions}) given to `serve`, which mounts
+ * them next to its own; readiness answers `503` from the moment the layer
+ * returned starts to close. For a platform's HTTP server (`NodeMcpHttpServer`).
+ *
+ * @category layers
+ * @since 0.3.0
+ */
+export const withHealth = <A, E, R>(
+  options: HealthOptions | undefined,
+  serve: (health: Layer.Layer<never, never, HttpRouter.HttpRouter>) => Layer.Layer<A, E, R>
+): Layer.Layer<A, E, R> =>
+  Layer.unwrap(Effect.map(Effect.promise(() => import("./internal/http/server/health.ts")), (Health) => Health.withHealth(options, serve)))
 
 // the sessions' state (and the SSE encoder it uses) is loaded when first
 // needed, not with this module: a program that imports the barrel but serves

@@ -58,20 +58,7 @@ export interface ServerLimits {
  * @category models
  * @since 0.2.0
  */
-export interface HealthOptions {
-  /** The liveness path; `false` for none. Default `"/healthz"`. */
-  readonly healthPath?: `/${string}` | false | undefined
-  /** The readiness path; `false` for none. Default `"/readyz"`. */
-  readonly readyPath?: `/${string}` | false | undefined
-  /**
-   * Run on each readiness probe: a failure (any error or defect) answers
-   * `503`, e.g. a ping of the Redis the sessions are kept in. Default none
-   * (ready while not shutting down).
-   */
-  readonly readiness?: Effect.Effect<void, unknown> | undefined
-  /** How long `readiness` may take before the probe answers `503`. Default 1 second. */
-  readonly readinessTimeout?: Duration.Input | undefined
-}
+export interface HealthOptions extends McpHttpServer.HealthOptions {}
 
 /**
  * Where and how to serve: the route's options plus the listening address,
@@ -113,28 +100,25 @@ export const layer = (
         import("node:http"),
         import("@effect/platform-node/NodeHttpServer"),
         import("effect/http/HttpRouter"),
-        import("./internal/httpServerLimits.ts"),
-        import("./internal/health.ts")
+        import("./internal/httpServerLimits.ts")
       ])
     ),
-    ([Http, NodeHttpServer, HttpRouter, Limits, Health]) => {
-      const status = { closing: false }
-      const served = HttpRouter.serve(Layer.merge(McpHttpServer.layerRoute(options), Health.routes(options, status)), {
-        disableLogger: options?.logRequests !== true,
-        disableListenLog: true
-      }).pipe(
-        McpHttpServer.withGracefulShutdown,
-        Layer.provideMerge(NodeHttpServer.layerServer(() => Limits.createServer(Http, options), {
-          port: options?.port ?? 0,
-          host: options?.host ?? "127.0.0.1",
-          // the MCP sessions have ended (`withGracefulShutdown`) and their answers
-          // are written: what is left is interrupted rather than waited for
-          disablePreemptiveShutdown: true
-        }))
-      )
-      // closed first: `/readyz` answers 503 while the sessions drain
-      return Health.markClosing(status).pipe(Layer.provideMerge(served))
-    }
+    ([Http, NodeHttpServer, HttpRouter, Limits]) =>
+      // `/readyz` answers 503 while the sessions drain
+      McpHttpServer.withHealth(options, (health) =>
+        HttpRouter.serve(Layer.merge(McpHttpServer.layerRoute(options), health), {
+          disableLogger: options?.logRequests !== true,
+          disableListenLog: true
+        }).pipe(
+          McpHttpServer.withGracefulShutdown,
+          Layer.provideMerge(NodeHttpServer.layerServer(() => Limits.createServer(Http, options), {
+            port: options?.port ?? 0,
+            host: options?.host ?? "127.0.0.1",
+            // the MCP sessions have ended (`withGracefulShutdown`) and their answers
+            // are written: what is left is interrupted rather than waited for
+            disablePreemptiveShutdown: true
+          }))
+        ))
   ))
 
 /**

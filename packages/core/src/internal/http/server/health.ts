@@ -1,7 +1,9 @@
 /**
- * The health routes of `NodeMcpHttpServer`: liveness (`200` while the process
- * serves) and readiness (`503` while shutting down, or when the user's check
- * fails or takes too long).
+ * The health routes of an MCP HTTP server (`NodeMcpHttpServer`,
+ * `McpHttpServer.toWebHandler`): liveness (`200` while it serves) and
+ * readiness (`503` while shutting down, or when the user's check fails or
+ * takes too long), with the layer that marks them shutting down, built
+ * after the serving layer so that it closes first.
  *
  * @internal
  */
@@ -10,20 +12,19 @@ import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
-import type * as NodeMcpHttpServer from "../NodeMcpHttpServer.ts"
+import type * as McpHttpServer from "../../../McpHttpServer.ts"
 
-/** Whether the server is shutting down; set first when its layer closes. @internal */
-export interface Status {
+interface Status {
   closing: boolean
 }
 
-const headers = { "cache-control": "no-store" }
+const noStore = { "cache-control": "no-store" }
 
-const answer = (status: number, text: string) => HttpServerResponse.text(text, { status, headers })
+const answer = (status: number, text: string) => HttpServerResponse.text(text, { status, headers: noStore })
 
-/** The routes, none when both paths are `false`. @internal */
-export const routes = (
-  options: NodeMcpHttpServer.HealthOptions | undefined,
+// none when both paths are `false`
+const routes = (
+  options: McpHttpServer.HealthOptions | undefined,
   status: Status
 ): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const healthPath = options?.healthPath ?? "/healthz"
@@ -47,10 +48,17 @@ export const routes = (
   return Layer.mergeAll(Layer.empty, ...layers)
 }
 
-/** Marks the server closing when the scope closes: built after the server, so closed before it. @internal */
-export const markClosing = (status: Status): Layer.Layer<never> =>
-  Layer.effectDiscard(Effect.addFinalizer(() =>
+/** `serve` given the health routes; they answer `503` from the moment its layer starts to close. @internal */
+export const withHealth = <A, E, R>(
+  options: McpHttpServer.HealthOptions | undefined,
+  serve: (health: Layer.Layer<never, never, HttpRouter.HttpRouter>) => Layer.Layer<A, E, R>
+): Layer.Layer<A, E, R> => {
+  const status: Status = { closing: false }
+  // built after the serving layer, so closed before it
+  const markClosing = Layer.effectDiscard(Effect.addFinalizer(() =>
     Effect.sync(() => {
       status.closing = true
     })
   ))
+  return markClosing.pipe(Layer.provideMerge(serve(routes(options, status))))
+}
