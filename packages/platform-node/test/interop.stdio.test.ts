@@ -122,8 +122,12 @@ describe("interop: official SDK client answering our server's requests", () => {
     let roots = [{ uri: "file:///project", name: "project" }]
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }))
     const logs: Array<unknown> = []
+    // the first log, whenever it comes (a notification may arrive after the next answer)
+    let logged: (data: unknown) => void = () => undefined
+    const firstLog = new Promise<unknown>((resolve) => (logged = resolve))
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       logs.push(n.params.data)
+      logged(n.params.data)
     })
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -136,6 +140,7 @@ describe("interop: official SDK client answering our server's requests", () => {
       client,
       elicited,
       logs,
+      firstLog,
       setRoots: async (next: typeof roots) => {
         roots = next
         await client.sendRootsListChanged()
@@ -145,7 +150,7 @@ describe("interop: official SDK client answering our server's requests", () => {
   const text = (result: Awaited<ReturnType<Client["callTool"]>>) => (result.content as Array<{ text: string }>)[0]!.text
 
   it("sampling with tools, elicitation with defaults, roots and roots/list_changed", async () => {
-    const { client, elicited, logs, setRoots } = await connectInteractive()
+    const { client, elicited, firstLog, logs, setRoots } = await connectInteractive()
     try {
       const asked = text(await client.callTool({ name: "ask", arguments: { question: "weather?" } }))
       assert.isTrue(asked.startsWith("fake-model: "))
@@ -156,6 +161,9 @@ describe("interop: official SDK client answering our server's requests", () => {
       assert.strictEqual(text(await client.callTool({ name: "roots", arguments: {} })), "file:///project")
       await setRoots([{ uri: "file:///a", name: "a" }, { uri: "file:///b", name: "b" }])
       assert.strictEqual(text(await client.callTool({ name: "roots", arguments: {} })), "file:///a,file:///b")
+      // the server logs the change from its roots/list_changed handler: at most 10 s
+      const timeout = new Promise((_, reject) => AbortSignal.timeout(10_000).addEventListener("abort", () => reject(new Error("no log"))))
+      assert.strictEqual(await Promise.race([firstLog, timeout]), "roots changed")
       assert.deepStrictEqual(logs, ["roots changed"])
     } finally {
       await client.close()
