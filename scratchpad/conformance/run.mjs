@@ -13,6 +13,8 @@
 //   --only server-skills the alpha.12 sep-2640-skills-* server scenarios (2c.) alone
 //   --only gateway      the server runs (1., 2., 2b.) against the gateway (5.), the three ways;
 //                       --only gateway@modern / gateway@legacy / gateway@auto one of them
+//   --only server-bun   the alpha.12 `--requirements 2026-07-28` run (2.) against the web handler on Bun (6.)
+//   --only server-deno  the same on Deno (6.)
 //   --only client       the client scenarios (3.) alone
 //   --only client-next  the alpha.12 client `--requirements 2026-07-28` scenarios (4.) alone
 //   --only client-skills the alpha.12 sep-2640-client-* scenarios (4b.) alone
@@ -59,6 +61,12 @@
 //    against a fresh scratchpad/conformance/gateway.ts (McpGateway over Streamable HTTP on
 //    127.0.0.1, in front of server.ts --stdio, whose era the gateway's group pins, or probes
 //    with auto); the rows are those of 1., 2. and 2b., their mode prefixed `gateway@ERA `.
+// 6. bun / deno: the run 2. for 2026-07-28 against a fresh scratchpad/runtimes/conformance-server.ts
+//    (the same fixture, McpHttpServer.toWebHandler on Bun.serve / Deno.serve, 127.0.0.1), run by the
+//    binary of the `bun` / `deno` devDependency with the `development` condition (Deno with
+//    --allow-net=127.0.0.1 and --allow-env=LOG_TOKENS,LOG_STREAM, which the `yaml` package of the
+//    skills reads); the rows are those of 2., their mode prefixed `bun ` / `deno `. A binary that
+//    is missing fails the run (the server does not start), it is never skipped.
 //
 // Everything binds 127.0.0.1: our server by its own option, the runner's mock servers through
 // loopback.cjs (preloaded into the runner). Needs Node >= 22 (the runner does); `npm run` uses
@@ -140,6 +148,8 @@ const SCORE_TASKS = process.env.CONFORMANCE_SCORE_TASKS !== "0"
 const TASK_SCENARIO_TIMEOUT_MS = 120_000
 /** The eras of the server behind the gateway (5.): pinned, or probed. */
 const GATEWAY_ERAS = ["modern", "legacy", "auto"]
+/** The runtimes of 6. */
+const RUNTIMES = ["bun", "deno"]
 const ONLY_VALUES = [
   "server",
   "server-next",
@@ -148,6 +158,7 @@ const ONLY_VALUES = [
   "server-skills",
   "gateway",
   ...GATEWAY_ERAS.map((era) => `gateway@${era}`),
+  ...RUNTIMES.map((runtime) => `server-${runtime}`),
   "client",
   "client-next",
   "client-skills"
@@ -156,6 +167,28 @@ const ONLY_VALUES = [
 /** What a server run starts: our server, or the gateway in front of it (5.). */
 const DIRECT = { label: "", dir: "", script: "server.ts", args: [] }
 const gatewayTarget = (era) => ({ label: `gateway@${era} `, dir: `gateway-${era}`, script: "gateway.ts", args: ["--era", era] })
+/** The web handler on Bun's or Deno's own server (6.): `command` and its whole argument list. */
+const runtimeTarget = (runtime) => {
+  const entry = join(here, "..", "runtimes", "conformance-server.ts")
+  const dir = join(root, "node_modules", runtime)
+  const manifest = join(dir, "package.json")
+  const command = runtime === "bun"
+    ? join(dir, existsSync(manifest) ? JSON.parse(readFileSync(manifest, "utf8")).bin.bun : "bin/bun.exe")
+    : join(dir, process.platform === "win32" ? "deno.exe" : "deno")
+  const args = runtime === "bun"
+    ? ["--no-install", "--conditions=development", entry]
+    : [
+      "run",
+      "--no-prompt",
+      "--allow-net=127.0.0.1",
+      "--allow-env=LOG_TOKENS,LOG_STREAM",
+      "--unstable-no-legacy-abort",
+      "--node-modules-dir=manual",
+      "--conditions=development",
+      entry
+    ]
+  return { label: `${runtime} `, dir: `server-${runtime}`, command, args, runtime }
+}
 
 // ---------------------------------------------------------------------------
 // arguments
@@ -226,11 +259,13 @@ const runner = (args, timeoutMs, logFile, cli = conformance) =>
 /** Starts our HTTP server (or the gateway) on an ephemeral port; resolves with its URL and process. */
 const startServer = (target) =>
   new Promise((resolve, reject) => {
-    const child = spawn(
-      node,
-      ["--conditions=development", join(here, target.script), "--port", "0", "--host", "127.0.0.1", ...target.args],
-      { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true }
-    )
+    const child = target.command !== undefined
+      ? spawn(target.command, target.args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true })
+      : spawn(
+        node,
+        ["--conditions=development", join(here, target.script), "--port", "0", "--host", "127.0.0.1", ...target.args],
+        { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true }
+      )
     let seen = ""
     const timer = setTimeout(() => {
       killGroup(child, "SIGKILL")
@@ -251,6 +286,11 @@ const startServer = (target) =>
     child.on("exit", (code, signal) => {
       clearTimeout(timer)
       reject(new Error(`the server exited (${signal ?? code}) before listening:\n${seen}`))
+    })
+    // a binary that is not there (6.): the server did not start
+    child.on("error", (error) => {
+      clearTimeout(timer)
+      reject(new Error(`the server could not be started: ${error.message}`))
     })
   })
 
@@ -419,7 +459,7 @@ const nextServerRun = async (revision, target = DIRECT) => {
     const rows = []
     // the tasks-* ones count in server@tasks alone
     const notScored = (name) =>
-      SCORE_TASKS && TASK_SCENARIOS.includes(name)
+      SCORE_TASKS && TASK_SCENARIOS.includes(name) && target.runtime === undefined
         ? "scored in server@tasks"
         : SKILLS_SCENARIOS.includes(name) && target === DIRECT
         ? "scored in server@skills"
@@ -630,6 +670,9 @@ for (const era of GATEWAY_ERAS) {
   await serverSuite(target)
   for (const revision of REQUIREMENTS) await nextServerRun(revision, target)
   await tasksRun(target)
+}
+for (const runtime of RUNTIMES) {
+  if (only === undefined || only === `server-${runtime}`) await nextServerRun("2026-07-28", runtimeTarget(runtime))
 }
 if (only === undefined || only === "client") await clientScenarios()
 if (only === undefined || only === "client-next") await nextClientRun(CLIENT_REQUIREMENTS)

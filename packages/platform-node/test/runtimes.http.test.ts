@@ -1,0 +1,258 @@
+/**
+ * The Streamable HTTP server on Bun's and Deno's own servers through the
+ * web-standard handler: `scratchpad/runtimes/http-server.ts` (the notes
+ * server, `McpHttpServer.toWebHandler` on `Bun.serve` / `Deno.serve`,
+ * 127.0.0.1, an ephemeral port), run by each runtime's binary from the `bun`
+ * and `deno` devDependencies in node_modules with the `development` condition,
+ * as `runtimes.stdio.test.ts` runs them. Driven from this process (Node) by our
+ * client in both eras (tools listed and called, a 2026-07-28 elicitation round,
+ * a legacy session with a server→client elicitation on it) and by the official
+ * v2 client in both eras. Deno gets `--allow-net=127.0.0.1` and nothing else.
+ * Each test ends the server with SIGTERM: it disposes the handler, exits 0,
+ * and its pid is gone.
+ *
+ * A runtime whose binary is missing fails these tests (run `npm install`); it
+ * is never skipped.
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, type Scope } from "effect"
+import { spawn } from "node:child_process"
+import { existsSync, readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as NodeMcpHttpClient from "../src/NodeMcpHttpClient.ts"
+import { connectOver, textOf } from "./utils/client.ts"
+import { isRunning } from "./utils/process.ts"
+import { waitFor } from "./utils/wait.ts"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const SERVER = "scratchpad/runtimes/http-server.ts"
+const MODERN = "2026-07-28"
+const TOOLS = ["add_note", "ask_title", "list_notes"]
+
+// -----------------------------------------------------------------------------
+// the runtimes
+// -----------------------------------------------------------------------------
+
+interface Runtime {
+  readonly name: string
+  /** The npm package that installs the binary. */
+  readonly pkg: string
+  /** The binary inside that package. */
+  readonly binary: (packageDir: string) => string
+  /** The arguments that run `entry` (a path from the repository root). */
+  readonly args: (entry: string) => ReadonlyArray<string>
+}
+
+const windows = process.platform === "win32"
+
+const runtimes: ReadonlyArray<Runtime> = [
+  {
+    name: "Bun",
+    pkg: "bun",
+    binary: (dir) => {
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { bin: { bun: string } }
+      return join(dir, manifest.bin.bun)
+    },
+    args: (entry) => ["--no-install", "--conditions=development", entry]
+  },
+  {
+    name: "Deno",
+    pkg: "deno",
+    binary: (dir) => join(dir, windows ? "deno.exe" : "deno"),
+    // the network on 127.0.0.1 and nothing else; --no-prompt turns a missing permission into an error.
+    // --unstable-no-legacy-abort: `request.signal` aborts when the client goes away, not also once a
+    // response was delivered (Deno's legacy behaviour, which it warns about on stderr). Effect's web
+    // handler reads that signal as "the client aborted" and interrupts the request's fiber on it, as
+    // Bun's and Node's do: the flag gives Deno the same meaning.
+    args: (entry) => [
+      "run",
+      "--no-prompt",
+      "--allow-net=127.0.0.1",
+      "--unstable-no-legacy-abort",
+      "--node-modules-dir=manual",
+      "--conditions=development",
+      entry
+    ]
+  }
+]
+
+const require = createRequire(join(root, "package.json"))
+
+/** The runtime's binary from node_modules; a missing one is an error that says what to do. */
+const resolveBinary = (runtime: Runtime): string => {
+  let dir: string
+  try {
+    dir = dirname(require.resolve(`${runtime.pkg}/package.json`))
+  } catch {
+    throw new Error(
+      `${runtime.name}: the "${runtime.pkg}" devDependency is not installed in ${root}node_modules (run npm install)`
+    )
+  }
+  const binary = runtime.binary(dir)
+  if (!existsSync(binary)) {
+    throw new Error(
+      `${runtime.name}: no binary at ${binary} (the "${runtime.pkg}" package's install script did not run: npm rebuild ${runtime.pkg})`
+    )
+  }
+  return binary
+}
+
+interface Exited {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+/**
+ * The entry run by `runtime` for the scope: its URL once it printed it (at
+ * most 30 s), its pid, its stderr so far, and `stop` (SIGTERM, then its exit
+ * status, at most 10 s before a SIGKILL). The scope's end stops it too.
+ */
+const serveOn = (runtime: Runtime) =>
+  Effect.acquireRelease(
+    Effect.callback<{
+      readonly url: string
+      readonly pid: number
+      readonly stderr: () => string
+      readonly stop: Effect.Effect<Exited>
+    }>((resume) => {
+      const child = spawn(resolveBinary(runtime), [...runtime.args(SERVER)], {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let stdout = ""
+      let stderr = ""
+      const exited = Deferred.makeUnsafe<Exited>()
+      child.on("exit", (code, signal) => Deferred.doneUnsafe(exited, Effect.succeed({ code, signal })))
+      const stop = Effect.suspend(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+        return Deferred.await(exited).pipe(
+          Effect.timeoutOrElse({
+            duration: "10 seconds",
+            orElse: () => Effect.andThen(Effect.sync(() => child.kill("SIGKILL")), Deferred.await(exited))
+          })
+        )
+      })
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL")
+        resume(Effect.die(new Error(`${runtime.name}: no "listening on" within 30 s\nstdout: ${stdout}\nstderr: ${stderr}`)))
+      }, 30_000)
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stdout)
+        if (match !== null) {
+          clearTimeout(timer)
+          resume(Effect.succeed({ url: match[1]!, pid: child.pid!, stderr: () => stderr, stop }))
+        }
+      })
+      child.on("exit", (code, signal) => {
+        clearTimeout(timer)
+        resume(Effect.die(new Error(`${runtime.name} exited (${code ?? signal}) before listening\nstdout: ${stdout}\nstderr: ${stderr}`)))
+      })
+      return Effect.sync(() => child.kill("SIGKILL"))
+    }),
+    (server) => server.stop
+  )
+
+/** Our client over Streamable HTTP in `era`, answering elicitations with `title`. */
+const ours = (url: string, era: "modern" | "legacy", title: string) =>
+  connectOver(NodeMcpHttpClient.layer({ url }), {
+    era,
+    elicitation: { form: () => Effect.succeed({ action: "accept" as const, content: { title } }) }
+  })
+
+/** The official v2 client in `era`, answering elicitations with `title`, for the scope. */
+const official = (url: string, era: "modern" | "legacy", title: string) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new Client({ name: "official-v2", version: "2.4.0" }, {
+        capabilities: { elicitation: { form: {} } },
+        versionNegotiation: { mode: era === "legacy" ? "legacy" : { pin: MODERN } }
+      })
+      client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { title } }))
+      const transport = new StreamableHTTPClientTransport(new URL(url))
+      await client.connect(transport)
+      return { client, transport }
+    }),
+    ({ client }) => Effect.promise(() => client.close())
+  )
+
+/** Runs `use` against the server on `runtime` (clients closed by its end), then stops the server: exit 0, pid gone. */
+const withServer = <A, E>(
+  runtime: Runtime,
+  use: (url: string, stderr: () => string) => Effect.Effect<A, E, Scope.Scope>
+) =>
+  Effect.gen(function*() {
+    const server = yield* serveOn(runtime)
+    yield* Effect.scoped(use(server.url, server.stderr))
+    const status = yield* server.stop
+    assert.deepStrictEqual(status, { code: 0, signal: null }, server.stderr())
+    yield* waitFor(() => !isRunning(server.pid))
+    // Deno's legacy-abort warning stays away (the flag); nothing else is printed either
+    assert.strictEqual(server.stderr(), "", server.stderr())
+  }).pipe(Effect.scoped)
+
+// -----------------------------------------------------------------------------
+// the tests
+// -----------------------------------------------------------------------------
+
+for (const runtime of runtimes) {
+  describe(`the Streamable HTTP server on ${runtime.name}'s own server (toWebHandler)`, () => {
+    it.live(`our client (${MODERN}): lists the tools, calls one, answers an elicitation round`, () =>
+      withServer(runtime, (url, stderr) =>
+        Effect.gen(function*() {
+          const client = yield* ours(url, "modern", "groceries")
+          assert.strictEqual(client.era, "modern", stderr())
+          assert.strictEqual(client.protocolVersion, MODERN)
+          assert.strictEqual(client.serverInfo.name, "notes")
+          const { tools } = yield* client.listTools()
+          assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), TOOLS)
+          assert.strictEqual(textOf(yield* client.callTool("add_note", { title: "todo", body: "eggs" })), "saved todo")
+          // input-required round: the server asks, the client answers, the call is retried with the answer
+          assert.strictEqual(textOf(yield* client.callTool("ask_title", {})), "saved groceries [modern]")
+          assert.strictEqual(textOf(yield* client.callTool("list_notes", {})), "todo\ngroceries")
+        })), 60_000)
+
+    it.live("our client (legacy): a session, with a server→client elicitation on it", () =>
+      withServer(runtime, (url, stderr) =>
+        Effect.gen(function*() {
+          const client = yield* ours(url, "legacy", "letters")
+          assert.strictEqual(client.era, "legacy", stderr())
+          assert.notStrictEqual(client.protocolVersion, MODERN)
+          const { tools } = yield* client.listTools()
+          assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), TOOLS)
+          assert.strictEqual(textOf(yield* client.callTool("add_note", { title: "todo", body: "eggs" })), "saved todo")
+          assert.strictEqual(textOf(yield* client.callTool("ask_title", {})), "saved letters [legacy]")
+          assert.strictEqual(textOf(yield* client.callTool("list_notes", {})), "todo\nletters")
+        })), 60_000)
+
+    it.live(`the official v2 client, ${MODERN} and legacy side by side: tools, an elicitation each its own way`, () =>
+      withServer(runtime, (url, stderr) =>
+        Effect.gen(function*() {
+          const modern = yield* official(url, "modern", "modern-title")
+          const legacy = yield* official(url, "legacy", "legacy-title")
+          assert.strictEqual(modern.client.getProtocolEra(), "modern", stderr())
+          assert.strictEqual(modern.client.getNegotiatedProtocolVersion(), MODERN)
+          assert.isUndefined(modern.transport.sessionId)
+          assert.strictEqual(legacy.client.getProtocolEra(), "legacy")
+          assert.isString(legacy.transport.sessionId)
+          const { tools } = yield* Effect.promise(() => modern.client.listTools())
+          assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), TOOLS)
+          const saved = yield* Effect.promise(() =>
+            legacy.client.callTool({ name: "add_note", arguments: { title: "todo", body: "eggs" } })
+          )
+          assert.strictEqual(textOf(saved), "saved todo")
+          const [viaModern, viaLegacy] = yield* Effect.promise(() =>
+            Promise.all([
+              modern.client.callTool({ name: "ask_title", arguments: {} }),
+              legacy.client.callTool({ name: "ask_title", arguments: {} })
+            ])
+          )
+          assert.strictEqual(textOf(viaModern), "saved modern-title [modern]")
+          assert.strictEqual(textOf(viaLegacy), "saved legacy-title [legacy]")
+        })), 60_000)
+  })
+}
