@@ -17,17 +17,13 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
-import * as Tracer from "effect/Tracer"
-import { principal } from "./internal/auth/principal.ts"
 import * as Held from "./internal/era/held.ts"
-import * as Logging from "./internal/server/logging.ts"
-import * as InputRequired from "./internal/era/inputRequired.ts"
 import { make as makeEngine } from "./internal/session/engine.ts"
 import * as RequestState from "./internal/era/requestState.ts"
 import * as Versions from "./internal/era/versions.ts"
+import * as Shared from "./internal/server/sessionHandlers.ts"
 import * as Stateful from "./internal/era/stateful.ts"
 import * as Stateless from "./internal/era/stateless.ts"
-import * as TraceContext from "./internal/era/traceContext.ts"
 import type * as McpError from "./McpError.ts"
 import * as McpMethod from "./McpMethod.ts"
 import * as McpSchema from "./McpSchema.ts"
@@ -235,193 +231,6 @@ export class McpServerSession extends Context.Service<McpServerSession, ServerSe
 
 const clientOf = (state: State) => state._tag === "NotInitialized" ? undefined : state.client
 
-// -----------------------------------------------------------------------------
-// Shared handlers
-// -----------------------------------------------------------------------------
-
-// What the handlers, shared by the sessions given the same handler list, read
-// of the session whose request they serve.
-interface Live {
-  readonly options: Options
-  readonly versions: Versions.Versions
-  readonly sealingKey: SealingKey
-  readonly stateTtl: number
-  readonly state: Ref.Ref<State>
-  readonly server: ServerSession
-  readonly held: Effect.Effect<Held.HeldCalls>
-  // built once per state, not per request
-  capabilityCheckOf: State | undefined
-  capabilityCheck: RequestContext["checkClientCapability"]
-}
-
-const declaresNothing = () => false
-
-// by the engine's session, which every handler is given
-const lives = new WeakMap<McpSession.Session, Live>()
-
-const liveOf = (session: McpSession.Session): Live => lives.get(session)!
-
-const initialize = McpSession.handler(McpSchema.Initialize, (params, context) => {
-  const live = liveOf(context.session)
-  const options = live.options
-  const protocolVersion = Stateful.negotiate(params.protocolVersion, live.versions.supported)
-  return Effect.as(Ref.set(live.state, { _tag: "Initializing", client: params, protocolVersion }), {
-    protocolVersion,
-    capabilities: typeof options.capabilities === "function" ? options.capabilities() : options.capabilities,
-    serverInfo: options.serverInfo,
-    ...(options.instructions === undefined ? {} : { instructions: options.instructions })
-  })
-})
-
-const initialized = McpSession.notificationHandler(
-  McpSchema.Initialized,
-  (_, session) =>
-    Ref.update(liveOf(session).state, (current): State =>
-      current._tag === "Initializing"
-        ? { _tag: "Initialized", client: current.client, protocolVersion: current.protocolVersion }
-        : current),
-  { inline: true }
-)
-
-const legacy = (live: Live, handler: Handler, params: unknown, context: McpSession.RequestContext) => {
-  // admission guarantees the handshake is done before any of these runs
-  const current = Ref.getUnsafe(live.state) as Exclude<State, { readonly _tag: "NotInitialized" }>
-  if (live.capabilityCheckOf !== current) {
-    live.capabilityCheckOf = current
-    live.capabilityCheck = (...path) => McpMethod.hasCapability(current.client.capabilities, McpMethod.clientCapability(...path))
-  }
-  return handler.handle(params, {
-    ...context,
-    session: live.server,
-    era: "legacy",
-    clientParams: current.client,
-    protocolVersion: current.protocolVersion,
-    checkClientCapability: live.capabilityCheck,
-    logLevel: undefined,
-    input: live.server.request
-  })
-}
-
-
-const stateless = (live: Live, handler: Handler, params: unknown, context: McpSession.RequestContext) => {
-  const client = Stateless.clientOf(context.meta)
-  const clientParams = { protocolVersion: client.protocolVersion, capabilities: client.capabilities, clientInfo: client.clientInfo }
-  const checkClientCapability = (...path: ReadonlyArray<string>) =>
-    McpMethod.hasCapability(client.capabilities, McpMethod.clientCapability(...path))
-  // no level asked for: no logs
-  const log = (params: McpSchema.LoggingMessageNotificationParams) =>
-    client.logLevel !== undefined && Logging.passes(params.level, client.logLevel)
-      ? Effect.ignore(live.server.notify(McpSchema.LoggingMessage, params))
-      : Effect.void
-  const contextWith = (
-    input: RequestContext["input"],
-    outbox?: Pick<RequestContext, "reportProgress" | "log">
-  ): RequestContext => ({
-    ...context,
-    ...outbox,
-    session: live.server,
-    era: "modern",
-    clientParams,
-    protocolVersion: client.protocolVersion,
-    checkClientCapability,
-    logLevel: client.logLevel,
-    input,
-    ...(outbox === undefined ? { log } : {})
-  })
-  const method = handler.method.name
-  const options = {
-    key: live.sealingKey,
-    ttlMillis: live.stateTtl,
-    principal: principal(context.auth),
-    capabilities: client.capabilities
-  }
-  const handled = !InputRequired.SUPPORTED.has(method)
-    ? handler.handle(params, contextWith(InputRequired.unsupportedAsk(method) as RequestContext["input"]))
-    // holding matters only to a client that can be asked: for another, an ask fails at once
-    : handler.hold?.(params) === true && Held.canBeAsked(client.capabilities)
-    ? Effect.flatMap(live.held, (calls) =>
-      Held.run(calls, method, params, {
-        ...options,
-        idempotent: handler.idempotent?.(params) === true,
-        outbox: { reportProgress: context.reportProgress, log }
-      }, (channel) =>
-        handler.handle(
-          params,
-          contextWith(((method, params, options) => channel.ask(method, params, options?.inputKey)) as RequestContext["input"], {
-            // what the held handler sends goes to the request attached at the time
-            reportProgress: (progress) => channel.send((outbox) => outbox.reportProgress(progress)),
-            log: (params) => channel.send((outbox) => outbox.log(params))
-          })
-        )))
-    : InputRequired.run(method, params, options, (ask) =>
-      handler.handle(
-        params,
-        contextWith(((method, params, options) => ask(method, params, options?.inputKey)) as RequestContext["input"])
-      ))
-  return Effect.map(handled, (result) => Stateless.completeResult(result, live.options.serverInfo))
-}
-
-const wrap = (handler: Handler): McpSession.Handler => ({
-  method: handler.method,
-  handle: (params, context) => {
-    const live = liveOf(context.session)
-    const name = handler.method.name
-    const run = Stateless.isModern(name, params)
-      ? stateless(live, handler, params, context)
-      : legacy(live, handler, params, context)
-    const parent = TraceContext.parentOf(context.meta)
-    // a span costs about a fifth of a fast call: made when a tracer is
-    // installed or the client sent trace context, not for nobody
-    return Effect.withFiber((fiber) =>
-      parent === undefined && fiber.getRef(Tracer.Tracer) === TraceContext.untraced
-        ? run
-        : Effect.withSpan(run, `McpServer ${name}`, {
-          kind: "server",
-          attributes: { "mcp.method.name": name, "jsonrpc.request.id": String(context.requestId) },
-          ...(parent === undefined ? {} : { parent })
-        })
-    )
-  }
-})
-
-// a notification handler is given the server session
-const wrapNotification = (handler: McpSession.NotificationHandler): McpSession.NotificationHandler => ({
-  method: handler.method,
-  handle: (params, session) => handler.handle(params, liveOf(session).server),
-  inline: handler.inline
-})
-
-// The engine's handler lists, one per list given: the sessions of a server
-// share them (and the engine's tables built from them).
-const noHandlers: ReadonlyArray<never> = []
-const handlerLists = new WeakMap<ReadonlyArray<Handler>, ReadonlyArray<McpSession.Handler>>()
-const notificationLists = new WeakMap<
-  ReadonlyArray<McpSession.NotificationHandler>,
-  ReadonlyArray<McpSession.NotificationHandler>
->()
-
-const handlersOf = (list: ReadonlyArray<Handler>): ReadonlyArray<McpSession.Handler> => {
-  let wrapped = handlerLists.get(list)
-  if (wrapped === undefined) handlerLists.set(list, wrapped = [initialize, ...list.map(wrap)])
-  return wrapped
-}
-
-// an extension's handler, wrapped once
-const wrappedHandlers = new WeakMap<Handler, McpSession.Handler>()
-const wrapOnce = (handler: Handler): McpSession.Handler => {
-  let wrapped = wrappedHandlers.get(handler)
-  if (wrapped === undefined) wrappedHandlers.set(handler, wrapped = wrap(handler))
-  return wrapped
-}
-
-const notificationHandlersOf = (
-  list: ReadonlyArray<McpSession.NotificationHandler>
-): ReadonlyArray<McpSession.NotificationHandler> => {
-  let wrapped = notificationLists.get(list)
-  if (wrapped === undefined) notificationLists.set(list, wrapped = [initialized, ...list.map(wrapNotification)])
-  return wrapped
-}
-
 /**
  * Serves one connection over the transport in context, for as long as the
  * scope lasts.
@@ -452,12 +261,9 @@ export const make = Effect.fnUntraced(function*(
   let server: ServerSession | undefined
   yield* makeEngine(transport, {
     role: "server",
-    handlers: handlersOf(options.handlers ?? noHandlers),
-    handlerOf: options.handlerOf === undefined ? undefined : (method) => {
-      const handler = options.handlerOf!(method)
-      return handler === undefined ? undefined : wrapOnce(handler)
-    },
-    notificationHandlers: notificationHandlersOf(options.notificationHandlers ?? noHandlers),
+    handlers: Shared.handlersOf(options.handlers),
+    handlerOf: Shared.handlerOf(options.handlerOf),
+    notificationHandlers: Shared.notificationHandlersOf(options.notificationHandlers),
     capabilities: { own: options.capabilities, peer: clientCapabilities },
     admit: (message, kind) =>
       Stateless.isModern(message.method, message.params)
@@ -480,7 +286,7 @@ export const make = Effect.fnUntraced(function*(
       checkClientCapability: (...path) =>
         Effect.sync(() => McpMethod.hasCapability(clientCapabilities(), McpMethod.clientCapability(...path)))
     }
-    lives.set(session, {
+    Shared.attach(session, {
       options,
       versions,
       sealingKey,
@@ -489,7 +295,7 @@ export const make = Effect.fnUntraced(function*(
       server,
       held,
       capabilityCheckOf: undefined,
-      capabilityCheck: declaresNothing
+      capabilityCheck: Shared.declaresNothing
     })
   })
   return server!

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { AuthError, ConfigError } from "../McpError.ts"
+import type { AuthError, ConfigError } from "./errorReasons.ts"
 
 /** The fields of a `ConfigError`. @internal */
 export const configFields = (source: string, description: string, where?: {

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { AmbiguousError, ConfigError, NameCollisionError, NotFoundError } from "../McpError.ts"
+import type { AmbiguousError, ConfigError, NameCollisionError, NotFoundError } from "./errorReasons.ts"
 
 /** The message of a `NameCollisionError`. @internal */
 export const nameCollisionMessage = (error: NameCollisionError): string => {
