@@ -18,87 +18,19 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, type Scope } from "effect"
 import { spawn } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
 import * as NodeMcpHttpClient from "../src/NodeMcpHttpClient.ts"
 import { connectOver, textOf } from "./utils/client.ts"
 import { isRunning } from "./utils/process.ts"
+import { resolveBinary, root, type Runtime, runtimes } from "./utils/runtimes.ts"
 import { waitFor } from "./utils/wait.ts"
 
-const root = fileURLToPath(new URL("../../..", import.meta.url))
 const SERVER = "scratchpad/runtimes/http-server.ts"
 const MODERN = "2026-07-28"
 const TOOLS = ["add_note", "ask_title", "list_notes"]
 
 // -----------------------------------------------------------------------------
-// the runtimes
+// the runs (the runtimes and their binaries: utils/runtimes.ts)
 // -----------------------------------------------------------------------------
-
-interface Runtime {
-  readonly name: string
-  /** The npm package that installs the binary. */
-  readonly pkg: string
-  /** The binary inside that package. */
-  readonly binary: (packageDir: string) => string
-  /** The arguments that run `entry` (a path from the repository root). */
-  readonly args: (entry: string) => ReadonlyArray<string>
-}
-
-const windows = process.platform === "win32"
-
-const runtimes: ReadonlyArray<Runtime> = [
-  {
-    name: "Bun",
-    pkg: "bun",
-    binary: (dir) => {
-      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { bin: { bun: string } }
-      return join(dir, manifest.bin.bun)
-    },
-    args: (entry) => ["--no-install", "--conditions=development", entry]
-  },
-  {
-    name: "Deno",
-    pkg: "deno",
-    binary: (dir) => join(dir, windows ? "deno.exe" : "deno"),
-    // the network on 127.0.0.1 and nothing else; --no-prompt turns a missing permission into an error.
-    // --unstable-no-legacy-abort: `request.signal` aborts when the client goes away, not also once a
-    // response was delivered (Deno's legacy behaviour, which it warns about on stderr). Effect's web
-    // handler reads that signal as "the client aborted" and interrupts the request's fiber on it, as
-    // Bun's and Node's do: the flag gives Deno the same meaning.
-    args: (entry) => [
-      "run",
-      "--no-prompt",
-      "--allow-net=127.0.0.1",
-      "--unstable-no-legacy-abort",
-      "--node-modules-dir=manual",
-      "--conditions=development",
-      entry
-    ]
-  }
-]
-
-const require = createRequire(join(root, "package.json"))
-
-/** The runtime's binary from node_modules; a missing one is an error that says what to do. */
-const resolveBinary = (runtime: Runtime): string => {
-  let dir: string
-  try {
-    dir = dirname(require.resolve(`${runtime.pkg}/package.json`))
-  } catch {
-    throw new Error(
-      `${runtime.name}: the "${runtime.pkg}" devDependency is not installed in ${root}node_modules (run npm install)`
-    )
-  }
-  const binary = runtime.binary(dir)
-  if (!existsSync(binary)) {
-    throw new Error(
-      `${runtime.name}: no binary at ${binary} (the "${runtime.pkg}" package's install script did not run: npm rebuild ${runtime.pkg})`
-    )
-  }
-  return binary
-}
 
 interface Exited {
   readonly code: number | null
@@ -118,7 +50,7 @@ const serveOn = (runtime: Runtime) =>
       readonly stderr: () => string
       readonly stop: Effect.Effect<Exited>
     }>((resume) => {
-      const child = spawn(resolveBinary(runtime), [...runtime.args(SERVER)], {
+      const child = spawn(resolveBinary(runtime), [...runtime.args(SERVER, { net: true })], {
         cwd: root,
         stdio: ["ignore", "pipe", "pipe"]
       })

@@ -22,85 +22,19 @@ import { StdioClientTransport as V1StdioTransport } from "@modelcontextprotocol/
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
 import { clientInfo, connectStdio, textOf } from "./utils/client.ts"
 import { isRunning } from "./utils/process.ts"
+import { resolveBinary, root, type Runtime, runtimes } from "./utils/runtimes.ts"
 import { waitFor } from "./utils/wait.ts"
 
-const root = fileURLToPath(new URL("../../..", import.meta.url))
 const SERVER = "scratchpad/quickstart/server.ts"
 const CONSOLE_FIXTURE = "packages/platform-node/test/fixtures/stdio-console-server.ts"
 const MODERN = "2026-07-28"
 
 // -----------------------------------------------------------------------------
-// the runtimes
+// the runs (the runtimes and their binaries: utils/runtimes.ts)
 // -----------------------------------------------------------------------------
-
-interface Runtime {
-  readonly name: string
-  /** The npm package that installs the binary. */
-  readonly pkg: string
-  /** The binary inside that package. */
-  readonly binary: (packageDir: string) => string
-  /** The arguments that run `entry` (a path from the repository root), allowed to read the variables `env`. */
-  readonly args: (entry: string, env?: ReadonlyArray<string>) => ReadonlyArray<string>
-}
-
-const windows = process.platform === "win32"
-
-const runtimes: ReadonlyArray<Runtime> = [
-  {
-    name: "Bun",
-    pkg: "bun",
-    // `bin/bun.exe` on every platform: the package's install script puts the native binary there
-    binary: (dir) => {
-      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { bin: { bun: string } }
-      return join(dir, manifest.bin.bun)
-    },
-    // --no-install: resolve from node_modules only, never fetch a package
-    args: (entry) => ["--no-install", "--conditions=development", entry]
-  },
-  {
-    name: "Deno",
-    pkg: "deno",
-    // the native binary itself, not the package's `bin.cjs` (a Node wrapper that would sit between us and it)
-    binary: (dir) => join(dir, windows ? "deno.exe" : "deno"),
-    // no permission flag: the quick-start server needs none; --no-prompt turns a missing one into an error;
-    // --node-modules-dir=manual: use the workspace's node_modules as it is, never install into it
-    args: (entry, env = []) => [
-      "run",
-      "--no-prompt",
-      ...(env.length > 0 ? [`--allow-env=${env.join(",")}`] : []),
-      "--node-modules-dir=manual",
-      "--conditions=development",
-      entry
-    ]
-  }
-]
-
-const require = createRequire(join(root, "package.json"))
-
-/** The runtime's binary from node_modules; a missing one is an error that says what to do. */
-const resolveBinary = (runtime: Runtime): string => {
-  let dir: string
-  try {
-    dir = dirname(require.resolve(`${runtime.pkg}/package.json`))
-  } catch {
-    throw new Error(
-      `${runtime.name}: the "${runtime.pkg}" devDependency is not installed in ${root}node_modules (run npm install)`
-    )
-  }
-  const binary = runtime.binary(dir)
-  if (!existsSync(binary)) {
-    throw new Error(
-      `${runtime.name}: no binary at ${binary} (the "${runtime.pkg}" package's install script did not run: npm rebuild ${runtime.pkg})`
-    )
-  }
-  return binary
-}
 
 /**
  * Runs the console fixture (a server whose tool writes to stdout in every way)
@@ -109,7 +43,7 @@ const resolveBinary = (runtime: Runtime): string => {
  */
 const runConsoleFixture = (runtime: Runtime) =>
   Effect.callback<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resume) => {
-    const child = spawn(resolveBinary(runtime), [...runtime.args(CONSOLE_FIXTURE, ["REDIRECT_CONSOLE"])], {
+    const child = spawn(resolveBinary(runtime), [...runtime.args(CONSOLE_FIXTURE, { env: ["REDIRECT_CONSOLE"] })], {
       cwd: root,
       stdio: ["pipe", "pipe", "pipe"]
     })
@@ -132,6 +66,47 @@ const runConsoleFixture = (runtime: Runtime) =>
 // -----------------------------------------------------------------------------
 // the tests
 // -----------------------------------------------------------------------------
+
+/** What the official clients (v1 and v2) have in common here. */
+interface OfficialClient {
+  readonly connect: (transport: never) => Promise<void>
+  readonly close: () => Promise<void>
+  readonly getServerVersion: () => { readonly name: string } | undefined
+  readonly listTools: () => Promise<{ readonly tools: ReadonlyArray<{ readonly name: string }> }>
+  readonly callTool: (params: { name: string; arguments: Record<string, unknown> }) => Promise<object>
+}
+
+/**
+ * An official client over stdio lists the quick-start's tools and calls one
+ * (and `check`s what it negotiated); closing it ends the server (the pid,
+ * read while connected: the transport forgets its child once closed, is gone).
+ */
+const officialClientRun = <C extends OfficialClient>(
+  client: C,
+  transport: { readonly pid: number | null; readonly stderr: { on: (event: "data", f: (chunk: Buffer) => void) => unknown } | null },
+  check?: (client: C) => void
+) =>
+  Effect.gen(function*() {
+    let stderr = ""
+    let pid: number | null = null
+    transport.stderr?.on("data", (chunk) => (stderr += chunk.toString("utf8")))
+    yield* Effect.acquireUseRelease(
+      Effect.promise(() => client.connect(transport as never)),
+      () =>
+        Effect.promise(async () => {
+          pid = transport.pid
+          assert.strictEqual(client.getServerVersion()?.name, "notes", stderr)
+          check?.(client)
+          const { tools } = await client.listTools()
+          assert.deepStrictEqual(tools.map((tool) => tool.name), ["add_note", "list_notes"])
+          const saved = await client.callTool({ name: "add_note", arguments: { title: "groceries", body: "eggs" } })
+          assert.strictEqual(textOf(saved), "saved groceries")
+        }),
+      () => Effect.promise(() => client.close())
+    )
+    assert.isNumber(pid)
+    yield* waitFor(() => !isRunning(pid!))
+  })
 
 for (const runtime of runtimes) {
   describe(`the quick-start stdio server on ${runtime.name}`, () => {
@@ -169,59 +144,17 @@ for (const runtime of runtimes) {
     }
 
     it.live("the official v1 client (legacy) lists the tools and calls one; closing it ends the server", () =>
-      Effect.gen(function*() {
-        const command = resolveBinary(runtime)
-        const transport = new V1StdioTransport({ command, args: [...runtime.args(SERVER)], cwd: root, stderr: "pipe" })
-        let stderr = ""
-        let pid: number | null = null
-        transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
-        const client = new V1Client({ name: "official-v1", version: "1.0.0" })
-        yield* Effect.acquireUseRelease(
-          Effect.promise(() => client.connect(transport)),
-          () =>
-            Effect.promise(async () => {
-              pid = transport.pid
-              assert.strictEqual(client.getServerVersion()?.name, "notes", stderr)
-              const { tools } = await client.listTools()
-              assert.deepStrictEqual(tools.map((tool) => tool.name), ["add_note", "list_notes"])
-              const saved = await client.callTool({ name: "add_note", arguments: { title: "groceries", body: "eggs" } })
-              assert.strictEqual(textOf(saved), "saved groceries")
-            }),
-          () => Effect.promise(() => client.close())
-        )
-        // the transport forgets its child once closed: the pid was read while connected
-        assert.isNumber(pid)
-        yield* waitFor(() => !isRunning(pid!))
-      }))
+      officialClientRun(
+        new V1Client({ name: "official-v1", version: "1.0.0" }),
+        new V1StdioTransport({ command: resolveBinary(runtime), args: [...runtime.args(SERVER)], cwd: root, stderr: "pipe" })
+      ))
 
     it.live(`the official v2 client (${MODERN}) lists the tools and calls one; closing it ends the server`, () =>
-      Effect.gen(function*() {
-        const command = resolveBinary(runtime)
-        const transport = new V2StdioTransport({ command, args: [...runtime.args(SERVER)], cwd: root, stderr: "pipe" })
-        let stderr = ""
-        let pid: number | null = null
-        transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
-        const client = new V2Client({ name: "official-v2", version: "2.4.0" }, {
-          versionNegotiation: { mode: { pin: MODERN } }
-        })
-        yield* Effect.acquireUseRelease(
-          Effect.promise(() => client.connect(transport)),
-          () =>
-            Effect.promise(async () => {
-              pid = transport.pid
-              assert.strictEqual(client.getServerVersion()?.name, "notes", stderr)
-              assert.strictEqual(client.getNegotiatedProtocolVersion(), MODERN)
-              const { tools } = await client.listTools()
-              assert.deepStrictEqual(tools.map((tool) => tool.name), ["add_note", "list_notes"])
-              const saved = await client.callTool({ name: "add_note", arguments: { title: "groceries", body: "eggs" } })
-              assert.strictEqual(textOf(saved), "saved groceries")
-            }),
-          () => Effect.promise(() => client.close())
-        )
-        // the transport forgets its child once closed: the pid was read while connected
-        assert.isNumber(pid)
-        yield* waitFor(() => !isRunning(pid!))
-      }))
+      officialClientRun(
+        new V2Client({ name: "official-v2", version: "2.4.0" }, { versionNegotiation: { mode: { pin: MODERN } } }),
+        new V2StdioTransport({ command: resolveBinary(runtime), args: [...runtime.args(SERVER)], cwd: root, stderr: "pipe" }),
+        (client) => assert.strictEqual(client.getNegotiatedProtocolVersion(), MODERN)
+      ))
 
     it.live("stdout stays the protocol's: console.log, Console.log and process.stdout.write go to stderr", () =>
       Effect.gen(function*() {
