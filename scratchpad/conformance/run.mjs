@@ -15,6 +15,7 @@
 //                       --only gateway@modern / gateway@legacy / gateway@auto one of them
 //   --only server-bun   the alpha.12 `--requirements 2026-07-28` run (2.) against the web handler on Bun (6.)
 //   --only server-deno  the same on Deno (6.)
+//   --only server-workerd the same against the web handler as a Cloudflare Worker on workerd (7.)
 //   --only client       the client scenarios (3.) alone
 //   --only client-next  the alpha.12 client `--requirements 2026-07-28` scenarios (4.) alone
 //   --only client-skills the alpha.12 sep-2640-client-* scenarios (4b.) alone
@@ -67,6 +68,11 @@
 //    --allow-net=127.0.0.1 and --allow-env=LOG_TOKENS,LOG_STREAM, which the `yaml` package of the
 //    skills reads); the rows are those of 2., their mode prefixed `bun ` / `deno `. A binary that
 //    is missing fails the run (the server does not start), it is never skipped.
+// 7. workerd: the run 2. for 2026-07-28 against scratchpad/runtimes/workerd-conformance.ts (the same
+//    fixture as a Cloudflare Worker: makeWorker of worker.ts, the legacy era stateless), bundled and
+//    served on workerd by scratchpad/runtimes/workerd-serve.ts (rolldown with every Node built-in an
+//    error, then miniflare on 127.0.0.1, no nodejs_compat; our packages from their dist/); the rows
+//    are those of 2., their mode prefixed `workerd `. workerd failing to start fails the run.
 //
 // Everything binds 127.0.0.1: our server by its own option, the runner's mock servers through
 // loopback.cjs (preloaded into the runner). Needs Node >= 22 (the runner does); `npm run` uses
@@ -159,6 +165,7 @@ const ONLY_VALUES = [
   "gateway",
   ...GATEWAY_ERAS.map((era) => `gateway@${era}`),
   ...RUNTIMES.map((runtime) => `server-${runtime}`),
+  "server-workerd",
   "client",
   "client-next",
   "client-skills"
@@ -189,6 +196,15 @@ const runtimeTarget = (runtime) => {
     ]
   return { label: `${runtime} `, dir: `server-${runtime}`, command, args, runtime }
 }
+
+/** The web handler as a Cloudflare Worker on workerd (7.), bundled and served by workerd-serve.ts. */
+const workerdTarget = () => ({
+  label: "workerd ",
+  dir: "server-workerd",
+  command: node,
+  args: ["--conditions=development", join(here, "..", "runtimes", "workerd-serve.ts")],
+  runtime: "workerd"
+})
 
 // ---------------------------------------------------------------------------
 // arguments
@@ -674,6 +690,7 @@ for (const era of GATEWAY_ERAS) {
 for (const runtime of RUNTIMES) {
   if (only === undefined || only === `server-${runtime}`) await nextServerRun("2026-07-28", runtimeTarget(runtime))
 }
+if (only === undefined || only === "server-workerd") await nextServerRun("2026-07-28", workerdTarget())
 if (only === undefined || only === "client") await clientScenarios()
 if (only === undefined || only === "client-next") await nextClientRun(CLIENT_REQUIREMENTS)
 if (only === undefined || only === "client-skills") await skillsClientRun()

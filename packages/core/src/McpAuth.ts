@@ -8,7 +8,7 @@
  *   gives the `Authorization` header of each request and is told when the
  *   server refuses it (`401`, `403 insufficient_scope`); the transport then
  *   resends the request once the client auth has new credentials. An OAuth
- *   client (`NodeMcpOAuth` in `@effect-mcp/platform-node`) is one.
+ *   client (`McpOAuth.make`; `NodeMcpOAuth` in `@effect-mcp/platform-node` on Node) is one.
  * - {@link McpAuthStore} keeps tokens (per MCP server) and client
  *   registrations (per authorization server); {@link McpAuthorizer} is the
  *   user-facing step of the authorization code flow.
@@ -361,9 +361,15 @@ export const layerMemoryStore: Layer.Layer<McpAuthStore> = Layer.sync(McpAuthSto
  *   authorization server redirected to (with `code`, `state` and maybe
  *   `iss`, or `error`); the OAuth client checks it.
  *
- * `NodeMcpOAuth` (platform-node) has a loopback-browser authorizer and a
+ * - `remember`, if present, is given what completing the authorization
+ *   needs before `authorize` runs: an authorizer whose `authorize` leaves
+ *   the program (a web page navigating to the authorization server) keeps
+ *   it for the completion on the redirect page (`McpOAuthRedirect`).
+ *
+ * `NodeMcpAuthorizer` (platform-node) has a loopback-browser authorizer and a
  * headless one that follows the redirect itself (for tests and for
- * authorization servers that authorize without a user).
+ * authorization servers that authorize without a user);
+ * `McpOAuthRedirect.layerAuthorizer` navigates a web page.
  *
  * @category services
  * @since 0.1.0
@@ -371,4 +377,32 @@ export const layerMemoryStore: Layer.Layer<McpAuthStore> = Layer.sync(McpAuthSto
 export class McpAuthorizer extends Context.Service<McpAuthorizer, {
   readonly redirectUri: string
   readonly authorize: (authorizationUrl: URL) => Effect.Effect<URL, McpError.McpError>
+  readonly remember?: ((pending: PendingAuthorization) => Effect.Effect<void, McpError.McpError>) | undefined
 }>()("@effect-mcp/core/McpAuth/McpAuthorizer") {}
+
+/**
+ * An authorization code flow under way: what its completion needs once the
+ * authorization server redirects back (`state` finds it). The PKCE
+ * `codeVerifier` is a secret of this flow: keep it where the app's own
+ * code alone can read it, and forget it once used.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface PendingAuthorization {
+  /** The `state` of the authorization request. */
+  readonly state: string
+  /** The PKCE code verifier (S256). */
+  readonly codeVerifier: string
+  readonly redirectUri: string
+  /** The canonical MCP server URL: where the tokens are stored (`canonicalResource`). */
+  readonly serverUrl: string
+  /** The `resource` parameter of the authorization and token requests. */
+  readonly resource: string
+  readonly clientId: string
+  readonly scope?: string | undefined
+  /** The authorization server's metadata, as discovered and checked (its `issuer` among them). */
+  readonly server: Readonly<Record<string, unknown>> & { readonly issuer: string }
+  /** When the authorization began, in seconds since the epoch. */
+  readonly createdAt: number
+}

@@ -130,7 +130,9 @@ export const layerEventStoreMemory = (options?: EventStoreMemoryOptions): Layer.
  * needed) with `Access-Control-Allow-Origin` (the request's origin),
  * `-Allow-Methods` (`GET, POST, DELETE, OPTIONS`; `POST, OPTIONS` when
  * stateless), `-Allow-Headers` (`authorization, content-type, accept,
- * mcp-session-id, mcp-protocol-version, last-event-id` and `allowHeaders`),
+ * mcp-session-id, mcp-protocol-version, last-event-id` and `allowHeaders`,
+ * plus the 2026-07-28 `mcp-method`, `mcp-name` and `mcp-param-*` the
+ * preflight asks for),
  * `-Max-Age`, and `-Allow-Private-Network` when asked for; and every other
  * response of the endpoint (`401` / `403` challenges, `404`, errors and SSE
  * streams included) carries `Access-Control-Allow-Origin` and

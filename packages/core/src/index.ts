@@ -40,6 +40,15 @@ export * as McpMethod from "./McpMethod.ts"
 /** @since 0.2.0 */
 export * as McpMetrics from "./McpMetrics.ts"
 
+/** @since 0.3.0 */
+export * as McpOAuth from "./McpOAuth.ts"
+
+/** @since 0.3.0 */
+export * as McpOAuthPolicy from "./McpOAuthPolicy.ts"
+
+/** @since 0.3.0 */
+export * as McpOAuthRedirect from "./McpOAuthRedirect.ts"
+
 /** @since 0.1.0 */
 export * as McpPrompt from "./McpPrompt.ts"
 
@@ -90,6 +99,9 @@ export * as McpSseServer from "./McpSseServer.ts"
 
 /** @since 0.1.0 */
 export * as McpWebSocket from "./McpWebSocket.ts"
+
+/** @since 0.3.0 */
+export * as McpWorker from "./McpWorker.ts"
 
 /** @since 0.1.0 */
 export * as McpHttpServer from "./McpHttpServer.ts"

@@ -28,11 +28,9 @@ import type * as Scope from "effect/Scope"
 import type * as ChildProcess from "node:child_process"
 import type * as Http from "node:http"
 import type { AddressInfo, LookupFunction } from "node:net"
+import * as McpOAuthPolicy from "@effect-mcp/core/McpOAuthPolicy"
+// the egress rule (`node:dns`), `node:child_process` and `node:http` load when an authorizer first needs them
 import type * as Egress from "./internal/oauth/egress.ts"
-// `isBrowsableUrl` is synchronous, so the policy loads with this module (its
-// `node:net` only at its first check); the egress rule, `node:child_process`
-// and `node:http` load when an authorizer first needs them
-import * as Policy from "./internal/oauth/policy.ts"
 
 const loadEgress = Effect.promise(() => import("./internal/oauth/egress.ts"))
 
@@ -43,7 +41,7 @@ const loadEgress = Effect.promise(() => import("./internal/oauth/egress.ts"))
  * @category guards
  * @since 0.1.0
  */
-export const isBrowsableUrl = (url: URL): boolean => Policy.isBrowsable(url)
+export const isBrowsableUrl = (url: URL): boolean => McpOAuthPolicy.isBrowsable(url)
 
 /** The `Refused` error of a URL that is not {@link isBrowsableUrl}: its scheme (and host), not the whole URL. */
 const notBrowsable = (url: URL, what: string): McpError.McpError =>
@@ -56,7 +54,7 @@ const notBrowsable = (url: URL, what: string): McpError.McpError =>
 
 /** Fails with a `Refused` error unless `url` is {@link isBrowsableUrl}. */
 const checkBrowsable = (url: URL, what: string): Effect.Effect<void, McpError.McpError> =>
-  Policy.isBrowsable(url) ? Effect.void : Effect.fail(notBrowsable(url, what))
+  McpOAuthPolicy.isBrowsable(url) ? Effect.void : Effect.fail(notBrowsable(url, what))
 
 // -----------------------------------------------------------------------------
 // Headless
@@ -205,7 +203,7 @@ export const makeHeadless = (options?: HeadlessOptions): McpAuth.McpAuthorizer["
         yield* checkBrowsable(url, what)
         yield* egress.check(url, what)
         // a cookie for the authorization server is not given to another origin it redirects to
-        const answer = yield* request(Egress, url, url.origin === origin ? headers : {}, egress.lookup, what)
+        const answer = yield* request(Egress, url, url.origin === origin ? headers : {}, Egress.lookupOf(egress), what)
         const location = answer.location
         if (answer.status < 300 || answer.status >= 400 || location === undefined) {
           return yield* McpError.auth(
@@ -349,7 +347,7 @@ const spawnWith = (
  * @since 0.1.0
  */
 export const openBrowser = (url: URL): Effect.Effect<void, McpError.McpError> => {
-  if (!Policy.isBrowsable(url)) return Effect.fail(notBrowsable(url, "the URL to open"))
+  if (!McpOAuthPolicy.isBrowsable(url)) return Effect.fail(notBrowsable(url, "the URL to open"))
   const [command, args] = browserCommand(url)
   return spawnDetached(command, args)
 }
@@ -365,7 +363,7 @@ export const openBrowser = (url: URL): Effect.Effect<void, McpError.McpError> =>
  * @since 0.1.0
  */
 export const openWith = (commandLine: string) => (url: URL): Effect.Effect<void, McpError.McpError> => {
-  if (!Policy.isBrowsable(url)) return Effect.fail(notBrowsable(url, "the URL to open"))
+  if (!McpOAuthPolicy.isBrowsable(url)) return Effect.fail(notBrowsable(url, "the URL to open"))
   const words = commandLine.trim().split(/\s+/).filter((word) => word !== "")
   const [command, ...rest] = words
   if (command === undefined) {

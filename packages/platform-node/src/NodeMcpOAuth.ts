@@ -4,7 +4,9 @@
  * credentials, cross-app access, the workload JWT bearer grant): {@link make}
  * is the `auth` of the HTTP client transports; a `401` or `403
  * insufficient_scope` runs the flow the README describes ("Signing in from a
- * client"), on `oauth4webapi` and `jose`.
+ * client"). The client is core's (`McpOAuth`, on `oauth4webapi` and `jose`);
+ * this module gives it Node's side: undici, with the names a server gave
+ * checked where the connection is made.
  *
  * ```ts
  * const transport = NodeMcpOAuth.layerTransport({ serverUrl: "https://example.com/mcp" })
@@ -13,201 +15,72 @@
  *
  * @since 0.1.0
  */
-import * as McpAuth from "@effect-mcp/core/McpAuth"
+import type * as McpAuth from "@effect-mcp/core/McpAuth"
 import type * as McpError from "@effect-mcp/core/McpError"
 import type * as McpHttpClient from "@effect-mcp/core/McpHttpClient"
+import * as McpOAuth from "@effect-mcp/core/McpOAuth"
 import type * as McpTransport from "@effect-mcp/core/McpTransport"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import type * as jose from "jose"
 import * as NodeMcpHttpClient from "./NodeMcpHttpClient.ts"
 
 /**
- * What describes the client in a dynamic client registration.
+ * What describes the client in a dynamic client registration (`McpOAuth.ClientMetadata`).
  *
  * @category models
  * @since 0.1.0
  */
-export interface ClientMetadata {
-  readonly clientName?: string | undefined
-  readonly clientUri?: string | undefined
-  readonly logoUri?: string | undefined
-  readonly softwareId?: string | undefined
-  readonly softwareVersion?: string | undefined
-  /** Default: `native` for a loopback redirect URI, else `web`. */
-  readonly applicationType?: "native" | "web" | undefined
-  readonly scope?: string | undefined
-}
+export type ClientMetadata = McpOAuth.ClientMetadata
 
 /**
- * A client registered with the authorization server beforehand.
+ * A client registered with the authorization server beforehand (`McpOAuth.PreRegisteredClient`).
  *
  * @category models
  * @since 0.1.0
  */
-export interface PreRegisteredClient {
-  readonly clientId: string
-  readonly clientSecret?: string | undefined
-  /** Default: from the authorization server's metadata (`client_secret_basic` first) with a secret, else `none`. */
-  readonly tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none" | undefined
-  /**
-   * Authenticate with `private_key_jwt` instead (RFC 7523): a PKCS#8 PEM string or a
-   * private JWK; `algorithm` as for {@link ClientCredentialsGrant}.
-   */
-  readonly privateKey?: string | jose.JWK | undefined
-  readonly algorithm?: string | undefined
-}
+export type PreRegisteredClient = McpOAuth.PreRegisteredClient
 
 /**
- * The client credentials grant (machine to machine, no user): the client
- * authenticates with `privateKey` (`private_key_jwt`, RFC 7523: a PKCS#8 PEM
- * string or a private JWK; `algorithm` defaults to the JWK's `alg`, else the
- * first of the server's `token_endpoint_auth_signing_alg_values_supported`,
- * else `RS256`) or with `clientSecret` (`client_secret_basic`, or
- * `client_secret_post` when the server lists only that).
+ * The client credentials grant (`McpOAuth.ClientCredentialsGrant`).
  *
  * @category models
  * @since 0.1.0
  */
-export interface ClientCredentialsGrant {
-  readonly type: "client_credentials"
-  readonly clientId: string
-  readonly clientSecret?: string | undefined
-  readonly privateKey?: string | jose.JWK | undefined
-  readonly algorithm?: string | undefined
-  readonly scope?: string | undefined
-}
+export type ClientCredentialsGrant = McpOAuth.ClientCredentialsGrant
 
 /**
- * Cross-app access (SEP-990, enterprise-managed authorization): the user's
- * ID token from the enterprise IdP is exchanged at the IdP (RFC 8693,
- * `requested_token_type` `urn:ietf:params:oauth:token-type:id-jag`,
- * `audience` the authorization server's issuer, `resource` the MCP server)
- * for an identity assertion grant, which the client presents to the MCP
- * server's authorization server in a JWT bearer grant (RFC 7523),
- * authenticated as `clientId` / `clientSecret`. The IdP is given by its
- * token endpoint, or by its issuer (then discovered).
+ * Cross-app access, SEP-990 (`McpOAuth.CrossAppAccessGrant`).
  *
  * @category models
  * @since 0.1.0
  */
-export interface CrossAppAccessGrant {
-  readonly type: "cross_app_access"
-  readonly clientId: string
-  readonly clientSecret?: string | undefined
-  readonly idp: {
-    readonly tokenEndpoint?: string | undefined
-    readonly issuer?: string | undefined
-    readonly clientId: string
-    readonly clientSecret?: string | undefined
-    /** The user's ID token from the IdP (or how to get it, run at each exchange). */
-    readonly idToken: string | Effect.Effect<string, McpError.McpError>
-  }
-  readonly scope?: string | undefined
-}
+export type CrossAppAccessGrant = McpOAuth.CrossAppAccessGrant
 
 /**
- * The JWT bearer grant of a workload (RFC 7523, workload identity
- * federation, SEP-1933): the workload presents a JWT its platform issued
- * for the authorization server (`aud` its issuer) as `assertion` in one
- * token request; no registration and no client authentication (`clientId`,
- * when given, is sent as the `client_id` of a public client). A refusal
- * (`invalid_grant`, `invalid_scope`, `unauthorized_client`, ...) fails as an
- * `AuthError` of kind `"Token"` with its status: it is not retried, no other
- * grant is tried, and an assertion once refused is not presented again.
+ * The JWT bearer grant of a workload, SEP-1933 (`McpOAuth.JwtBearerGrant`).
  *
  * @category models
  * @since 0.1.0
  */
-export interface JwtBearerGrant {
-  readonly type: "jwt_bearer"
-  /** The workload's JWT (or how to get it, e.g. read a projected token file: run at each grant). */
-  readonly assertion: string | Effect.Effect<string, McpError.McpError>
-  readonly clientId?: string | undefined
-  readonly scope?: string | undefined
-}
+export type JwtBearerGrant = McpOAuth.JwtBearerGrant
 
 /**
- * An authorization server's metadata (RFC 8414, or OpenID Connect
- * discovery), as published: snake_case fields. The client reads `issuer`
- * (required), `authorization_endpoint`, `token_endpoint`,
- * `registration_endpoint`, `scopes_supported`,
- * `code_challenge_methods_supported` (must list `S256` for the
- * authorization code grant), `token_endpoint_auth_methods_supported`,
- * `token_endpoint_auth_signing_alg_values_supported` and
- * `client_id_metadata_document_supported`.
+ * An authorization server's metadata, as published (`McpOAuth.AuthorizationServerMetadata`).
  *
  * @category models
  * @since 0.1.0
  */
-export interface AuthorizationServerMetadata {
-  readonly issuer: string
-  readonly authorization_endpoint?: string | undefined
-  readonly token_endpoint?: string | undefined
-  readonly registration_endpoint?: string | undefined
-  readonly scopes_supported?: ReadonlyArray<string> | undefined
-  readonly code_challenge_methods_supported?: ReadonlyArray<string> | undefined
-  readonly token_endpoint_auth_methods_supported?: ReadonlyArray<string> | undefined
-  readonly token_endpoint_auth_signing_alg_values_supported?: ReadonlyArray<string> | undefined
-  readonly client_id_metadata_document_supported?: boolean | undefined
-  readonly [field: string]: unknown
-}
+export type AuthorizationServerMetadata = McpOAuth.AuthorizationServerMetadata
 
 /**
- * What {@link make} needs: the MCP server, and how the client identifies
- * itself and which grant it uses. The client identity is, in order: `client`,
- * a registration stored for the authorization server's issuer,
- * `clientMetadataUrl` where the server advertises
- * `client_id_metadata_document_supported`, dynamic registration (RFC 7591,
- * stored per issuer). The scope: `scope`, else the challenge's, else
- * `scopes_supported`, plus `offline_access` when the server lists it.
+ * What {@link make} needs (`McpOAuth.Options`): the MCP server, and how the
+ * client identifies itself and which grant it uses.
  *
  * @category models
  * @since 0.1.0
  */
-export interface Options {
-  /** The MCP endpoint. */
-  readonly serverUrl: string | URL
-  /** Describes the client in a dynamic client registration. */
-  readonly clientMetadata?: ClientMetadata | undefined
-  /** A Client ID Metadata Document URL (https), the `client_id` where the authorization server supports them. */
-  readonly clientMetadataUrl?: string | undefined
-  /**
-   * A pre-configured authorization server, instead of the one the protected
-   * resource metadata names: its issuer (its metadata is fetched from the
-   * issuer's well-known URLs, in the MCP order, and its `issuer` checked), or
-   * its metadata (`{ metadata }`: no discovery request at all). See the
-   * README. Either way the well-known protected resource metadata URLs are
-   * not probed: only a document a challenge names (`resource_metadata`) is
-   * read, for its `resource` (checked, then asked for) and its
-   * `scopes_supported`; without one, tokens are asked for the server URL.
-   */
-  readonly authorizationServer?: string | URL | { readonly metadata: AuthorizationServerMetadata } | undefined
-  /** A pre-registered client: no registration. */
-  readonly client?: PreRegisteredClient | undefined
-  /** The scope to ask for, instead of the scope selection. */
-  readonly scope?: string | undefined
-  /** Another grant than the authorization code grant. */
-  readonly grant?: ClientCredentialsGrant | CrossAppAccessGrant | JwtBearerGrant | undefined
-  /** How many step-up authorizations (`403 insufficient_scope`) in a row (default 3). */
-  readonly maxStepUps?: number | undefined
-  /** How many times the transport resends one refused request (default: the transport's, 3). */
-  readonly maxAttempts?: number | undefined
-  /**
-   * Allow `http:` OAuth URLs on non-loopback hosts (default `false`: OAuth
-   * requests go to `https:` URLs, or `http:` on `localhost`, `127.0.0.0/8`
-   * or `::1`). It does not widen where a server may send the client (see
-   * {@link make}), and a browser is never sent to an `http:` URL on a
-   * non-loopback host.
-   */
-  readonly allowInsecureRequests?: boolean | undefined
-  /** Refresh an access token this many seconds before it expires (default 60). */
-  readonly refreshBeforeExpirySeconds?: number | undefined
-  /** Bound of every OAuth HTTP request, in seconds (default 30). */
-  readonly requestTimeoutSeconds?: number | undefined
-}
+export type Options = McpOAuth.Options
 
 /**
  * An OAuth client for one MCP server, as the `auth` of an HTTP client
@@ -247,11 +120,9 @@ export const make: (
   "NodeMcpOAuth.make"
 )(
   function*(options: Options) {
-    const store = yield* McpAuth.McpAuthStore
-    const authorizer = yield* Effect.serviceOption(McpAuth.McpAuthorizer)
-    // the client (`oauth4webapi`, `jose`, undici) is loaded when one is made, not with this module
-    const Client = yield* Effect.promise(() => import("./internal/oauth/client.ts"))
-    return yield* Client.make(options, store, Option.getOrUndefined(authorizer))
+    // Node's side (undici, the DNS egress rule) is loaded when a client is made, not with this module
+    const Http = yield* Effect.promise(() => import("./internal/oauth/http.ts"))
+    return yield* McpOAuth.make(options, Http.platform())
   }
 )
 

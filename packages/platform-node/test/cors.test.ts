@@ -93,7 +93,7 @@ describe("Streamable HTTP server with cors", () => {
       assert.strictEqual(answer.headers["access-control-max-age"], "7200")
       assert.strictEqual(answer.headers["access-control-allow-credentials"], undefined)
       assert.strictEqual(answer.headers["access-control-allow-private-network"], undefined)
-      assert.strictEqual(answer.headers["vary"], "Origin")
+      assert.strictEqual(answer.headers["vary"], "Origin, Access-Control-Request-Headers")
       // Private Network Access, when asked for
       const pna = yield* preflight(url, APP, { "access-control-request-private-network": "true" })
       assert.strictEqual(pna.headers["access-control-allow-private-network"], "true")

@@ -16,12 +16,11 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, type Scope } from "effect"
-import { spawn } from "node:child_process"
+import { Effect, type Scope } from "effect"
 import * as NodeMcpHttpClient from "../src/NodeMcpHttpClient.ts"
 import { connectOver, textOf } from "./utils/client.ts"
 import { isRunning } from "./utils/process.ts"
-import { resolveBinary, root, type Runtime, runtimes } from "./utils/runtimes.ts"
+import { type Runtime, runtimes, serveOn } from "./utils/runtimes.ts"
 import { waitFor } from "./utils/wait.ts"
 
 const SERVER = "scratchpad/runtimes/http-server.ts"
@@ -31,63 +30,6 @@ const TOOLS = ["add_note", "ask_title", "list_notes"]
 // -----------------------------------------------------------------------------
 // the runs (the runtimes and their binaries: utils/runtimes.ts)
 // -----------------------------------------------------------------------------
-
-interface Exited {
-  readonly code: number | null
-  readonly signal: NodeJS.Signals | null
-}
-
-/**
- * The entry run by `runtime` for the scope: its URL once it printed it (at
- * most 30 s), its pid, its stderr so far, and `stop` (SIGTERM, then its exit
- * status, at most 10 s before a SIGKILL). The scope's end stops it too.
- */
-const serveOn = (runtime: Runtime) =>
-  Effect.acquireRelease(
-    Effect.callback<{
-      readonly url: string
-      readonly pid: number
-      readonly stderr: () => string
-      readonly stop: Effect.Effect<Exited>
-    }>((resume) => {
-      const child = spawn(resolveBinary(runtime), [...runtime.args(SERVER, { net: true })], {
-        cwd: root,
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let stdout = ""
-      let stderr = ""
-      const exited = Deferred.makeUnsafe<Exited>()
-      child.on("exit", (code, signal) => Deferred.doneUnsafe(exited, Effect.succeed({ code, signal })))
-      const stop = Effect.suspend(() => {
-        if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
-        return Deferred.await(exited).pipe(
-          Effect.timeoutOrElse({
-            duration: "10 seconds",
-            orElse: () => Effect.andThen(Effect.sync(() => child.kill("SIGKILL")), Deferred.await(exited))
-          })
-        )
-      })
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL")
-        resume(Effect.die(new Error(`${runtime.name}: no "listening on" within 30 s\nstdout: ${stdout}\nstderr: ${stderr}`)))
-      }, 30_000)
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-        stdout += chunk
-        const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stdout)
-        if (match !== null) {
-          clearTimeout(timer)
-          resume(Effect.succeed({ url: match[1]!, pid: child.pid!, stderr: () => stderr, stop }))
-        }
-      })
-      child.on("exit", (code, signal) => {
-        clearTimeout(timer)
-        resume(Effect.die(new Error(`${runtime.name} exited (${code ?? signal}) before listening\nstdout: ${stdout}\nstderr: ${stderr}`)))
-      })
-      return Effect.sync(() => child.kill("SIGKILL"))
-    }),
-    (server) => server.stop
-  )
 
 /** Our client over Streamable HTTP in `era`, answering elicitations with `title`. */
 const ours = (url: string, era: "modern" | "legacy", title: string) =>
@@ -118,7 +60,7 @@ const withServer = <A, E>(
   use: (url: string, stderr: () => string) => Effect.Effect<A, E, Scope.Scope>
 ) =>
   Effect.gen(function*() {
-    const server = yield* serveOn(runtime)
+    const server = yield* serveOn(runtime, SERVER)
     yield* Effect.scoped(use(server.url, server.stderr))
     const status = yield* server.stop
     assert.deepStrictEqual(status, { code: 0, signal: null }, server.stderr())

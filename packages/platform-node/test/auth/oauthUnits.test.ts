@@ -14,7 +14,7 @@ import { McpAuth, McpError } from "@effect-mcp/core"
 import { Effect, Exit } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import * as Policy from "../../src/internal/oauth/policy.ts"
+import * as Policy from "@effect-mcp/core/McpOAuthPolicy"
 import * as NodeMcpOAuth from "../../src/NodeMcpOAuth.ts"
 
 const hrefs = (urls: ReadonlyArray<URL>) => urls.map((url) => url.href)

@@ -4,8 +4,10 @@
  * global install), each running an entry (a path from the repository root)
  * from the TypeScript sources with the `development` condition. A missing
  * binary is an error that says what to do: these tests fail, they are never
- * skipped.
+ * skipped. `serveOn` runs an HTTP server entry on one of them for a test's scope.
  */
+import { Deferred, Effect } from "effect"
+import { spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
@@ -89,3 +91,70 @@ export const resolveBinary = (runtime: Runtime): string => {
   }
   return binary
 }
+
+/** How a served process ended. */
+export interface Exited {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+/** An HTTP server entry running on a runtime. */
+export interface Served {
+  /** The URL it printed (`listening on http://127.0.0.1:PORT/mcp`). */
+  readonly url: string
+  readonly pid: number
+  /** Its stderr so far. */
+  readonly stderr: () => string
+  /** SIGTERM, then its exit status (at most 10 s before a SIGKILL). */
+  readonly stop: Effect.Effect<Exited>
+}
+
+/**
+ * The HTTP server `entry` (a path from the repository's root) run by `runtime`
+ * for the scope, with the network on 127.0.0.1 and the variables of `env` (set
+ * for the child, and on Deno allowed to be read): its URL once it printed
+ * `listening on http://127.0.0.1:PORT/mcp` (at most 30 s), its pid, its stderr
+ * so far, and `stop`. The scope's end stops it too.
+ */
+export const serveOn = (runtime: Runtime, entry: string, env: Record<string, string> = {}) =>
+  Effect.acquireRelease(
+    Effect.callback<Served>((resume) => {
+      const child = spawn(resolveBinary(runtime), [...runtime.args(entry, { env: Object.keys(env), net: true })], {
+        cwd: root,
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let stdout = ""
+      let stderr = ""
+      const exited = Deferred.makeUnsafe<Exited>()
+      child.on("exit", (code, signal) => Deferred.doneUnsafe(exited, Effect.succeed({ code, signal })))
+      const stop = Effect.suspend(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+        return Deferred.await(exited).pipe(
+          Effect.timeoutOrElse({
+            duration: "10 seconds",
+            orElse: () => Effect.andThen(Effect.sync(() => child.kill("SIGKILL")), Deferred.await(exited))
+          })
+        )
+      })
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL")
+        resume(Effect.die(new Error(`${runtime.name}: no "listening on" within 30 s\nstdout: ${stdout}\nstderr: ${stderr}`)))
+      }, 30_000)
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stdout)
+        if (match !== null) {
+          clearTimeout(timer)
+          resume(Effect.succeed({ url: match[1]!, pid: child.pid!, stderr: () => stderr, stop }))
+        }
+      })
+      child.on("exit", (code, signal) => {
+        clearTimeout(timer)
+        resume(Effect.die(new Error(`${runtime.name} exited (${code ?? signal}) before listening\nstdout: ${stdout}\nstderr: ${stderr}`)))
+      })
+      return Effect.sync(() => child.kill("SIGKILL"))
+    }),
+    (server) => server.stop
+  )

@@ -101,6 +101,17 @@ export interface Cors {
 }
 
 const ALLOW_HEADERS = ["authorization", "content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id"]
+
+/**
+ * The 2026-07-28 standard headers (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`,
+ * the latter named by the tool) a preflight asks for, lower-case: allowed
+ * as asked, since a browser refuses a modern request without them.
+ */
+const standardHeadersAsked = (asked: string | undefined): ReadonlyArray<string> =>
+  asked === undefined ? [] : asked.split(",").map((name) => name.trim().toLowerCase()).filter((name) =>
+    name === "mcp-method" || name === "mcp-name" || (name.startsWith("mcp-param-") && name.length > 10)
+  )
+
 const EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate"
 const DEFAULT_MAX_AGE = Duration.hours(2)
 
@@ -118,8 +129,9 @@ export const makeCors = (options: McpHttpServer.CorsOptions, methods: string): C
   const credentials: Record<string, string> = options.credentials === true
     ? { "access-control-allow-credentials": "true" }
     : {}
-  const allowHeaders = [...new Set([...ALLOW_HEADERS, ...(options.allowHeaders ?? []).map((name) => name.toLowerCase())])]
-    .join(", ")
+  const allowHeaderList = [...new Set([...ALLOW_HEADERS, ...(options.allowHeaders ?? []).map((name) => name.toLowerCase())])]
+  const allowHeaders = (asked: string | undefined) =>
+    [...new Set([...allowHeaderList, ...standardHeadersAsked(asked)])].join(", ")
   const maxAge = String(
     Math.floor(Duration.toMillis(Duration.fromInputUnsafe(options.maxAge ?? DEFAULT_MAX_AGE)) / 1000)
   )
@@ -137,10 +149,11 @@ export const makeCors = (options: McpHttpServer.CorsOptions, methods: string): C
     preflight: (origin, header) =>
       allowed(origin)
         ? {
-          vary: "Origin",
+          // the allowed headers depend on the ones asked for (the modern standard headers)
+          vary: "Origin, Access-Control-Request-Headers",
           "access-control-allow-origin": origin,
           "access-control-allow-methods": methods,
-          "access-control-allow-headers": allowHeaders,
+          "access-control-allow-headers": allowHeaders(header("access-control-request-headers")),
           "access-control-max-age": maxAge,
           ...credentials,
           // Private Network Access: a public page asking for a server on a private address

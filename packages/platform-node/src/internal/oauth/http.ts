@@ -1,128 +1,32 @@
 /**
- * The HTTP side of the OAuth client: undici's `fetch` with a dispatcher of
- * the client's own (destroyed with its scope: a closed client leaves no
- * keep-alive connection to the authorization server or the MCP server, as
- * the global fetch's pool would) whose connections resolve names through
- * `Egress.lookup` (a name a server gave may not lead inside the network),
- * the URL rule (https, or http to a loopback host), and `call`, which runs
- * one promise-returning OAuth step interruptibly, bounded by the request
- * timeout, its failure an `AuthError`. Discovery failures say what was
- * expected, never what answered (a body, a parse error quoting it).
+ * The OAuth client's platform on Node (`McpOAuth.Platform`): undici's
+ * `fetch` with a dispatcher of the client's own (destroyed with its scope: a
+ * closed client leaves no keep-alive connection to the authorization server
+ * or the MCP server, as the global fetch's pool would) whose connections
+ * resolve names through the client's egress rule (`Egress.lookupOf`: a name
+ * a server gave may not lead inside the network), and `dns.lookup` as the
+ * resolver.
  *
  * @internal
  */
-import * as McpError from "@effect-mcp/core/McpError"
+import type * as McpOAuth from "@effect-mcp/core/McpOAuth"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
-import * as Predicate from "effect/Predicate"
-import * as oauth from "oauth4webapi"
 import * as Egress from "./egress.ts"
-import { authError, withErrorBody } from "./errors.ts"
-import * as Policy from "./policy.ts"
 
-type Fetch = (url: string | URL, init: RequestInit) => Promise<Response>
-
-/** The options of an oauth4webapi request: its signal, the insecure-URL switch, the client's fetch. */
-export interface RequestOptions {
-  readonly signal: AbortSignal
-  readonly [oauth.allowInsecureRequests]: boolean
-  readonly [oauth.customFetch]: Fetch
-}
-
-/** The OAuth client's HTTP, for the lifetime of the scope it was made in. */
-export interface Http {
-  /** A promise-returning OAuth step, interruptible (its signal), bounded by the request timeout. */
-  readonly call: <A>(
-    kind: McpError.AuthError["kind"],
-    what: string,
-    run: (signal: AbortSignal) => Promise<A>
-  ) => Effect.Effect<A, McpError.McpError>
-  /** Fails unless a request may go to `url`: https, or http to a loopback host (or `allowInsecureRequests`). */
-  readonly checkUrl: (url: URL, kind: McpError.AuthError["kind"], what: string) => Effect.Effect<void, McpError.McpError>
-  readonly requestOptions: (url: string | URL | undefined, signal: AbortSignal) => RequestOptions
-  /** GET a metadata document: the response when it is 200, `undefined` for any other status. */
-  readonly getMetadata: (url: URL, what: string) => Effect.Effect<Response | undefined, McpError.McpError>
-  readonly readJson: (response: Response, what: string) => Effect.Effect<Record<string, unknown>, McpError.McpError>
-  /** The token endpoint of an authorization server, checked. */
-  readonly tokenEndpoint: (server: oauth.AuthorizationServer) => Effect.Effect<string, McpError.McpError>
-}
-
-/** @internal */
-export const make = (options: {
-  readonly allowInsecureRequests?: boolean | undefined
-  readonly requestTimeoutSeconds?: number | undefined
-}, egress: Egress.Egress): Effect.Effect<Http, never, Scope.Scope> =>
+/** undici's `fetch` on a dispatcher of its own, closed with the scope, connecting through `egress`. */
+export const makeFetch = (egress: McpOAuth.Egress): Effect.Effect<McpOAuth.Fetch, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const allowInsecure = options.allowInsecureRequests === true
-    const timeout = (options.requestTimeoutSeconds ?? 30) * 1000
-    const dispatcher = yield* NodeHttpClient.makeDispatcherOptions({ connect: { lookup: egress.lookup } })
+    const dispatcher = yield* NodeHttpClient.makeDispatcherOptions({ connect: { lookup: Egress.lookupOf(egress) } })
     const undici = yield* Effect.promise(() => import("@effect/platform-node/Undici"))
-    const httpFetch: Fetch = (url, init) =>
+    const fetch: McpOAuth.Fetch = (url, init) =>
       undici.fetch(url, { ...init, dispatcher } as never) as unknown as Promise<Response>
-
-    const insecureFor = (url: string | URL | undefined): boolean => {
-      if (url === undefined) return false
-      const parsed = Result.try(() => new URL(url))
-      return Result.isSuccess(parsed) && parsed.success.protocol === "http:" &&
-        Policy.allowedUrl(parsed.success, allowInsecure)
-    }
-
-    const checkUrl: Http["checkUrl"] = (url, kind, what) =>
-      Policy.allowedUrl(url, allowInsecure)
-        ? Effect.void
-        : Effect.fail(McpError.auth(kind, `${what} ${url.href} is neither https nor a loopback http URL`))
-
-    const call: Http["call"] = (kind, what, run) =>
-      Effect.tryPromise({ try: run, catch: (cause): unknown => cause }).pipe(
-        Effect.catch((cause) =>
-          Effect.flatMap(
-            withErrorBody(cause),
-            (full) => Effect.fail(Egress.refusalOf(full, what) ?? authError(kind, what)(full))
-          )
-        ),
-        Effect.timeoutOrElse({
-          duration: timeout,
-          orElse: () => Effect.fail(McpError.auth(kind, `${what}: no answer within ${timeout / 1000} s`))
-        })
-      )
-
-    const requestOptions: Http["requestOptions"] = (url, signal) => ({
-      signal,
-      [oauth.allowInsecureRequests]: insecureFor(url),
-      [oauth.customFetch]: httpFetch
-    })
-
-    const getMetadata: Http["getMetadata"] = (url, what) =>
-      Effect.andThen(
-        checkUrl(url, "Discovery", what),
-        call("Discovery", `${what} ${url.href}`, (signal) =>
-          httpFetch(url, {
-            headers: { accept: "application/json", "mcp-protocol-version": "2025-11-25" },
-            redirect: "manual",
-            signal
-          }).then((response) => {
-            if (response.status === 200) return response
-            return response.body?.cancel().then(() => undefined, () => undefined)
-          }))
-      )
-
-    // a parse error quotes the body: it is not passed on (what answered may be a service the server pointed at)
-    const notJson = (what: string) => McpError.auth("Discovery", `${what} is not a JSON object`)
-    const readJson: Http["readJson"] = (response, what) =>
-      Effect.tryPromise({ try: () => response.json() as Promise<unknown>, catch: () => notJson(what) }).pipe(
-        Effect.timeoutOrElse({
-          duration: timeout,
-          orElse: () => Effect.fail(McpError.auth("Discovery", `${what}: no answer within ${timeout / 1000} s`))
-        }),
-        Effect.flatMap((json) => Predicate.isObject(json) ? Effect.succeed(json) : Effect.fail(notJson(what)))
-      )
-
-    const tokenEndpoint: Http["tokenEndpoint"] = (server) =>
-      server.token_endpoint === undefined
-        ? Effect.fail(McpError.auth("Discovery", `the authorization server ${server.issuer} has no token endpoint`))
-        : Effect.as(checkUrl(new URL(server.token_endpoint), "Token", "the token endpoint"), server.token_endpoint)
-
-    return { call, checkUrl, requestOptions, getMetadata, readJson, tokenEndpoint }
+    return fetch
   })
+
+/** The Node platform of the OAuth client; `network` replaces name resolution or declares hosts' classes (tests). */
+export const platform = (network?: Egress.Network | undefined): McpOAuth.Platform => ({
+  fetch: makeFetch,
+  network: Egress.network(network)
+})

@@ -18,6 +18,12 @@ import { PROTOCOL_VERSION } from "../guard.ts"
 type Headers = Readonly<Record<string, string | undefined>>
 
 /**
+ * A header's value without leading or trailing spaces and tabs (RFC 9110
+ * §5.5): Node's HTTP parser strips them, workerd's does not.
+ */
+const field = (headers: Headers, name: string): string | undefined => headers[name]?.replace(/^[\t ]+|[\t ]+$/g, "")
+
+/**
  * `true` when a POST of one message is to be served as a modern request: its
  * `_meta` names a version, its method exists only in the modern era, or (with
  * no session) its `MCP-Protocol-Version` is not a stateful revision.
@@ -28,7 +34,7 @@ export const isModern = (headers: Headers, message: JsonRpc.Message, sessionId: 
   if (!("method" in message)) return false
   if (Stateless.isModern(message.method, message.params)) return true
   if (message.method === McpSchema.Initialize.name) return false
-  const version = headers[PROTOCOL_VERSION]
+  const version = field(headers, PROTOCOL_VERSION)
   return sessionId === undefined && version !== undefined && !McpSchema.isSupportedProtocolVersion(version)
 }
 
@@ -56,7 +62,7 @@ const matches = (header: string, value: unknown, type: HeaderParam["type"]): boo
  */
 export const checkVersionHeader = (headers: Headers, message: JsonRpc.Request): JsonRpc.ErrorObject | undefined => {
   const bodyVersion = Stateless.versionOf(message.params)
-  const version = headers[PROTOCOL_VERSION]
+  const version = field(headers, PROTOCOL_VERSION)
   if (typeof bodyVersion !== "string") return undefined
   if (version === undefined) return mismatch("the MCP-Protocol-Version header is missing")
   return version === bodyVersion
@@ -76,12 +82,12 @@ export const checkHeaders = (
   message: JsonRpc.Request,
   headerParams: (tool: string) => ReadonlyArray<HeaderParam>
 ): JsonRpc.ErrorObject | undefined => {
-  const method = headers[MCP_METHOD]
+  const method = field(headers, MCP_METHOD)
   if (method === undefined) return mismatch("the Mcp-Method header is missing")
   if (method !== message.method) return mismatch(`Mcp-Method header value '${method}' does not match body value '${message.method}'`)
   const name = nameOf(message.method, message.params)
   if (name !== undefined) {
-    const header = headers[MCP_NAME]
+    const header = field(headers, MCP_NAME)
     if (header === undefined) return mismatch("the Mcp-Name header is missing")
     const decoded = decodeValue(header)
     if (decoded === undefined) return mismatch("the Mcp-Name header is malformed")
@@ -91,7 +97,7 @@ export const checkHeaders = (
   const args = (message.params as { readonly arguments?: unknown }).arguments
   for (const param of headerParams(name)) {
     const headerName = `${MCP_PARAM_PREFIX}${param.header.toLowerCase()}`
-    const header = headers[headerName]
+    const header = field(headers, headerName)
     const value = valueAt(args, param.path)
     if (value === undefined || value === null) {
       if (header !== undefined) return mismatch(`Mcp-Param-${param.header} is set but the argument is absent`)

@@ -7,16 +7,16 @@
  *
  * @internal
  */
-import type * as McpAuth from "@effect-mcp/core/McpAuth"
-import * as McpError from "@effect-mcp/core/McpError"
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
 import * as jose from "jose"
 import * as oauth from "oauth4webapi"
-import type * as NodeMcpOAuth from "../../NodeMcpOAuth.ts"
+import type * as McpAuth from "../../McpAuth.ts"
+import * as McpError from "../../McpError.ts"
+import type * as McpOAuth from "../../McpOAuth.ts"
+import * as McpOAuthPolicy from "../../McpOAuthPolicy.ts"
 import type { Discovered } from "./discovery.ts"
 import type { Http } from "./http.ts"
-import * as Policy from "./policy.ts"
 import { nowSeconds } from "./tokens.ts"
 
 /** A client identity at one authorization server, and where it came from. */
@@ -48,7 +48,7 @@ export interface Identities {
   ) => Effect.Effect<oauth.ClientAuth, McpError.McpError>
   /** Client authentication of the client credentials / cross-app grants: a private key JWT, or the secret. */
   readonly grantAuth: (
-    spec: NodeMcpOAuth.ClientCredentialsGrant | NodeMcpOAuth.CrossAppAccessGrant,
+    spec: McpOAuth.ClientCredentialsGrant | McpOAuth.CrossAppAccessGrant,
     server: oauth.AuthorizationServer
   ) => Effect.Effect<oauth.ClientAuth, McpError.McpError>
 }
@@ -56,7 +56,7 @@ export interface Identities {
 /** @internal */
 export const make = (
   http: Http,
-  options: NodeMcpOAuth.Options,
+  options: McpOAuth.Options,
   store: McpAuth.McpAuthStore["Service"],
   authorizer: McpAuth.McpAuthorizer["Service"] | undefined
 ): Identities => {
@@ -75,7 +75,7 @@ export const make = (
         stored.clientSecretExpiresAt <= now
       const redirectKnown = !forRedirect || authorizer === undefined || stored.redirectUris === undefined ||
         stored.redirectUris.length === 0 ||
-        stored.redirectUris.some((uri) => Policy.redirectCovers(uri, authorizer.redirectUri))
+        stored.redirectUris.some((uri) => McpOAuthPolicy.redirectCovers(uri, authorizer.redirectUri))
       return expired || !redirectKnown ? undefined : stored
     })
 
@@ -91,7 +91,7 @@ export const make = (
       }
       yield* http.checkUrl(new URL(endpoint), "Registration", "the registration endpoint")
       const meta = options.clientMetadata ?? {}
-      const method = Policy.registrationAuthMethod(server.token_endpoint_auth_methods_supported)
+      const method = McpOAuthPolicy.registrationAuthMethod(server.token_endpoint_auth_methods_supported)
       const request: Record<string, oauth.JsonValue> = {
         redirect_uris: [redirectUri],
         client_name: meta.clientName ?? "effect-mcp",
@@ -195,9 +195,9 @@ export const make = (
   return { identify, identityAuth, grantAuth }
 }
 
-/** Client authentication by the registered method, else the one the server lists (see `Policy.tokenAuthMethod`). */
+/** Client authentication by the registered method, else the one the server lists (see `McpOAuthPolicy.tokenAuthMethod`). */
 const secretAuth = (info: McpAuth.ClientInformation, server: oauth.AuthorizationServer): oauth.ClientAuth => {
-  const method = Policy.tokenAuthMethod(info, server.token_endpoint_auth_methods_supported)
+  const method = McpOAuthPolicy.tokenAuthMethod(info, server.token_endpoint_auth_methods_supported)
   const secret = info.clientSecret ?? ""
   return method === "client_secret_basic"
     ? clientSecretBasic(secret)
@@ -218,8 +218,12 @@ const secretAuth = (info: McpAuth.ClientInformation, server: oauth.Authorization
  */
 export const clientSecretBasic = (secret: string): oauth.ClientAuth => (_server, client, _body, headers) => {
   const credentials = `${encodeURIComponent(client.client_id)}:${encodeURIComponent(secret)}`
-  headers.set("authorization", `Basic ${Buffer.from(credentials, "utf8").toString("base64")}`)
+  headers.set("authorization", `Basic ${base64(credentials)}`)
 }
+
+/** Standard base64 of a string's UTF-8 bytes (`btoa` takes one byte per character). */
+const base64 = (text: string): string =>
+  btoa(Array.from(new TextEncoder().encode(text), (byte) => String.fromCharCode(byte)).join(""))
 
 interface RegistrationResponse {
   readonly client_id: string
@@ -253,4 +257,4 @@ const registrationResponse = (response: Response): Promise<RegistrationResponse>
     return body as RegistrationResponse
   })
 
-const isLoopbackUrl = (url: string): boolean => URL.canParse(url) && Policy.isLoopback(new URL(url))
+const isLoopbackUrl = (url: string): boolean => URL.canParse(url) && McpOAuthPolicy.isLoopback(new URL(url))

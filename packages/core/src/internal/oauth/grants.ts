@@ -8,19 +8,19 @@
  *
  * @internal
  */
-import type * as McpAuth from "@effect-mcp/core/McpAuth"
-import * as McpError from "@effect-mcp/core/McpError"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as oauth from "oauth4webapi"
-import type * as NodeMcpOAuth from "../../NodeMcpOAuth.ts"
+import type * as McpAuth from "../../McpAuth.ts"
+import * as McpError from "../../McpError.ts"
+import type * as McpOAuth from "../../McpOAuth.ts"
+import * as McpOAuthPolicy from "../../McpOAuthPolicy.ts"
 import { type Discovered, type Discovery, sameIssuer } from "./discovery.ts"
-import { authError, isInvalidClient } from "./errors.ts"
 import * as Dpop from "./dpop.ts"
+import { authError, isInvalidClient } from "./errors.ts"
 import type { Http } from "./http.ts"
-import * as JwtBearer from "./jwtBearer.ts"
-import * as Policy from "./policy.ts"
 import { clientSecretBasic, type Identities, type Identity, isRegistration } from "./identity.ts"
+import * as JwtBearer from "./jwtBearer.ts"
 import * as Tokens from "./tokens.ts"
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -49,9 +49,11 @@ export const make = (deps: {
   readonly http: Http
   readonly discovery: Discovery
   readonly identities: Identities
-  readonly grant: NodeMcpOAuth.Options["grant"]
+  readonly grant: McpOAuth.Options["grant"]
   readonly store: McpAuth.McpAuthStore["Service"]
   readonly authorizer: McpAuth.McpAuthorizer["Service"] | undefined
+  /** The canonical MCP server URL (where tokens are stored), for a pending authorization. */
+  readonly serverUrl: string
   /** DPoP proofs on token requests where the authorization server takes them. */
   readonly dpop?: Dpop.Dpop | undefined
 }): Grants => {
@@ -103,11 +105,24 @@ export const make = (deps: {
       if (scope !== undefined) url.searchParams.set("scope", scope)
       url.searchParams.set("resource", discovered.resource)
       // checked with the metadata too: never hand an authorizer (a browser) another scheme
-      if (!Policy.isBrowsable(url)) {
+      if (!McpOAuthPolicy.isBrowsable(url)) {
         return yield* Effect.fail(McpError.auth(
           "Refused",
           `the authorization endpoint of ${server.issuer} is not an https URL (or http on a loopback host)`
         ))
+      }
+      if (authorizer.remember !== undefined) {
+        yield* authorizer.remember({
+          state,
+          codeVerifier: verifier,
+          redirectUri: authorizer.redirectUri,
+          serverUrl: deps.serverUrl,
+          resource: discovered.resource,
+          clientId: client.client_id,
+          scope,
+          server: server as McpAuth.PendingAuthorization["server"],
+          createdAt: yield* Tokens.nowSeconds
+        })
       }
       const redirected = yield* authorizer.authorize(url)
       const validated = Result.try({
@@ -145,7 +160,7 @@ export const make = (deps: {
    */
   const specGrant = (
     discovered: Discovered,
-    spec: NodeMcpOAuth.ClientCredentialsGrant | NodeMcpOAuth.CrossAppAccessGrant,
+    spec: McpOAuth.ClientCredentialsGrant | McpOAuth.CrossAppAccessGrant,
     grantType: string,
     what: string,
     parameters: Record<string, string>,
@@ -166,11 +181,11 @@ export const make = (deps: {
 
   const clientCredentials = (
     discovered: Discovered,
-    spec: NodeMcpOAuth.ClientCredentialsGrant,
+    spec: McpOAuth.ClientCredentialsGrant,
     scope: string | undefined
   ) => specGrant(discovered, spec, CLIENT_CREDENTIALS, "client credentials grant", {}, scope)
 
-  const crossAppAccess = (discovered: Discovered, spec: NodeMcpOAuth.CrossAppAccessGrant, scope: string | undefined) =>
+  const crossAppAccess = (discovered: Discovered, spec: McpOAuth.CrossAppAccessGrant, scope: string | undefined) =>
     Effect.gen(function*() {
       const idToken = typeof spec.idp.idToken === "string" ? spec.idp.idToken : yield* spec.idp.idToken
       // 1. RFC 8693 token exchange at the IdP: ID token → identity assertion grant (ID-JAG)

@@ -9,16 +9,16 @@
  * - Requests to the MCP server carry a proof made here with `jose` (the
  *   handle only signs requests `oauth4webapi` sends itself): the same key,
  *   `ath`, and the resource server's nonce once a `401 use_dpop_nonce`
- *   taught it.
+ *   taught it. Hashing and the `jti` use WebCrypto (`crypto.subtle`,
+ *   `crypto.randomUUID`), on every platform.
  *
  * @internal
  */
-import * as McpError from "@effect-mcp/core/McpError"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as jose from "jose"
-import { createHash, randomUUID } from "node:crypto"
 import * as oauth from "oauth4webapi"
+import * as McpError from "../../McpError.ts"
 import * as Tokens from "./tokens.ts"
 
 /** The DPoP side of one OAuth client. */
@@ -76,10 +76,14 @@ export const make: Effect.Effect<Dpop> = Effect.gen(function*() {
       const { jwk, pair } = yield* keys
       const nonce = (yield* Ref.get(nonces)).get(new URL(url).origin)
       const iat = yield* Tokens.nowSeconds
+      const ath = yield* Effect.tryPromise({
+        try: () => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(accessToken)),
+        catch: failed("the access token could not be hashed")
+      })
       const claims: jose.JWTPayload = {
         htm: method.toUpperCase(),
         htu: htu(url),
-        ath: createHash("sha256").update(accessToken).digest("base64url"),
+        ath: jose.base64url.encode(new Uint8Array(ath)),
         ...(nonce === undefined ? {} : { nonce })
       }
       return yield* Effect.tryPromise({
@@ -87,7 +91,7 @@ export const make: Effect.Effect<Dpop> = Effect.gen(function*() {
           new jose.SignJWT(claims)
             .setProtectedHeader({ alg: "ES256", typ: "dpop+jwt", jwk })
             .setIssuedAt(iat)
-            .setJti(randomUUID())
+            .setJti(globalThis.crypto.randomUUID())
             .sign(pair.privateKey),
         catch: failed("the proof could not be signed")
       })

@@ -5,10 +5,10 @@
  *
  * @internal
  */
-import type * as McpAuth from "@effect-mcp/core/McpAuth"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as oauth from "oauth4webapi"
+import type * as McpAuth from "../../McpAuth.ts"
 
 /** The current time in whole seconds (token lifetimes, secret expiries). */
 export const nowSeconds: Effect.Effect<number> = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))

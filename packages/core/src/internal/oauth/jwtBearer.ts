@@ -10,12 +10,12 @@
  *
  * @internal
  */
-import type * as McpAuth from "@effect-mcp/core/McpAuth"
-import type * as McpError from "@effect-mcp/core/McpError"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as oauth from "oauth4webapi"
-import type * as NodeMcpOAuth from "../../NodeMcpOAuth.ts"
+import type * as McpAuth from "../../McpAuth.ts"
+import type * as McpError from "../../McpError.ts"
+import type * as McpOAuth from "../../McpOAuth.ts"
 import type { Discovered } from "./discovery.ts"
 import type { Http } from "./http.ts"
 import * as Tokens from "./tokens.ts"
@@ -32,7 +32,7 @@ const anonymous: oauth.ClientAuth = () => {}
 export interface JwtBearer {
   readonly obtain: (
     discovered: Discovered,
-    spec: NodeMcpOAuth.JwtBearerGrant,
+    spec: McpOAuth.JwtBearerGrant,
     scope: string | undefined
   ) => Effect.Effect<McpAuth.Tokens, McpError.McpError>
 }
@@ -46,7 +46,7 @@ export const make = (http: Http): JwtBearer => {
 
   const request = (
     discovered: Discovered,
-    spec: NodeMcpOAuth.JwtBearerGrant,
+    spec: McpOAuth.JwtBearerGrant,
     assertion: string,
     scope: string | undefined
   ) =>

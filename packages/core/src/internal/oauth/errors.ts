@@ -7,11 +7,11 @@
  *
  * @internal
  */
-import * as McpError from "@effect-mcp/core/McpError"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
 import * as oauth from "oauth4webapi"
+import * as McpError from "../../McpError.ts"
 
 /**
  * A token endpoint error that came with a `WWW-Authenticate` challenge (a `401` to a

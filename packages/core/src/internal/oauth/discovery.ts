@@ -14,18 +14,18 @@
  * entry, the endpoints of the metadata), and an endpoint of another scheme
  * than `https` / `http` is refused (the authorization endpoint goes to a
  * browser, which `grants.ts` and the authorizers check again:
- * `Policy.isBrowsable`). A failure says what was expected, not what answered.
+ * `McpOAuthPolicy.isBrowsable`). A failure says what was expected, not what answered.
  *
  * @internal
  */
-import * as McpAuth from "@effect-mcp/core/McpAuth"
-import * as McpError from "@effect-mcp/core/McpError"
 import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
-import type * as NodeMcpOAuth from "../../NodeMcpOAuth.ts"
+import * as McpAuth from "../../McpAuth.ts"
+import * as McpError from "../../McpError.ts"
+import type * as McpOAuth from "../../McpOAuth.ts"
+import * as McpOAuthPolicy from "../../McpOAuthPolicy.ts"
 import type * as Egress from "./egress.ts"
 import type { Http } from "./http.ts"
-import * as Policy from "./policy.ts"
 
 /** What the protected resource metadata says (RFC 9728), as far as the client cares. */
 export interface ResourceMetadata {
@@ -77,7 +77,7 @@ export const make = (
   http: Http,
   egress: Egress.Egress,
   serverUrl: URL,
-  preset: NodeMcpOAuth.Options["authorizationServer"]
+  preset: McpOAuth.Options["authorizationServer"]
 ): Discovery => {
   const resource = McpAuth.canonicalResource(serverUrl)
 
@@ -93,7 +93,7 @@ export const make = (
           return yield* Effect.fail(McpError.auth("Discovery", `protected resource metadata ${url.href} has no resource`))
         }
         const metadata = json as unknown as ResourceMetadata
-        if (!Policy.resourceMatches(serverUrl, metadata.resource)) {
+        if (!McpOAuthPolicy.resourceMatches(serverUrl, metadata.resource)) {
           return yield* Effect.fail(McpError.auth(
             "Refused",
             `the protected resource metadata ${url.href} names a resource that is not the MCP server ${resource} (nor a parent of it)`
@@ -125,7 +125,7 @@ export const make = (
   /** The metadata of the authorization server `issuer`, from the first of its well-known URLs that has it. */
   const fetchServerMetadata = (issuer: URL) =>
     Effect.gen(function*() {
-      for (const url of Policy.authorizationServerMetadataUrls(issuer)) {
+      for (const url of McpOAuthPolicy.authorizationServerMetadataUrls(issuer)) {
         const response = yield* http.getMetadata(url, "authorization server metadata")
         if (response === undefined) continue
         return yield* metadataDocument(issuer, url, response)
@@ -177,12 +177,12 @@ export const make = (
    * stored registration nor its secret is used for this one.
    */
   const legacy = Effect.gen(function*() {
-    for (const url of Policy.legacyMetadataUrls(serverUrl)) {
+    for (const url of McpOAuthPolicy.legacyMetadataUrls(serverUrl)) {
       const response = yield* http.getMetadata(url, "authorization server metadata")
       if (response === undefined) continue
       const json = yield* http.readJson(response, `authorization server metadata ${url.href}`)
       const issuer = json.issuer === undefined ? serverUrl.origin : json.issuer
-      if (typeof issuer !== "string" || !Policy.legacyIssuerMatches(serverUrl, issuer)) {
+      if (typeof issuer !== "string" || !McpOAuthPolicy.legacyIssuerMatches(serverUrl, issuer)) {
         return yield* Effect.fail(McpError.auth(
           "Discovery",
           `the authorization server metadata ${url.href} does not name an issuer of the MCP server's origin ${serverUrl.origin} (RFC 8414 §3.3): not used`
@@ -196,7 +196,7 @@ export const make = (
     const fallback: Discovered = {
       resource,
       resourceMetadata: undefined,
-      server: Policy.legacyEndpoints(serverUrl),
+      server: McpOAuthPolicy.legacyEndpoints(serverUrl),
       hasMetadata: false
     }
     return fallback
@@ -215,10 +215,10 @@ export const make = (
    * document the challenge names is still read (for its `resource`, checked,
    * and its `scopes_supported`).
    */
-  const configured = (configuredServer: NonNullable<NodeMcpOAuth.Options["authorizationServer"]>) =>
+  const configured = (configuredServer: NonNullable<McpOAuth.Options["authorizationServer"]>) =>
   (fromChallenge: string | undefined) =>
     Effect.gen(function*() {
-      const named = Policy.challengeResourceMetadataUrl(serverUrl, fromChallenge)
+      const named = McpOAuthPolicy.challengeResourceMetadataUrl(serverUrl, fromChallenge)
       const metadata = named === undefined ? undefined : yield* resourceMetadata([named])
       if (typeof configuredServer === "object" && "metadata" in configuredServer) {
         const server = configuredServer.metadata as oauth.AuthorizationServer
@@ -232,7 +232,7 @@ export const make = (
     configured(preset) :
     (fromChallenge, preferredIssuer) =>
       Effect.gen(function*() {
-        const metadata = yield* resourceMetadata(Policy.protectedResourceMetadataUrls(serverUrl, fromChallenge))
+        const metadata = yield* resourceMetadata(McpOAuthPolicy.protectedResourceMetadataUrls(serverUrl, fromChallenge))
         if (metadata === undefined) return yield* legacy
         const servers = (metadata.authorization_servers ?? []).filter((server) => typeof server === "string")
         const chosen = servers.find((server) => preferredIssuer !== undefined && sameIssuer(server, preferredIssuer)) ??
