@@ -51,8 +51,7 @@
  * of its own costs.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import * as Http from "node:http"
-import { floorHttp, post } from "./floor.ts"
+import { floorHttp } from "./floor.ts"
 import {
   assertAllGone,
   checkEcho,
@@ -74,6 +73,7 @@ import {
   TS_FLAGS,
   warmupFor
 } from "./harness.ts"
+import { modernCaller, VERSION } from "./modernCall.ts"
 import { formatMicros, median } from "./stats.ts"
 
 const ALL = ["ours", "official", "ours-stateless", "ours-legacy", "v2>ours", "v2>official"] as const
@@ -113,41 +113,13 @@ const withServer = async <A>(side: Side, f: (url: string, pid: number) => Promis
 // Clients
 // -----------------------------------------------------------------------------
 
-const VERSION = "2026-07-28"
-const HEADERS = { "mcp-protocol-version": VERSION, "mcp-method": "tools/call", "mcp-name": "echo" }
-const PARAMS = {
-  name: "echo",
-  arguments: { text: TEXT },
-  _meta: {
-    "io.modelcontextprotocol/protocolVersion": VERSION,
-    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
-    "io.modelcontextprotocol/clientCapabilities": {}
-  }
-}
-
-interface Answer {
-  readonly id?: unknown
-  readonly result?: { readonly content?: ReadonlyArray<unknown>; readonly resultType?: unknown }
-}
-
-/** The raw client: one modern POST per call on a keep-alive agent with `concurrency` sockets. */
+/** The raw client (`modernCall.ts`): one modern POST per call on a keep-alive agent with `concurrency` sockets. */
 const rawClient = async (href: string, pid: number, concurrency: number): Promise<Sample> => {
-  const url = new URL(href)
-  const agent = new Http.Agent({ keepAlive: true, maxSockets: concurrency })
-  let nextId = 0
-  const call = async (): Promise<void> => {
-    const id = ++nextId
-    const reply = await post(agent, url, { jsonrpc: "2.0", id, method: "tools/call", params: PARAMS }, HEADERS)
-    const answer = (reply.status === 200 ? JSON.parse(reply.body) : undefined) as Answer | undefined
-    if (answer?.id !== id || answer.result?.resultType !== "complete") {
-      throw new Error(`unexpected answer (${reply.status}) to request ${id}: ${reply.body.slice(0, 300)}`)
-    }
-    checkEcho(answer.result.content)
-  }
+  const { call, close } = modernCaller(href, concurrency)
   try {
     return await measurePromise(call, { concurrency, calls: CALLS, warmup: WARMUP, serverPid: pid })
   } finally {
-    agent.destroy()
+    close()
   }
 }
 

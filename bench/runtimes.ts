@@ -55,15 +55,12 @@
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { resolveBinary, root, type Runtime, runtimes } from "../packages/platform-node/test/utils/runtimes.ts"
 import { bundleForWorkers } from "../packages/platform-node/test/utils/workerd.ts"
-import { post } from "./floor.ts"
 import {
   assertAllGone,
-  checkEcho,
   gc,
   hardTimeout,
   intList,
@@ -79,13 +76,13 @@ import {
   type Sample,
   selection,
   SERVER_FLAGS,
-  TEXT,
   track,
   TS_FLAGS,
   waitGone,
   warmupFor,
   writeJson
 } from "./harness.ts"
+import { modernCaller, VERSION } from "./modernCall.ts"
 import { formatMicros, median, percentile } from "./stats.ts"
 
 // -----------------------------------------------------------------------------
@@ -274,23 +271,6 @@ const withServer = async <A>(id: Id, f: (server: Server) => Promise<A>): Promise
 // The client and a measurement
 // -----------------------------------------------------------------------------
 
-const VERSION = "2026-07-28"
-const HEADERS = { "mcp-protocol-version": VERSION, "mcp-method": "tools/call", "mcp-name": "echo" }
-const PARAMS = {
-  name: "echo",
-  arguments: { text: TEXT },
-  _meta: {
-    "io.modelcontextprotocol/protocolVersion": VERSION,
-    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
-    "io.modelcontextprotocol/clientCapabilities": {}
-  }
-}
-
-interface Answer {
-  readonly id?: unknown
-  readonly result?: { readonly content?: ReadonlyArray<unknown>; readonly resultType?: unknown }
-}
-
 /** CPU (µs) of `pids`, those gone counting 0. */
 const treeCpu = (pids: ReadonlyArray<number>): number => pids.reduce((sum, pid) => sum + processCpuOr0(pid), 0)
 
@@ -300,18 +280,7 @@ const treeCpu = (pids: ReadonlyArray<number>): number => pids.reduce((sum, pid) 
  * process tree over the measured phase.
  */
 const measure = async (server: Server, concurrency: number): Promise<Sample> => {
-  const url = new URL(server.url)
-  const agent = new Http.Agent({ keepAlive: true, maxSockets: concurrency })
-  let nextId = 0
-  const call = async (): Promise<void> => {
-    const id = ++nextId
-    const reply = await post(agent, url, { jsonrpc: "2.0", id, method: "tools/call", params: PARAMS }, HEADERS)
-    const answer = (reply.status === 200 ? JSON.parse(reply.body) : undefined) as Answer | undefined
-    if (answer?.id !== id || answer.result?.resultType !== "complete") {
-      throw new Error(`unexpected answer (${reply.status}) to request ${id}: ${reply.body.slice(0, 300)}`)
-    }
-    checkEcho(answer.result.content)
-  }
+  const { call, close } = modernCaller(server.url, concurrency)
   try {
     await promisePhase(call, concurrency, WARMUP, undefined)
     if (gc !== undefined) gc()
@@ -336,7 +305,7 @@ const measure = async (server: Server, concurrency: number): Promise<Sample> => 
       warnings: 0
     }
   } finally {
-    agent.destroy()
+    close()
   }
 }
 

@@ -12,9 +12,8 @@
  * SIGINT disposes the handler (sessions ended), stops the server and exits 0.
  * `serveWeb` does that for any web handler (conformance-server.ts uses it).
  */
-import { McpHttpServer, McpResource, McpServer, McpTool } from "@effect-mcp/core"
-import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
+import { McpHttpServer, McpServer } from "@effect-mcp/core"
+import { notes } from "./notes.ts"
 
 // the runtimes' globals, as little of them as this file uses
 interface ServedAt {
@@ -43,40 +42,6 @@ declare const process: {
   on(signal: "SIGTERM" | "SIGINT", listener: () => void): void
   exit(code: number): never
 }
-
-const notes = new Map<string, string>()
-
-const addNote = McpTool.make("add_note", {
-  description: "Saves a note under a title",
-  input: Schema.Struct({ title: Schema.String, body: Schema.String }),
-  handler: ({ body, title }) => Effect.sync(() => notes.set(title, body)).pipe(Effect.as(`saved ${title}`))
-})
-
-const listNotes = McpTool.make("list_notes", {
-  description: "The titles of every note",
-  handler: () => Effect.succeed([...notes.keys()].join("\n"))
-})
-
-const askTitle = McpTool.make("ask_title", {
-  description: "Asks the user for a title (elicitation), then saves an empty note under it",
-  input: Schema.Struct({}),
-  handler: (_, context) =>
-    Effect.map(
-      context.elicit({ message: "Which title?", schema: Schema.Struct({ title: Schema.String }) }),
-      (answer) => {
-        if (answer.action !== "accept") return `no note [${context.era}]`
-        notes.set(answer.content.title, "")
-        return `saved ${answer.content.title} [${context.era}]`
-      }
-    )
-})
-
-const note = McpResource.template({
-  uriTemplate: "note://{title}",
-  name: "note",
-  mimeType: "text/plain",
-  read: ({ title }) => Effect.succeed(notes.get(title) ?? "")
-})
 
 const hostname = "127.0.0.1"
 
@@ -128,7 +93,7 @@ export const serveWeb = ({ dispose, handler }: McpHttpServer.WebHandler, path = 
 // run, not imported (Bun and Deno set `import.meta.main` on the entry module)
 if (import.meta.main) {
   serveWeb(McpHttpServer.toWebHandler(
-    McpServer.layer({ name: "notes", version: "1.0.0" }, addNote, listNotes, askTitle, note),
+    McpServer.layer({ name: "notes", version: "1.0.0" }, ...notes),
     // a server on loopback: only loopback Host headers (against DNS rebinding)
     { path: "/mcp", allowedHosts: ["127.0.0.1", "localhost"] }
   ))

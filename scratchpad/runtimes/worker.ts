@@ -12,10 +12,9 @@
  * `McpWorker.make` builds the handler in the first `fetch`, from `env`, and
  * runs every fiber on effect's sync scheduler.
  */
-import { McpResource, McpServer, McpTool, McpWorker } from "@effect-mcp/core"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
+import { McpServer, McpWorker } from "@effect-mcp/core"
+import type * as Layer from "effect/Layer"
+import { notes } from "./notes.ts"
 
 /** The Worker's variables (`[vars]` and secrets in wrangler.toml; miniflare's `bindings`). */
 export interface Env {
@@ -27,49 +26,11 @@ export interface Env {
   readonly MCP_REQUEST_STATE_SECRET?: string | undefined
 }
 
-// in the isolate's memory: kept while the isolate lives, not across isolates (use KV or D1 for that)
-const notes = new Map<string, string>()
-
-const addNote = McpTool.make("add_note", {
-  description: "Saves a note under a title",
-  input: Schema.Struct({ title: Schema.String, body: Schema.String }),
-  handler: ({ body, title }) => Effect.sync(() => notes.set(title, body)).pipe(Effect.as(`saved ${title}`))
-})
-
-const listNotes = McpTool.make("list_notes", {
-  description: "The titles of every note",
-  handler: () => Effect.succeed([...notes.keys()].join("\n"))
-})
-
-const askTitle = McpTool.make("ask_title", {
-  description: "Asks the user for a title (elicitation), then saves an empty note under it",
-  input: Schema.Struct({}),
-  handler: (_, context) =>
-    Effect.map(
-      context.elicit({ message: "Which title?", schema: Schema.Struct({ title: Schema.String }) }),
-      (answer) => {
-        if (answer.action !== "accept") return `no note [${context.era}]`
-        notes.set(answer.content.title, "")
-        return `saved ${answer.content.title} [${context.era}]`
-      }
-    )
-})
-
-const note = McpResource.template({
-  uriTemplate: "note://{title}",
-  name: "note",
-  mimeType: "text/plain",
-  read: ({ title }) => Effect.succeed(notes.get(title) ?? "")
-})
-
 /** The notes server: three tools (one elicits) and a resource template. */
 export const notesServer = (env: Env): Layer.Layer<McpServer.McpServer> =>
   McpServer.layer(
     { name: "notes", version: "1.0.0", requestState: { secret: env.MCP_REQUEST_STATE_SECRET } },
-    addNote,
-    listNotes,
-    askTitle,
-    note
+    ...notes
   )
 
 export default McpWorker.make(notesServer, {

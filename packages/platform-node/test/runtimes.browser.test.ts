@@ -38,9 +38,9 @@ import {
   launchChromium,
   openPage,
   pageFiles,
-  root,
   servePage
 } from "./utils/browser.ts"
+import { root } from "./utils/runtimes.ts"
 import { waitFor } from "./utils/wait.ts"
 
 const ENTRY = "scratchpad/runtimes/browser-client.ts"

@@ -15,14 +15,9 @@
 import { Data, Effect, type Scope } from "effect"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import * as Http from "node:http"
-import { isBuiltin } from "node:module"
-import { fileURLToPath } from "node:url"
 import { type Browser, chromium, type Page, type Request } from "playwright-core"
-import { rolldown } from "rolldown"
 import { listenLoopback } from "../fixtures/listen.ts"
-
-/** The repository's root: entries are paths from it. */
-export const root = fileURLToPath(new URL("../../../..", import.meta.url))
+import { bundle, type Bundle } from "./bundle.ts"
 
 // -----------------------------------------------------------------------------
 // bundling
@@ -32,33 +27,14 @@ export const root = fileURLToPath(new URL("../../../..", import.meta.url))
 export class BundleError extends Data.TaggedError("BundleError")<{ readonly message: string }> {}
 
 /** An entry bundled for the browser: one ES module, and the modules that went into it (absolute paths). */
-export interface BrowserBundle {
-  readonly code: string
-  readonly modules: ReadonlyArray<string>
-}
-
-/**
- * The rolldown plugin that makes every Node built-in (`node:fs`, `fs`,
- * `fs/promises`, `process`, ...) an error naming the module that imports it,
- * before anything else resolves it.
- */
-const noNodeBuiltins = {
-  name: "no-node-builtins",
-  resolveId(this: { error: (message: string) => never }, source: string, importer: string | undefined) {
-    if (source.startsWith("node:") || isBuiltin(source)) {
-      this.error(`the Node built-in "${source}" is imported by ${importer ?? "the entry"}: a browser has none`)
-    }
-    return null
-  }
-}
+export type BrowserBundle = Bundle
 
 /**
  * Bundles `entry` (a path from the repository root, or absolute) for the
- * browser: ES module, platform `browser`, the `development` condition first
- * (the workspace packages from their TypeScript sources, as the tests run
- * them), dynamic imports inlined (one file to serve), not minified, with an
- * inline source map. Fails with a {@link BundleError} when the module graph
- * imports a Node built-in, or for any other build error.
+ * browser (`utils/bundle.ts`): the `development` condition first (the
+ * workspace packages from their TypeScript sources, as the tests run them),
+ * then `browser`, with an inline source map. Fails with a {@link BundleError}
+ * when the module graph imports a Node built-in, or for any other build error.
  *
  * The graph is what the entry reaches: a barrel's modules that the entry does
  * not use are not even loaded when their package declares `sideEffects: []`
@@ -67,24 +43,8 @@ const noNodeBuiltins = {
  */
 export const bundleForBrowser = (entry: string): Effect.Effect<BrowserBundle, BundleError> =>
   Effect.tryPromise({
-    try: async () => {
-      const bundle = await rolldown({
-        input: entry.startsWith("/") ? entry : `${root}${entry}`,
-        cwd: root,
-        platform: "browser",
-        resolve: { conditionNames: ["development", "browser", "import", "default"] },
-        plugins: [noNodeBuiltins],
-        logLevel: "silent"
-      })
-      try {
-        const { output } = await bundle.generate({ format: "esm", codeSplitting: false, sourcemap: "inline" })
-        const chunk = output.find((file) => file.type === "chunk" && file.isEntry)
-        if (chunk === undefined || chunk.type !== "chunk") throw new Error("rolldown produced no entry chunk")
-        return { code: chunk.code, modules: chunk.moduleIds }
-      } finally {
-        await bundle.close()
-      }
-    },
+    try: () =>
+      bundle(entry, { platform: "a browser", conditions: ["development", "browser", "import", "default"], sourcemap: true }),
     // rolldown's message without the stack lines of each error it lists
     catch: (error) =>
       new BundleError({
