@@ -617,3 +617,60 @@ export const runRounds = async <I extends string>(options: {
   console.log()
   return results
 }
+
+// -----------------------------------------------------------------------------
+// effect/ai (effect's own MCP server and client): its echo and the ratios
+// against it
+// -----------------------------------------------------------------------------
+
+/**
+ * The text block of effect/ai's echo answer: effect/ai answers a tool's
+ * success value JSON-encoded in one text block (and as `structuredContent`),
+ * so its echo (`servers/effect-ai-echo.ts`) answers `{ text }`.
+ */
+export const EFFECT_AI_TEXT = JSON.stringify({ text: TEXT })
+
+/** The check of the `effect-ai` rows: the JSON text block and the `structuredContent` of effect/ai's echo. */
+export const checkEffectAiEcho = (result: {
+  readonly content?: ReadonlyArray<unknown> | undefined
+  readonly structuredContent?: unknown
+}): void => {
+  const first = result.content?.[0] as { readonly type?: unknown; readonly text?: unknown } | undefined
+  const structured = result.structuredContent as { readonly text?: unknown } | undefined
+  if (first?.type !== "text" || first.text !== EFFECT_AI_TEXT || structured?.text !== TEXT) {
+    throw new Error(`unexpected effect/ai echo result: ${JSON.stringify(result)}`)
+  }
+}
+
+/**
+ * Prints, for each of `impls` and each concurrency, the ratio impl / `base`
+ * of the medians and the median of the per-round ratios (rps and CPU per
+ * call), from the rows `runRounds` returned; nothing when `base` was not
+ * run. The `effect-ai` rows use it for ours / effect-ai.
+ */
+export const printRatiosAgainst = (
+  rows: ReadonlyArray<ThroughputRow>,
+  base: string,
+  impls: ReadonlyArray<string>
+): void => {
+  const lines: Array<string> = []
+  for (const b of rows.filter((row) => row.impl === base)) {
+    for (const impl of impls) {
+      const a = rows.find((row) => row.impl === impl && row.concurrency === b.concurrency)
+      if (a === undefined) continue
+      const perRound = a.rounds.map((s, i) => s.rps / (b.rounds[i]?.rps ?? NaN))
+      const cpuPerRound = a.rounds.map((s, i) => s.cpuPerCall / (b.rounds[i]?.cpuPerCall ?? NaN))
+      lines.push(
+        `| ${impl} | ${b.concurrency} | **${(a.rps / b.rps).toFixed(2)}×** | ${median(perRound).toFixed(2)}× | ` +
+          `${perRound.map((r) => r.toFixed(2)).join(", ")} | ${median(cpuPerRound).toFixed(2)}× |`
+      )
+    }
+  }
+  if (lines.length === 0) return
+  console.log(
+    `| impl | c | rps / ${base} (ratio of medians) | median of per-round ratios | per round | CPU µs/call / ${base} |`
+  )
+  console.log("|---|---:|---:|---:|---|---:|")
+  for (const line of lines) console.log(line)
+  console.log()
+}

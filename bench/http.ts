@@ -19,6 +19,21 @@
  *   session). Every other effect-mcp client pins `era: "legacy"`
  *   (2025-11-25, the official SDK 1.32.2's revision); the default
  *   `era: "auto"` would settle on 2026-07-28 against our server;
+ * - "effect-ai": effect's own MCP client and server (`effect/ai`, effect
+ *   4.1.0), what an Effect user would pick instead: `McpClient.layerHttp`
+ *   (2025-11-25) on `NodeHttpClient.layerUndici` (the `HttpClient` our
+ *   client uses too, so the row compares the MCP layers, not the HTTP
+ *   clients) against `servers/http-effect-ai.ts` (`McpServer.layerHttp` +
+ *   `HttpRouter.serve` + `NodeHttpServer`, the echo toolkit of
+ *   `servers/effect-ai-echo.ts`). Its `callTool` takes the tool's
+ *   descriptor, so the client lists the tools once before the warm-up (not
+ *   measured). It opens no GET stream (effect's client has none). effect/ai's
+ *   server picks JSON for a single answer and cannot be made to answer with
+ *   SSE, so there is no effect-ai SSE row. The ratios ours / effect-ai get a
+ *   table of their own;
+ * - "effect-ai-fetch" (diagnostic): "effect-ai" on `FetchHttpClient.layer`
+ *   (the global `fetch`), the `HttpClient` of effect's documentation and of
+ *   PERF-BASELINE.md;
  * - "floor": a plain `node:http` keep-alive client against a bare
  *   `node:http` server with a minimal session map (`floor.ts`,
  *   `servers/http-floor.mjs`), the OS and Node's share of a round trip.
@@ -43,7 +58,7 @@
  *   --rounds R          (BENCH_ROUNDS, default 3)
  *   --concurrency 1,64  (BENCH_CONCURRENCY, default 1,64)
  *   --only LIST         subset of ours,ours-modern,official,ours-sse,official-sse,ours>official,
- *                       official>ours,floor (BENCH_HTTP_ONLY)
+ *                       official>ours,effect-ai,effect-ai-fetch,floor (BENCH_HTTP_ONLY)
  *   --json FILE         write the medians as JSON (or into $BENCH_JSON_DIR/http.json)
  *   --no-sessions       skip the memory measurement
  *   --timeout S         hard limit of the whole run (BENCH_HTTP_TIMEOUT, default 300)
@@ -55,11 +70,16 @@ import { McpClient } from "@effect-mcp/core"
 import { NodeMcpHttpClient } from "@effect-mcp/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Context, Effect, Layer } from "effect"
+import * as EffectAiMcpClient from "effect/ai/McpClient"
+import * as McpProtocol from "effect/ai/McpProtocol"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Http from "node:http"
 import {
   assertAllGone,
   checkEcho,
+  checkEffectAiEcho,
   clientInfo,
   flag,
   gc,
@@ -72,6 +92,7 @@ import {
   option,
   OURS_DIST,
   positiveInt,
+  printRatiosAgainst,
   runMain,
   runRounds,
   type Sample,
@@ -95,6 +116,8 @@ const ALL = [
   "official-sse",
   "ours>official",
   "official>ours",
+  "effect-ai",
+  "effect-ai-fetch",
   "floor"
 ] as const
 type Impl = (typeof ALL)[number]
@@ -109,8 +132,8 @@ const WARMUP = warmupFor(CALLS)
 
 hardTimeout(TIMEOUT_S, "bench/http")
 
-type Side = "ours" | "ours-sse" | "official" | "official-sse" | "floor"
-type ClientSide = "ours" | "ours-modern" | "official" | "floor"
+type Side = "ours" | "ours-sse" | "official" | "official-sse" | "effect-ai" | "floor"
+type ClientSide = "ours" | "ours-modern" | "official" | "effect-ai" | "floor"
 const serverSide = (impl: Impl): Side => {
   switch (impl) {
     case "ours":
@@ -120,6 +143,9 @@ const serverSide = (impl: Impl): Side => {
     case "official":
     case "ours>official":
       return "official"
+    case "effect-ai":
+    case "effect-ai-fetch":
+      return "effect-ai"
     default:
       return impl
   }
@@ -134,6 +160,9 @@ const clientSide = (impl: Impl): ClientSide => {
     case "official-sse":
     case "official>ours":
       return "official"
+    case "effect-ai":
+    case "effect-ai-fetch":
+      return "effect-ai"
     default:
       return impl
   }
@@ -144,6 +173,7 @@ const serverArgs: Record<Side, ReadonlyArray<string>> = {
   "ours-sse": [...TS_FLAGS, ...SERVER_FLAGS, "--expose-gc", "bench/servers/http-ours.ts", "sse"],
   official: [...SERVER_FLAGS, "--expose-gc", "bench/servers/http-official.mjs"],
   "official-sse": [...SERVER_FLAGS, "--expose-gc", "bench/servers/http-official.mjs", "sse"],
+  "effect-ai": [...SERVER_FLAGS, "--expose-gc", "bench/servers/http-effect-ai.ts"],
   floor: [...SERVER_FLAGS, "--expose-gc", "bench/servers/http-floor.mjs"]
 }
 
@@ -202,6 +232,27 @@ const officialClient = async (impl: Impl, url: string, pid: number, concurrency:
   }
 }
 
+/**
+ * effect/ai's McpClient over Streamable HTTP (`McpClient.layerHttp`,
+ * 2025-11-25) on undici (`effect-ai`) or the global `fetch`
+ * (`effect-ai-fetch`); closing the scope DELETEs the session.
+ */
+const effectAiClient = (impl: Impl, url: string, pid: number, concurrency: number): Promise<Sample> =>
+  Effect.gen(function*() {
+    const context = yield* Layer.build(
+      EffectAiMcpClient.layerHttp({ ...clientInfo, url, protocol: McpProtocol.v2025_11_25 }).pipe(
+        Layer.provide(impl === "effect-ai-fetch" ? FetchHttpClient.layer : NodeHttpClient.layerUndici)
+      )
+    )
+    const client = Context.get(context, EffectAiMcpClient.McpClient)
+    noteProtocol(impl, client.protocolVersion)
+    // `callTool` takes the tool's descriptor: listed once, before the warm-up
+    const tool = (yield* client.listTools()).find((tool) => tool.name === "echo")
+    if (tool === undefined) return yield* Effect.die(new Error(`${impl}: no echo tool listed`))
+    const call = Effect.map(client.callTool({ tool, arguments: { text: TEXT } }), checkEffectAiEcho)
+    return yield* measureEffect(call, { concurrency, calls: CALLS, warmup: WARMUP, serverPid: pid })
+  }).pipe(Effect.scoped, Effect.runPromise)
+
 const floorClient = async (_impl: Impl, url: string, pid: number, concurrency: number): Promise<Sample> => {
   const client = await floorHttp(url)
   try {
@@ -211,7 +262,13 @@ const floorClient = async (_impl: Impl, url: string, pid: number, concurrency: n
   }
 }
 
-const clients = { ours: oursClient, "ours-modern": oursClient, official: officialClient, floor: floorClient } as const
+const clients = {
+  ours: oursClient,
+  "ours-modern": oursClient,
+  official: officialClient,
+  "effect-ai": effectAiClient,
+  floor: floorClient
+} as const
 
 const run = (impl: Impl, concurrency: number): Promise<Sample> =>
   withServer(serverSide(impl), (url, pid) => clients[clientSide(impl)](impl, url, pid, concurrency))
@@ -313,6 +370,12 @@ const runSessions = async (): Promise<Array<Record<string, number | string>>> =>
     console.log()
     console.log(`official / ours RSS per session (median of rounds): **${ratio.toFixed(2)}×**`)
   }
+  const effectAi = samples.get("effect-ai")
+  if (ours !== undefined && effectAi !== undefined) {
+    const ratio = median(effectAi.map((s, i) => s.rssPerSession / ours[i]!.rssPerSession))
+    console.log()
+    console.log(`effect-ai / ours RSS per session (median of rounds): **${ratio.toFixed(2)}×**`)
+  }
   console.log()
   return sides.map((side) => {
     const list = samples.get(side)!
@@ -351,6 +414,11 @@ const main = async (): Promise<void> => {
     rounds: ROUNDS,
     run
   })
+  printRatiosAgainst(
+    throughput,
+    "effect-ai",
+    IMPLS.filter((impl) => impl !== "effect-ai" && impl !== "floor" && !impl.endsWith("-sse"))
+  )
   const sessions = flag("no-sessions") ? [] : await runSessions()
   writeJson("http", {
     calls: CALLS,

@@ -13,6 +13,15 @@
  *   no outputSchema, so nothing is validated): the like-for-like row;
  * - "ours-client-modern" (diagnostic): "ours-client" in the 2026-07-28 era.
  *
+ * "effect-ai" is effect's own MCP server (`effect/ai`, effect 4.1.0), what an
+ * Effect user would pick instead: the echo `Tool` of `servers/effect-ai-echo.ts`
+ * in a `Toolkit` (`McpServer.toolkit`), called through `McpTest.makeClient`,
+ * effect's in-memory test client (effect has no in-memory transport for its
+ * `McpClient`): the server runs over an in-memory `RpcServer.Protocol`, every
+ * message JSON-encoded to a string and parsed in both directions, and the
+ * client is an `RpcClient` of `McpSchema.ClientRequestRpcs`. It speaks
+ * 2025-11-25. Its ratios ours / effect-ai are printed in a table of their own.
+ *
  * Every effect-mcp row but the last pins `era: "legacy"`, so that it speaks
  * 2025-11-25 like the official SDK 1.32.2 (the default `era: "auto"` would
  * probe with `server/discover` and settle on 2026-07-28 against our server).
@@ -47,8 +56,8 @@
  *   --calls N           measured calls per measurement (BENCH_CALLS, default 20000)
  *   --rounds R          rounds per concurrency (BENCH_ROUNDS, default 3)
  *   --concurrency 1,64  concurrency levels (BENCH_CONCURRENCY, default 1,64)
- *   --only LIST         comma-separated subset of ours,ours-api,ours-client,ours-client-modern,official
- *                       (BENCH_ONLY, default all five)
+ *   --only LIST         comma-separated subset of ours,ours-api,ours-client,ours-client-modern,official,
+ *                       effect-ai (BENCH_ONLY, default all six)
  *   --json FILE         write the medians as JSON (or into $BENCH_JSON_DIR/inprocess.json)
  *   --timeout S         hard limit of the whole run in seconds (BENCH_TIMEOUT, default 600)
  */
@@ -65,9 +74,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Context, Effect, Layer, Schema, type Scope } from "effect"
+import * as McpTest from "effect/ai/McpTest"
 import { z } from "zod"
+import { effectAiProtocols, effectAiRegistrations } from "./servers/effect-ai-echo.ts"
 import {
   checkEcho,
+  checkEffectAiEcho,
   clientInfo,
   effectPhase,
   gc,
@@ -76,6 +88,7 @@ import {
   option,
   positiveInt,
   printProtocols,
+  printRatiosAgainst,
   promisePhase,
   protocols,
   runMain,
@@ -92,7 +105,7 @@ import { formatMicros, median, percentile, type Stats } from "./stats.ts"
 // Configuration
 // -----------------------------------------------------------------------------
 
-const ALL_IMPLS = ["ours", "ours-api", "ours-client", "ours-client-modern", "official"] as const
+const ALL_IMPLS = ["ours", "ours-api", "ours-client", "ours-client-modern", "official", "effect-ai"] as const
 type Impl = (typeof ALL_IMPLS)[number]
 const CALLS = positiveInt(option("calls", "BENCH_CALLS"), 20_000, "calls")
 const ROUNDS = positiveInt(option("rounds", "BENCH_ROUNDS"), 3, "rounds")
@@ -124,6 +137,22 @@ const summarize = (latencies: Float64Array, wallMs: number, cpu: NodeJS.CpuUsage
 
 const now = Effect.sync(() => performance.now())
 
+/** The warm-up, `gc()` and the measured phase of an Effect call (the session pair already built). */
+const measureCall = <E>(call: Effect.Effect<void, E>, concurrency: number, calls: number, warmup: number) =>
+  Effect.gen(function*() {
+    const phase = (total: number, latencies: Float64Array | undefined) =>
+      effectPhase(call, concurrency, total, latencies)
+
+    yield* phase(warmup, undefined)
+    if (gc !== undefined) gc()
+    const latencies = new Float64Array(calls)
+    const cpu0 = process.cpuUsage()
+    const t0 = yield* now
+    yield* phase(calls, latencies)
+    const wall = (yield* now) - t0
+    return summarize(latencies, wall, process.cpuUsage(cpu0))
+  })
+
 /**
  * Builds a fresh server and client over a new in-memory link (`setup`, in the
  * measurement's scope, which closes both), then runs the warm-up and the
@@ -137,18 +166,7 @@ const runEffect = <E1, E2>(
 ): Promise<Stats> =>
   Effect.gen(function*() {
     const call = yield* setup(yield* McpTransport.makeInMemoryLink)
-
-    const phase = (total: number, latencies: Float64Array | undefined) =>
-      effectPhase(call, concurrency, total, latencies)
-
-    yield* phase(warmup, undefined)
-    if (gc !== undefined) gc()
-    const latencies = new Float64Array(calls)
-    const cpu0 = process.cpuUsage()
-    const t0 = yield* now
-    yield* phase(calls, latencies)
-    const wall = (yield* now) - t0
-    return summarize(latencies, wall, process.cpuUsage(cpu0))
+    return yield* measureCall(call, concurrency, calls, warmup)
   }).pipe(Effect.scoped, Effect.runPromise)
 
 const serverInfo = { name: "bench-server", version: "0.0.0" }
@@ -268,6 +286,20 @@ const runOfficial = async (concurrency: number, calls: number, warmup: number): 
 }
 
 // -----------------------------------------------------------------------------
+// effect-ai: effect/ai McpServer + its in-memory test client, McpTest.makeClient
+// -----------------------------------------------------------------------------
+
+// a fresh server and client per measurement, closed with the scope; the
+// client's `callTool` is the typed `tools/call` of effect's RpcClient
+const runEffectAi = (concurrency: number, calls: number, warmup: number): Promise<Stats> =>
+  Effect.gen(function*() {
+    const client = yield* McpTest.makeClient(effectAiRegistrations, { protocols: effectAiProtocols, clientInfo })
+    noteProtocol("effect-ai", client.protocolVersion)
+    const call = Effect.map(client.callTool({ name: "echo", arguments: { text: TEXT } }), checkEffectAiEcho)
+    return yield* measureCall(call, concurrency, calls, warmup)
+  }).pipe(Effect.scoped, Effect.runPromise)
+
+// -----------------------------------------------------------------------------
 // Rounds and report
 // -----------------------------------------------------------------------------
 
@@ -282,6 +314,8 @@ const run = (impl: Impl, concurrency: number): Promise<Stats> => {
       return runEffect(setupOursClient(impl), concurrency, CALLS, WARMUP)
     case "official":
       return runOfficial(concurrency, CALLS, WARMUP)
+    case "effect-ai":
+      return runEffectAi(concurrency, CALLS, WARMUP)
   }
 }
 
@@ -301,7 +335,8 @@ const main = async (): Promise<void> => {
       "ours-api": [],
       "ours-client": [],
       "ours-client-modern": [],
-      official: []
+      official: [],
+      "effect-ai": []
     }
     for (let round = 0; round < ROUNDS; round++) {
       // alternate who goes first, so neither always runs on a warmer (or more tired) process
@@ -355,6 +390,10 @@ const main = async (): Promise<void> => {
     console.log("| impl | c | impl/official rps (median of rounds) | per round | impl/official CPU µs/call |")
     console.log("|---|---:|---:|---|---:|")
     for (const row of ratios) console.log(row)
+  }
+  if (IMPLS.includes("effect-ai")) {
+    console.log()
+    printRatiosAgainst(results, "effect-ai", IMPLS.filter((impl) => impl !== "effect-ai"))
   }
   printProtocols()
   writeJson("inprocess", { calls: CALLS, warmup: WARMUP, rounds: ROUNDS, throughput: results })

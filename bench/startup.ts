@@ -8,6 +8,9 @@
  * costs), imported module by module (`servers/startup-ours-paths.mjs`, the
  * floor our barrels are compared with), and the official SDK's
  * (`servers/stdio-official.mjs`: `McpServer` + zod + `StdioServerTransport`).
+ * `effect-floor` (`servers/startup-effect-floor.mjs`) loads the effect modules
+ * our server imports itself and answers by hand: what `ours-paths` and `ours`
+ * take beyond it ("on top of effect", printed after the tables) is our share.
  *
  * Every server runs with plain `node` from the compiled `dist/` (no
  * `--conditions=development`, no type stripping), as an installed package
@@ -40,7 +43,8 @@
  *
  * Options (each also as an environment variable):
  *   --runs N        timed runs per server (BENCH_STARTUP_RUNS, default 7)
- *   --only LIST     subset of ours,ours-barrels,ours-paths,official,ours-bundled,official-bundled (BENCH_STARTUP_ONLY)
+ *   --only LIST     subset of ours,ours-barrels,ours-paths,effect-floor,official,ours-bundled,official-bundled
+ *                   (BENCH_STARTUP_ONLY)
  *   --list LIST     servers whose full module list is printed (BENCH_STARTUP_LIST)
  *   --timeout S     hard limit of the whole run (BENCH_STARTUP_TIMEOUT, default 120)
  *   --json FILE     write the medians as JSON (or into $BENCH_JSON_DIR/startup.json)
@@ -70,7 +74,7 @@ import {
 } from "./harness.ts"
 import { median } from "./stats.ts"
 
-const ALL = ["ours", "ours-barrels", "ours-paths", "official", "ours-bundled", "official-bundled"] as const
+const ALL = ["ours", "ours-barrels", "ours-paths", "effect-floor", "official", "ours-bundled", "official-bundled"] as const
 type Impl = (typeof ALL)[number]
 
 const RUNS = positiveInt(option("runs", "BENCH_STARTUP_RUNS"), 7, "runs")
@@ -87,6 +91,7 @@ const SERVERS: Record<Impl, string> = {
   ours: join(ROOT, "bench/servers/startup-ours.mjs"),
   "ours-barrels": join(ROOT, "bench/servers/startup-ours-barrels.mjs"),
   "ours-paths": join(ROOT, "bench/servers/startup-ours-paths.mjs"),
+  "effect-floor": join(ROOT, "bench/servers/startup-effect-floor.mjs"),
   official: join(ROOT, "bench/servers/stdio-official.mjs"),
   // written by `bundle` below, before the first run
   "ours-bundled": "",
@@ -350,6 +355,34 @@ const main = async () => {
     )
   }
 
+  // ours on top of effect's own graph: per-round differences against effect-floor (rounds interleave the rows)
+  const onTop = IMPLS.includes("effect-floor")
+    ? (["ours-paths", "ours", "ours-barrels"] as const).filter((impl) => IMPLS.includes(impl)).map((impl) => {
+      const floor = runs.get("effect-floor")!
+      const own = runs.get(impl)!
+      const list = modules.get(impl)!
+      return {
+        impl,
+        modules: countFiles(list) - countFiles(modules.get("effect-floor")!),
+        ourModules: list.filter((url) => /^@effect-mcp\//.test(groupOf(url))).length,
+        firstAnswer: median(own.map((run, i) => run.firstAnswer - floor[i]!.firstAnswer)),
+        cpu: median(own.map((run, i) => run.cpu - floor[i]!.cpu)) / 1000
+      }
+    })
+    : []
+  if (onTop.length > 0) {
+    console.log(`
+on top of effect's own graph (against effect-floor; medians of per-round differences)`)
+    console.log(`${pad("server", 18)}${padStart("+modules", 10)}${padStart("of ours", 9)}${padStart("+first answer", 15)}${padStart("+CPU", 9)}`)
+    for (const row of onTop) {
+      console.log(
+        `${pad(row.impl, 18)}${padStart(String(row.modules), 10)}${padStart(String(row.ourModules), 9)}${
+          padStart(ms(row.firstAnswer), 15)
+        }${padStart(ms(row.cpu), 9)}`
+      )
+    }
+  }
+
   for (const impl of IMPLS.filter((impl) => LISTED.has(impl))) {
     console.log(`\nmodules of ${impl}, in load order:`)
     for (const url of modules.get(impl)!) {
@@ -372,7 +405,8 @@ const main = async () => {
         hwm: median(list.map((run) => run.hwm)),
         firstAnswers: list.map((run) => run.firstAnswer)
       }
-    })
+    }),
+    onTop
   })
   if (CACHE_ROOT !== undefined) rmSync(CACHE_ROOT, { recursive: true, force: true })
   if (BUNDLE_ROOT !== undefined) rmSync(BUNDLE_ROOT, { recursive: true, force: true })

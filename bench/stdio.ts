@@ -15,6 +15,13 @@
  *   effect-mcp client pins `era: "legacy"` (2025-11-25, the official SDK
  *   1.32.2's revision); the default `era: "auto"` would settle on 2026-07-28
  *   against our server;
+ * - "effect-ai": effect's own MCP client and server (`effect/ai`, effect
+ *   4.1.0), what an Effect user would pick instead: `McpClient.layerStdio`
+ *   (its `NodeChildProcessSpawner`, 2025-11-25) spawning
+ *   `servers/stdio-effect-ai.ts` (`McpServer.layerStdio` + `NodeStdio`, the
+ *   echo toolkit of `servers/effect-ai-echo.ts`). Its `callTool` takes the
+ *   tool's descriptor, so the client lists the tools once before the warm-up
+ *   (not measured). The ratios ours / effect-ai get a table of their own;
  * - "floor": hand-written newline-delimited JSON-RPC on both sides
  *   (`floor.ts`, `servers/stdio-floor.mjs`), the OS and Node's share of a
  *   round trip.
@@ -35,7 +42,8 @@
  *   --calls N           measured calls per measurement (BENCH_STDIO_CALLS, default 20000)
  *   --rounds R          (BENCH_ROUNDS, default 3)
  *   --concurrency 1,64  (BENCH_CONCURRENCY, default 1,64)
- *   --only LIST         subset of ours,ours-modern,official,ours>official,official>ours,floor (BENCH_STDIO_ONLY)
+ *   --only LIST         subset of ours,ours-modern,official,ours>official,official>ours,effect-ai,floor
+ *                       (BENCH_STDIO_ONLY)
  *   --json FILE         write the medians as JSON (or into $BENCH_JSON_DIR/stdio.json)
  *   --timeout S         hard limit of the whole run (BENCH_STDIO_TIMEOUT, default 300)
  */
@@ -43,11 +51,19 @@ import { McpClient, McpTransport } from "@effect-mcp/core"
 import { NodeMcpStdio } from "@effect-mcp/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { Effect } from "effect"
+import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcessSpawner"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import { Context, Effect, Layer } from "effect"
+import * as EffectAiMcpClient from "effect/ai/McpClient"
+import * as McpProtocol from "effect/ai/McpProtocol"
+import * as ChildProcess from "effect/process/ChildProcess"
+import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import { floorStdio } from "./floor.ts"
 import {
   assertAllGone,
   checkEcho,
+  checkEffectAiEcho,
   clientInfo,
   gc,
   hardTimeout,
@@ -59,6 +75,7 @@ import {
   option,
   OURS_DIST,
   positiveInt,
+  printRatiosAgainst,
   runMain,
   runRounds,
   type Sample,
@@ -73,7 +90,7 @@ import {
   writeJson
 } from "./harness.ts"
 
-const ALL = ["ours", "ours-modern", "official", "ours>official", "official>ours", "floor"] as const
+const ALL = ["ours", "ours-modern", "official", "ours>official", "official>ours", "effect-ai", "floor"] as const
 type Impl = (typeof ALL)[number]
 
 const CALLS = positiveInt(option("calls", "BENCH_STDIO_CALLS"), 20_000, "calls")
@@ -88,6 +105,7 @@ hardTimeout(TIMEOUT_S, "bench/stdio")
 const servers = {
   ours: { command: NODE, args: [...TS_FLAGS, ...SERVER_FLAGS, "bench/servers/stdio-ours.ts"] },
   official: { command: NODE, args: [...SERVER_FLAGS, "bench/servers/stdio-official.mjs"] },
+  "effect-ai": { command: NODE, args: [...SERVER_FLAGS, "bench/servers/stdio-effect-ai.ts"] },
   floor: { command: NODE, args: [...SERVER_FLAGS, "bench/servers/stdio-floor.mjs"] }
 } as const
 
@@ -95,8 +113,8 @@ const serverOf = (impl: Impl) =>
   servers[
     impl === "ours" || impl === "ours-modern" || impl === "official>ours"
       ? "ours"
-      : impl === "floor"
-      ? "floor"
+      : impl === "floor" || impl === "effect-ai"
+      ? impl
       : "official"
   ]
 
@@ -138,6 +156,56 @@ const runOfficialClient = async (impl: Impl, concurrency: number): Promise<Sampl
   }
 }
 
+/**
+ * effect's `ChildProcessSpawner` on Node (`NodeChildProcessSpawner.layer`),
+ * which also reports the pid of every child it spawns to `onSpawn`: the
+ * server's, whose CPU the measurement reads from /proc.
+ */
+const recordingSpawner = (onSpawn: (pid: number) => void) =>
+  Layer.effect(
+    ChildProcessSpawner.ChildProcessSpawner,
+    Effect.gen(function*() {
+      const node = yield* ChildProcessSpawner.ChildProcessSpawner
+      return ChildProcessSpawner.make((command) =>
+        Effect.tap(node.spawn(command), (handle) => Effect.sync(() => onSpawn(handle.pid)))
+      )
+    })
+  ).pipe(
+    Layer.provide(NodeChildProcessSpawner.layer),
+    Layer.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))
+  )
+
+/**
+ * effect/ai's McpClient over stdio (`McpClient.layerStdio`, 2025-11-25); the
+ * scope's close ends the child's stdin (then SIGTERM after 5 s).
+ */
+const runEffectAiClient = (impl: Impl, concurrency: number): Promise<Sample> => {
+  let pid = 0
+  const server = serverOf(impl)
+  return Effect.gen(function*() {
+    const context = yield* Layer.build(
+      EffectAiMcpClient.layerStdio({
+        ...clientInfo,
+        command: ChildProcess.make(server.command, [...server.args]),
+        protocol: McpProtocol.v2025_11_25
+      }).pipe(Layer.provide(recordingSpawner((spawned) => {
+        pid = spawned
+        track(spawned)
+      })))
+    )
+    const client = Context.get(context, EffectAiMcpClient.McpClient)
+    noteProtocol(impl, client.protocolVersion)
+    // `callTool` takes the tool's descriptor: listed once, before the warm-up
+    const tool = (yield* client.listTools()).find((tool) => tool.name === "echo")
+    if (tool === undefined) return yield* Effect.die(new Error(`${impl}: no echo tool listed`))
+    const call = Effect.map(client.callTool({ tool, arguments: { text: TEXT } }), checkEffectAiEcho)
+    return yield* measureEffect(call, { concurrency, calls: CALLS, warmup: WARMUP, serverPid: pid })
+  }).pipe(Effect.scoped, Effect.runPromise).then(async (sample) => {
+    if ((await waitGone([pid], 3000)).length > 0) throw new Error(`${impl}: server ${pid} still alive after close`)
+    return sample
+  })
+}
+
 /** The hand-written client against the hand-written server. */
 const runFloor = async (concurrency: number): Promise<Sample> => {
   const client = await floorStdio(servers.floor.args)
@@ -151,6 +219,8 @@ const runFloor = async (concurrency: number): Promise<Sample> => {
 const run = (impl: Impl, concurrency: number): Promise<Sample> =>
   impl === "floor"
     ? runFloor(concurrency)
+    : impl === "effect-ai"
+    ? runEffectAiClient(impl, concurrency)
     : impl === "ours" || impl === "ours-modern" || impl === "ours>official"
     ? runOursClient(impl, concurrency)
     : runOfficialClient(impl, concurrency)
@@ -172,6 +242,7 @@ const main = async (): Promise<void> => {
     rounds: ROUNDS,
     run
   })
+  printRatiosAgainst(throughput, "effect-ai", IMPLS.filter((impl) => impl !== "effect-ai" && impl !== "floor"))
   writeJson("stdio", { calls: CALLS, warmup: WARMUP, rounds: ROUNDS, oursFrom: OURS_DIST ? "dist" : "src", throughput })
   await assertAllGone()
   console.log(`medians over ${ROUNDS} round(s); total ${((performance.now() - started) / 1000).toFixed(1)} s`)

@@ -7,6 +7,14 @@
  * throughput rows, the target and whether it is met. A second table gives
  * the diagnostic rows (the 2026-07-28 era, the raw session API).
  *
+ * Beside them, effect's own MCP (`effect/ai`, effect 4.1.0), what an Effect
+ * user would pick instead: the `effect-ai` rows of `inprocess.ts`
+ * (`McpTest.makeClient`), `stdio.ts` and `http.ts` (its `McpClient` against
+ * its `McpServer`), in 2025-11-25: its rps (CPU per call in the CPU column)
+ * and the ratio ours / effect-ai of the medians, for every row it runs. It
+ * has no SSE answer mode, and `startup.ts` and `connect.ts` have no effect-ai
+ * row.
+ *
  * Every effect-mcp row of the headline speaks 2025-11-25, like the official
  * SDK 1.32.2, and uses the high-level API on both sides (`McpClient` →
  * `McpServer` + `McpTool`, against `Client` → `McpServer.registerTool`).
@@ -80,17 +88,28 @@ const HEADER = [
   "official",
   "ours/official",
   "median of per-round ratios",
+  "effect/ai",
+  "ours/effect-ai",
   "p50 ours / official",
   "p99 ours / official",
-  "CPU µs/call ours / official",
+  "CPU µs/call ours / official / effect/ai",
   "target",
   "met"
 ]
 
+/** The effect/ai cells of a row it has no measurement for: `why`, and no ratio. */
+const noEffectAi = (why: string) => [why, ""]
+/** Where the script has no effect-ai row. */
+const NOT_IN_SCRIPT = "–"
+
 const find = (data: Throughput | undefined, impl: string, concurrency: number) =>
   data?.throughput.find((r) => r.impl === impl && r.concurrency === concurrency)
 
-/** One throughput row: `ours` against `official` at `concurrency`; `p99NoWorse` adds that condition. */
+/**
+ * One throughput row: `ours` against `official` at `concurrency`; `p99NoWorse`
+ * adds that condition. `effectAi` names effect/ai's row of the same workload,
+ * or says why there is none.
+ */
 const throughputRow = (
   label: string,
   data: Throughput | undefined,
@@ -98,13 +117,20 @@ const throughputRow = (
   official: string,
   concurrency: number,
   target: number | undefined,
-  p99NoWorse = false
+  p99NoWorse = false,
+  effectAi: { readonly impl: string } | { readonly none: string } = { impl: "effect-ai" }
 ) => {
   const a = find(data, ours, concurrency)
   const b = find(data, official, concurrency)
+  const e = "impl" in effectAi ? find(data, effectAi.impl, concurrency) : undefined
+  const effectCells = "impl" in effectAi
+    ? e === undefined
+      ? noEffectAi("not run")
+      : [k(e.rps), a === undefined ? "" : `**${x(a.rps / e.rps)}**`]
+    : noEffectAi(effectAi.none)
   const name = `${label}, c=${concurrency} (rps)`
   if (a === undefined || b === undefined) {
-    row([name, "not run", "", "", "", "", "", "", target === undefined ? "" : `≥ ${target}`, ""])
+    row([name, "not run", "", "", "", ...effectCells, "", "", "", target === undefined ? "" : `≥ ${target}`, ""])
     return
   }
   const ratio = a.rps / b.rps
@@ -117,9 +143,10 @@ const throughputRow = (
     k(b.rps),
     `**${x(ratio)}**`,
     x(perRound),
+    ...effectCells,
     `${formatMicros(a.p50)} / ${formatMicros(b.p50)}`,
     `${formatMicros(a.p99)} / ${formatMicros(b.p99)}${p99NoWorse ? (p99ok ? " ✓" : " ✗") : ""}`,
-    `${a.cpuPerCall.toFixed(1)} / ${b.cpuPerCall.toFixed(1)}`,
+    `${a.cpuPerCall.toFixed(1)} / ${b.cpuPerCall.toFixed(1)}${e === undefined ? "" : ` / ${e.cpuPerCall.toFixed(1)}`}`,
     target === undefined ? "diagnostic" : `≥ ${target}${p99NoWorse ? ", p99 no worse" : ""}`,
     met
   ])
@@ -136,8 +163,9 @@ throughputRow("stdio", stdio, "ours", "official", 1, 1.3, true)
 throughputRow("stdio", stdio, "ours", "official", 64, 2, true)
 throughputRow("Streamable HTTP, JSON answers", http, "ours", "official", 1, 1.5)
 throughputRow("Streamable HTTP, JSON answers", http, "ours", "official", 64, 2)
-throughputRow("Streamable HTTP, SSE answers", http, "ours-sse", "official-sse", 1, 1.5)
-throughputRow("Streamable HTTP, SSE answers", http, "ours-sse", "official-sse", 64, 2)
+const noSse = { none: "no SSE answers" }
+throughputRow("Streamable HTTP, SSE answers", http, "ours-sse", "official-sse", 1, 1.5, false, noSse)
+throughputRow("Streamable HTTP, SSE answers", http, "ours-sse", "official-sse", 64, 2, false, noSse)
 
 /** What a start-up or connect row compares: our server and the official one, as published or bundled for production. */
 const PAIRS = [
@@ -146,7 +174,8 @@ const PAIRS = [
   { ours: "ours-bundled", official: "official", label: ", ours bundled for production, official as published" }
 ] as const
 
-const blank = ["", "", "", ""]
+// median of per-round ratios, effect/ai, ours/effect-ai, p50, p99, CPU
+const blank = ["", ...noEffectAi(NOT_IN_SCRIPT), "", "", ""]
 for (const pair of PAIRS) {
   const a = startup?.startup.find((s) => s.impl === pair.ours)
   const b = startup?.startup.find((s) => s.impl === pair.official)
@@ -202,6 +231,7 @@ for (const pair of PAIRS) {
 
 const sessOurs = http?.sessions?.find((s) => s.server === "ours")
 const sessOfficial = http?.sessions?.find((s) => s.server === "official")
+const sessEffectAi = http?.sessions?.find((s) => s.server === "effect-ai")
 if (sessOurs !== undefined) {
   row([
     "RSS per idle legacy HTTP session (heap)",
@@ -209,6 +239,12 @@ if (sessOurs !== undefined) {
     sessOfficial === undefined ? "" : `${kb(sessOfficial.rssPerSession)} (${kb(sessOfficial.heapPerSession)})`,
     sessOfficial === undefined ? "" : x(sessOurs.rssPerSession / sessOfficial.rssPerSession),
     "",
+    ...(sessEffectAi === undefined
+      ? noEffectAi("not run")
+      : [
+        `${kb(sessEffectAi.rssPerSession)} (${kb(sessEffectAi.heapPerSession)})`,
+        x(sessOurs.rssPerSession / sessEffectAi.rssPerSession)
+      ]),
     "",
     "",
     "",
@@ -241,6 +277,7 @@ diagnostic("in-process, `ours-api` (raw McpClientSession → McpServer)", inproc
 diagnostic("in-process, `ours` (raw McpClientSession → raw McpServerSession)", inprocess, "ours", "official")
 diagnostic("stdio, `ours-modern` (2026-07-28)", stdio, "ours-modern", "official")
 diagnostic("Streamable HTTP JSON, `ours-modern` (2026-07-28, stateless)", http, "ours-modern", "official")
+diagnostic("Streamable HTTP JSON, `effect-ai-fetch` in the ours column (effect/ai's McpClient on `fetch` → its McpServer)", http, "effect-ai-fetch", "official")
 
 // -----------------------------------------------------------------------------
 
@@ -255,11 +292,13 @@ const protocolsOf = (data: Throughput | undefined, impls: ReadonlyArray<string>)
   impls.map((impl) => `${impl} ${data?.throughput.find((r) => r.impl === impl)?.protocol ?? "?"}`).join(", ")
 
 console.log()
-console.log("## Summary: effect-mcp against the official SDK 1.32.2 (the issue's table)")
+console.log("## Summary: effect-mcp against the official SDK 1.32.2 and effect/ai 4.1.0 (the issue's table)")
 console.log()
 console.log(
   "Workload: `tools/call` echo after the handshake; McpClient → McpServer + McpTool against Client → " +
-    "McpServer.registerTool; medians over interleaved rounds; ratio = ratio of the medians."
+    "McpServer.registerTool, and against effect/ai (McpTest.makeClient in-process, McpClient otherwise → " +
+    "McpServer + Toolkit), all in 2025-11-25; medians over interleaved rounds; ratio = ratio of the medians. " +
+    "effect/ai: – where the script has no effect-ai row."
 )
 console.log()
 for (const line of lines) console.log(line)
@@ -271,9 +310,9 @@ console.log("|---|---|---:|---:|---:|---:|---:|---:|")
 for (const line of diagnostics) console.log(line)
 console.log()
 console.log(
-  `negotiated: in-process ${protocolsOf(inprocess, ["ours-client", "official"])}; stdio ${
-    protocolsOf(stdio, ["ours", "official"])
-  }; HTTP ${protocolsOf(http, ["ours", "official", "ours-sse", "official-sse"])}`
+  `negotiated: in-process ${protocolsOf(inprocess, ["ours-client", "official", "effect-ai"])}; stdio ${
+    protocolsOf(stdio, ["ours", "official", "effect-ai"])
+  }; HTTP ${protocolsOf(http, ["ours", "official", "ours-sse", "official-sse", "effect-ai"])}`
 )
 for (const [name, data] of [
   ["in-process", inprocess],

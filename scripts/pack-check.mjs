@@ -16,7 +16,11 @@
 //    under TypeScript 6's default `types: []`; runs the stdio client against the stdio server,
 //    and the packed `effect-mcp` command against the HTTP server and the stdio server, with
 //    plain `node`;
-// 4. measures node_modules for @effect-mcp/core + @effect-mcp/platform-node + peers, and for
+// 4. in another fresh app, installs the @effect-mcp/cli tarball alone (its `effect-mcp` is
+//    bundled: effect and every dependency inside, every peer optional): checks that nothing else
+//    is installed, and runs `npx effect-mcp --help` and `list tools` against the quick-start
+//    server, alone and as a group of ten from a config;
+// 5. measures node_modules for @effect-mcp/core + @effect-mcp/platform-node + peers, and for
 //    @modelcontextprotocol/sdk alone, each in an app of its own.
 //
 // Every check is one line of the summary; `--json FILE` writes `{passed, failed, checks}` for
@@ -272,6 +276,16 @@ const checkTarball = (pkg, tarball, files, extracted) => {
     if (!fileSet.has(target.replace(/^\.\//, ""))) problems.push(`bin ${name} -> ${target} is not in the tarball`)
   }
   if (manifest.scripts !== undefined) problems.push(`scripts in the published manifest: ${Object.keys(manifest.scripts).join(", ")}`)
+  if (pkg.name === "@effect-mcp/cli") {
+    // the command is bundled (scripts/build-cli.mjs): it needs no package installed beside it
+    for (const file of ["dist/bundle/effect-mcp.mjs", "dist/bundle/THIRD-PARTY-LICENSES.txt", "dist/McpCli.js", "dist/McpCli.d.ts"]) {
+      if (!fileSet.has(file)) problems.push(`missing ${file}`)
+    }
+    const dependencies = Object.keys(manifest.dependencies ?? {})
+    if (dependencies.length > 0) problems.push(`dependencies of a bundled command: ${dependencies.join(", ")}`)
+    const required = Object.keys(manifest.peerDependencies ?? {}).filter((name) => manifest.peerDependenciesMeta?.[name]?.optional !== true)
+    if (required.length > 0) problems.push(`peer dependencies not optional (the bundled command needs none): ${required.join(", ")}`)
+  }
   // every dist .js has its .d.ts; every source map's sources are shipped
   let maps = 0
   for (const file of files) {
@@ -307,7 +321,8 @@ const main = async () => {
   const app = tempDir("effect-mcp-app-")
   const oursApp = tempDir("effect-mcp-footprint-")
   const sdkApp = tempDir("effect-mcp-sdk-footprint-")
-  for (const [dir, name] of [[app, "pack-check-app"], [oursApp, "pack-check-ours"], [sdkApp, "pack-check-sdk"]]) {
+  const cliApp = tempDir("effect-mcp-cli-alone-")
+  for (const [dir, name] of [[app, "pack-check-app"], [oursApp, "pack-check-ours"], [sdkApp, "pack-check-sdk"], [cliApp, "pack-check-cli"]]) {
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version: "0.0.0", private: true, type: "module" }, null, 2) + "\n")
   }
   const install = (cwd, specs) =>
@@ -402,7 +417,9 @@ const main = async () => {
   const installs = Promise.all([
     install(app, [...PACKAGES.map((pkg) => tgz(pkg.name)), ...effectSpecs, TYPESCRIPT, TYPES_NODE]),
     install(oursApp, [tgz("@effect-mcp/core"), tgz("@effect-mcp/platform-node"), ...effectSpecs]),
-    sdkInstall
+    sdkInstall,
+    // the command alone: its peers are optional, so nothing else comes
+    install(cliApp, [tgz("@effect-mcp/cli")])
   ])
   const publint = binOf("publint", "publint")
   const attw = binOf("@arethetypeswrong/cli", "attw")
@@ -431,7 +448,7 @@ const main = async () => {
     )
   }
   const installStarted = performance.now()
-  const [appInstall, oursInstall, sdkInstalled] = await installs
+  const [appInstall, oursInstall, sdkInstalled, cliInstall] = await installs
   if (!record("install the tarballs in a fresh app", appInstall.code === 0, `${app}: ${describe(appInstall)} (waited ${elapsed(installStarted)} after the lints)`)) {
     console.log(output(appInstall))
     return
@@ -551,6 +568,35 @@ const main = async () => {
 
     const list = await npx(["--stdio", "node server.js", "list", "tools"])
     record('npx effect-mcp --stdio "node server.js" list tools', list.code === 0 && /add_note/.test(list.stdout), `${describe(list)}\n${output(list)}`)
+
+    // --- the command alone ----------------------------------------------------------------
+    section("@effect-mcp/cli alone: the bundled command, nothing else installed")
+    if (record("install the @effect-mcp/cli tarball alone in a fresh app", cliInstall.code === 0, `${cliApp}: ${describe(cliInstall)}`)) {
+      const installed = footprint(join(cliApp, "node_modules"))()
+      record(
+        "@effect-mcp/cli alone brings no other package (its peers are optional)",
+        installed.names.length === 1 && installed.names[0] === "@effect-mcp/cli",
+        `${installed.packages} package(s), ${mb(installed.bytes)}: ${installed.names.join(", ")}`
+      )
+      footprints.cli = { packages: installed.packages, megabytes: Number((installed.bytes / 1024 / 1024).toFixed(1)) }
+      const alone = (args) => run("npx", ["--no-install", "effect-mcp", ...args], { cwd: cliApp, timeoutMs: 60_000 })
+      const timed = async (args) => {
+        const since = performance.now()
+        const result = await alone(args)
+        return { result, ms: Math.round(performance.now() - since) }
+      }
+      const serverJs = join(app, "server.js")
+      const { ms: helpMs, result: helpAlone } = await timed(["--help"])
+      record("npx effect-mcp --help (the command alone)", helpAlone.code === 0 && /USAGE/.test(helpAlone.stdout), `${describe(helpAlone)}, ${helpMs} ms with npx` + (helpAlone.code === 0 ? "" : `\n${output(helpAlone)}`))
+      const { ms: listMs, result: listAlone } = await timed(["--stdio", `node ${serverJs}`, "list", "tools"])
+      record(`npx effect-mcp --stdio "node ${serverJs}" list tools (the command alone)`, listAlone.code === 0 && /add_note/.test(listAlone.stdout), `${describe(listAlone)}, ${listMs} ms with npx\n${output(listAlone)}`)
+      // ten servers from ./mcp.json, as a group; their tools share names, hence --qualify
+      const servers = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`notes${i + 1}`, { command: process.execPath, args: [serverJs] }]))
+      writeFileSync(join(cliApp, "mcp.json"), JSON.stringify({ mcpServers: servers }, null, 2) + "\n")
+      const { ms: groupMs, result: group } = await timed(["list", "tools", "--qualify"])
+      const qualified = group.stdout.split("\n").filter((line) => /^notes\d+_add_note\s/.test(line)).length
+      record("npx effect-mcp list tools --qualify over ten servers from ./mcp.json (the command alone)", group.code === 0 && qualified === 10, `${describe(group)}, ${qualified} of 10 servers' add_note listed, ${groupMs} ms with npx` + (group.code === 0 && qualified === 10 ? "" : `\n${output(group)}`))
+    } else console.log(output(cliInstall))
   }
 
   // --- footprint ------------------------------------------------------------------------------

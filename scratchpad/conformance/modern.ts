@@ -174,15 +174,22 @@ const dynamicPrompt = McpPrompt.make({
   get: () => Effect.succeed("here")
 })
 
-// adds the definition when it is absent, removes it when present
-const toggle = (definition: McpServer.Definition) => {
-  let present = false
-  return Effect.flatMap(McpServer.McpServer, (server) =>
+// which toggled definitions each server has registered: the state lives with the server
+// (a module-wide flag would be shared by the servers of one process; one made per call, as
+// before, said "added" every time and never removed anything)
+const toggled = new WeakMap<McpServer.McpServer["Service"], Set<McpServer.Definition>>()
+
+// adds the definition when this server lacks it, removes it when it has it
+const toggle = (definition: McpServer.Definition) =>
+  Effect.flatMap(McpServer.McpServer, (server) =>
     Effect.suspend(() => {
-      present = !present
-      return Effect.as(present ? server.register(definition) : server.unregister(definition), present ? "added" : "removed")
+      let present = toggled.get(server)
+      if (present === undefined) toggled.set(server, present = new Set())
+      const adding = !present.has(definition)
+      if (adding) present.add(definition)
+      else present.delete(definition)
+      return Effect.as(adding ? server.register(definition) : server.unregister(definition), adding ? "added" : "removed")
     }))
-}
 
 export const triggerToolChange = McpTool.make("test_trigger_tool_change", {
   description: "Changes the tool list (adds or removes test_dynamic_tool)",

@@ -44,7 +44,7 @@ import * as Failures from "./internal/failures.ts"
  * | --- | --- | --- |
  * | 0 | `Ok` | the command did what it was asked |
  * | 1 | `ToolError` | `call`, `tasks result`: the tool answered with an error result (`isError: true`) |
- * | 2 | `Usage` | bad flags or arguments, `--args` that is not a JSON object, an unknown `--server`, tool, prompt or resource; `--task` on a 2025-11-25 tool without task support; `tasks list` of 2026-07-28 servers only; a task command with several servers and no `--server`; `serve` with both or neither of `--port` and `--serve-stdio`, or a `--host` beyond loopback without auth or `--allow-unauthenticated` |
+ * | 2 | `Usage` | bad flags or arguments, `--args` that is not a JSON object, `--answers` that is not valid or does not fit a server's form, a `--root` that is not a directory, an unknown `--server`, tool, prompt or resource; `--task` on a 2025-11-25 tool without task support; `tasks list` of 2026-07-28 servers only; a task command with several servers and no `--server`; `serve` with both or neither of `--port` and `--serve-stdio`, or a `--host` beyond loopback without auth or `--allow-unauthenticated` |
  * | 3 | `Connection` | the config file is missing or invalid, a server could not be started, reached or initialized, or its connection was lost; `serve`: the front cannot listen (the port is taken) |
  * | 4 | `Request` | a server answered the request with a JSON-RPC error, or it timed out; a task failed, was cancelled, or is unknown to the server |
  * | 5 | `Auth` | authorization failed: the OAuth sign-in could not complete (refused, timed out, no usable authorization server), the auth file is unreadable, or a server refused the credentials it got |
@@ -179,6 +179,18 @@ export const qualify: McpGroup.NameHook = Connect.qualify
  * names, over the config's `"tools"`, `"prompts"` and `"resources"` filters.
  * A line on stderr says where it serves; a server that cannot connect is
  * retried while the others are served.
+ *
+ * **A server's questions.** Elicitation (form and URL) and sampling are
+ * declared, and roots with `--root DIR` (their `file://` URIs). On a
+ * terminal a form is asked field by field on stderr with effect's CLI
+ * prompts (Esc or Ctrl-C cancels, a "Decline" choice declines), and a URL
+ * (`http:` or `https:` only) is shown and, with `--open`, opened once
+ * accepted; `--answers JSON` answers without asking (an object of field
+ * values, `{"action":"decline"}`, or a list of those in order; answers that
+ * do not fit the form exit 2); with neither, elicitations are declined.
+ * Sampling is declined unless `--sampling-command COMMAND` answers it (the
+ * params as JSON on its stdin, a `CreateMessageResult` on its stdout, within
+ * `--sampling-timeout`). `serve` takes none of these flags.
  *
  * @category commands
  * @since 0.1.0

@@ -200,6 +200,8 @@ export interface Options extends NotificationHandlers {
   readonly experimental?: Record<string, McpSchema.JsonObject> | undefined
   /** Default `true` (every list). */
   readonly autoRefresh?: boolean | AutoRefresh | undefined
+  /** 2026-07-28: `false` follows no cached list (no `subscriptions/listen` stream; kept as fetched): a client that runs once. */
+  readonly followLists?: boolean | undefined
   /** The page limit of list streams and cached lists. Default 100. */
   readonly maxPages?: number | undefined
   /** How many unread notifications each subscriber keeps before dropping the oldest. Default 1024. */
@@ -254,7 +256,8 @@ export interface ListOptions extends RequestOptions {
 }
 
 /**
- * A server list kept by the client.
+ * A server list kept by the client. In 2026-07-28 it is followed (by a `subscriptions/listen` stream)
+ * only once read a second time or its `changes` streamed: a list read once opens no stream.
  *
  * @category models
  * @since 0.1.0

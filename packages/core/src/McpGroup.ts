@@ -436,8 +436,17 @@ export class McpGroup extends Context.Service<McpGroup, Group>()("@effect-mcp/co
 
 /**
  * Makes a group in the current scope and connects `servers` concurrently
- * (their components are added in the order given). Closing the scope closes
- * every server in reverse order of connection.
+ * (their components are added in the order given).
+ *
+ * Closing the scope closes every server at once, so it takes as long as the
+ * slowest server (a stdio server that ignores the end of its stdin and
+ * SIGTERM: its `closeTimeout` + `termTimeout`), not the sum; the order in
+ * which servers finish closing is not defined. What is ordered: before any
+ * server closes, the group stops taking servers (`connect` fails with a
+ * `ClosedError`) and stops supervising them (none is reconnected); the
+ * group's own resources (the `notifications` hub) close after every server;
+ * a layer built on the group (a gateway, say) closes before it, as layers
+ * do.
  *
  * @category constructors
  * @since 0.1.0

@@ -21,7 +21,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as HttpRouter from "effect/http/HttpRouter"
-import * as InternalEventStore from "./internal/http/server/eventStore.ts"
 import type * as InternalState from "./internal/http/server/state.ts"
 import type * as JsonRpc from "./JsonRpc.ts"
 import type * as McpError from "./McpError.ts"
@@ -106,7 +105,9 @@ export interface EventStoreMemoryOptions {
  * @since 0.1.0
  */
 export const makeEventStoreMemory: (options?: EventStoreMemoryOptions) => Effect.Effect<EventStoreShape> = (options) =>
-  Effect.sync(() => InternalEventStore.makeMemory(options))
+  // loaded with the first store (its SSE encoder and effect's `Sse` too), not with the barrel
+  Effect.map(Effect.promise(() => import("./internal/http/server/eventStore.ts")), (InternalEventStore) =>
+    InternalEventStore.makeMemory(options))
 
 /**
  * The in-memory event store as a layer.

@@ -13,11 +13,12 @@ import * as McpConfig from "@effect-mcp/core/McpConfig"
 import * as McpError from "@effect-mcp/core/McpError"
 import * as McpGateway from "@effect-mcp/core/McpGateway"
 import * as McpGroup from "@effect-mcp/core/McpGroup"
-import type * as McpServer from "@effect-mcp/core/McpServer"
+import * as McpServer from "@effect-mcp/core/McpServer"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
+import * as Scope from "effect/Scope"
 import * as NodeMcpGroup from "./NodeMcpGroup.ts"
 
 /**
@@ -89,15 +90,27 @@ export interface Options extends McpGateway.Options {
 export const layer = (options: Options): Layer.Layer<McpServer.McpServer, McpError.McpError> => {
   const { connector, group, servers, ...gateway } = options
   const many = Object.keys(servers).length > 1
-  return McpGateway.layer(gateway).pipe(
-    Layer.provide(NodeMcpGroup.layer({
-      servers,
-      startupFailure: "down",
-      client: McpGateway.clientOptions,
-      ...(many ? { nameHook: McpGroup.prefixed() } : {}),
-      ...group,
-      ...(connector === undefined ? {} : { connector })
-    }))
+  const groupLayer = NodeMcpGroup.layer({
+    servers,
+    startupFailure: "down",
+    client: McpGateway.clientOptions,
+    ...(many ? { nameHook: McpGroup.prefixed() } : {}),
+    ...group,
+    ...(connector === undefined ? {} : { connector })
+  })
+  // The gateway (its own sessions of legacy servers among them) and its group close at once: each
+  // closes stdio servers that may take `closeTimeout` + `termTimeout` to end, and one after the
+  // other would be twice that.
+  return Layer.effect(
+    McpServer.McpServer,
+    Effect.gen(function*() {
+      const both = yield* Scope.fork(yield* Effect.scope, "parallel")
+      const groupContext = yield* Layer.buildWithScope(groupLayer, yield* Scope.fork(both, "sequential"))
+      return yield* McpGateway.make(gateway).pipe(
+        Effect.provideContext(groupContext),
+        Scope.provide(yield* Scope.fork(both, "sequential"))
+      )
+    })
   )
 }
 

@@ -43,7 +43,12 @@ export interface ConnectorOptions {
   readonly stderr?: NodeMcpStdio.StderrMode | undefined
   /** Receives each child's stderr, with the server's name (modes `"forward"` and `"capture"`). */
   readonly onStderr?: ((server: string, text: string) => Effect.Effect<void>) | undefined
-  /** The delays of the children's shutdown. */
+  /**
+   * The delays of the children's shutdown. A group closes its servers at
+   * once, so closing it takes about the longest of their shutdowns (at most
+   * `closeTimeout` + `termTimeout` + `killTimeout`), however many servers
+   * ignore the end of their stdin.
+   */
   readonly shutdown?: NodeMcpStdio.ShutdownOptions | undefined
   /** OAuth for HTTP servers (see {@link AuthOptions}). Default: none (only static headers). */
   readonly auth?: AuthOptions | undefined

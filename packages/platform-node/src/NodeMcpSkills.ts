@@ -14,9 +14,16 @@
 import * as McpError from "@effect-mcp/core/McpError"
 import * as McpSkills from "@effect-mcp/core/McpSkills"
 import * as Effect from "effect/Effect"
-import * as NodeFs from "node:fs"
-import * as NodeFsPromises from "node:fs/promises"
-import * as NodePath from "node:path"
+import type * as NodeFs from "node:fs"
+import type * as NodeFsPromises from "node:fs/promises"
+import type * as NodePath from "node:path"
+
+// The built-ins are got when first used (`files` is synchronous, so not with `import()`): the
+// barrel of @effect-mcp/platform-node loads this module in every program, most of which serve
+// no skills folder.
+const nodeFs = (): typeof NodeFs => process.getBuiltinModule("node:fs")
+const nodeFsPromises = (): typeof NodeFsPromises => process.getBuiltinModule("node:fs/promises")
+const nodePath = (): typeof NodePath => process.getBuiltinModule("node:path")
 
 const ENCODED_SEPARATOR = /%(?:2f|5c)/i
 
@@ -36,9 +43,10 @@ const within = (base: string, relative: string): Effect.Effect<string, McpError.
   if (bad !== undefined) {
     return Effect.fail(refuse(relative, `the path ${JSON.stringify(relative)} is not a relative path inside the skills folder`))
   }
-  const full = NodePath.join(base, ...segments)
-  const inside = NodePath.relative(base, full)
-  return inside === "" || inside === ".." || inside.startsWith(`..${NodePath.sep}`) || NodePath.isAbsolute(inside)
+  const path = nodePath()
+  const full = path.join(base, ...segments)
+  const inside = path.relative(base, full)
+  return inside === "" || inside === ".." || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside)
     ? Effect.fail(refuse(relative, `the path ${JSON.stringify(relative)} leaves the skills folder`))
     : Effect.succeed(full)
 }
@@ -46,11 +54,12 @@ const within = (base: string, relative: string): Effect.Effect<string, McpError.
 /** `full`, once its real path (symlinked folders resolved) is known to stay inside the real `base`. */
 const stillWithin = (base: string, full: string, relative: string): Effect.Effect<string, McpError.McpError> =>
   Effect.tryPromise({
-    try: () => Promise.all([NodeFsPromises.realpath(base), NodeFsPromises.realpath(full)]),
+    try: () => Promise.all([nodeFsPromises().realpath(base), nodeFsPromises().realpath(full)]),
     catch: failed(relative, "cannot be resolved")
   }).pipe(Effect.flatMap(([realBase, real]) => {
-    const inside = NodePath.relative(realBase, real)
-    return inside === ".." || inside.startsWith(`..${NodePath.sep}`) || NodePath.isAbsolute(inside)
+    const path = nodePath()
+    const inside = path.relative(realBase, real)
+    return inside === ".." || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside)
       ? Effect.fail(refuse(relative, `the path ${JSON.stringify(relative)} resolves outside the skills folder`))
       : Effect.succeed(full)
   }))
@@ -70,14 +79,14 @@ const kindOf = (entry: NodeFs.Dirent): McpSkills.FileEntry["kind"] =>
  * @since 0.3.0
  */
 export const files = (root: string): McpSkills.Files => {
-  const base = NodePath.resolve(root)
+  const base = nodePath().resolve(root)
   return {
     list: (dir) =>
       within(base, dir).pipe(
         Effect.flatMap((full) => stillWithin(base, full, dir)),
         Effect.flatMap((full) =>
           Effect.tryPromise({
-            try: () => NodeFsPromises.readdir(full, { withFileTypes: true }),
+            try: () => nodeFsPromises().readdir(full, { withFileTypes: true }),
             catch: failed(dir, "cannot be listed")
           })
         ),
@@ -89,7 +98,10 @@ export const files = (root: string): McpSkills.Files => {
         Effect.flatMap((full) =>
           Effect.acquireUseRelease(
             Effect.tryPromise({
-              try: () => NodeFsPromises.open(full, NodeFs.constants.O_RDONLY | (NodeFs.constants.O_NOFOLLOW ?? 0)),
+              try: () => {
+                const { constants } = nodeFs()
+                return nodeFsPromises().open(full, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
+              },
               catch: failed(path, "cannot be opened (a symlink is never followed)")
             }),
             (handle) =>

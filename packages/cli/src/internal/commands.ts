@@ -214,6 +214,14 @@ const call = Command.make(
     {
       command: "id=$(effect-mcp call build --no-wait --url https://ci.example.com/mcp); effect-mcp tasks result $id --url https://ci.example.com/mcp",
       description: "Start a task, then wait for its result in another run"
+    },
+    {
+      command: "effect-mcp call signup --answers '{\"name\":\"Ada\",\"age\":36}'",
+      description: "Answer the form the tool asks for (an elicitation) without a terminal"
+    },
+    {
+      command: "effect-mcp call summarize --sampling-command \"my-llm --json\" --root .",
+      description: "Let a program answer the server's sampling requests, and offer it the current directory"
     }
   ])
 )

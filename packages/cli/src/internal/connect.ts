@@ -12,16 +12,19 @@ import * as McpGroup from "@effect-mcp/core/McpGroup"
 import { NodeMcpAuthorizer, NodeMcpAuthStore, NodeMcpGateway, NodeMcpGroup } from "@effect-mcp/platform-node"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Path from "effect/Path"
 import * as Redacted from "effect/Redacted"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Adhoc from "./adhoc.ts"
 import * as Failures from "./failures.ts"
 import * as Format from "./format.ts"
+import * as Questions from "./questions.ts"
 
 /** The version `effect-mcp --version` prints, and the OAuth client announces. */
 export const version = "0.1.0"
@@ -121,6 +124,47 @@ export const root = Command.make("effect-mcp").pipe(
         "Where OAuth tokens are kept (default: $EFFECT_MCP_AUTH_FILE, else $XDG_CONFIG_HOME/effect-mcp/auth.json or ~/.config/effect-mcp/auth.json)"
       ),
       Flag.optional
+    ),
+    answers: Flag.String("answers").pipe(
+      Flag.withMetavar("JSON"),
+      Flag.withDescription(
+        "Answer the servers' elicitations without asking: an object of field values ({\"name\":\"Ada\"}) accepts " +
+          "every form with them (and every URL), {\"action\":\"decline\"} or {\"action\":\"cancel\"} answers every " +
+          "one so, a JSON array of those answers them one by one in order (then they are declined). Without it a " +
+          "terminal asks field by field; without a terminal they are declined"
+      ),
+      Flag.optional
+    ),
+    open: Flag.Boolean("open").pipe(
+      Flag.withDescription(
+        "Open the URL of an accepted URL elicitation in the browser (http: and https: URLs only; " +
+          "$EFFECT_MCP_BROWSER, else the platform's opener)"
+      ),
+      Flag.withDefault(false)
+    ),
+    root: Flag.String("root").pipe(
+      Flag.withMetavar("DIR"),
+      Flag.withDescription(
+        "Offer this directory to the servers as a root (roots/list: its file:// URI; repeatable). Without it no " +
+          "roots are declared"
+      ),
+      Flag.atLeast(0)
+    ),
+    samplingCommand: Flag.String("sampling-command").pipe(
+      Flag.withMetavar("COMMAND"),
+      Flag.withDescription(
+        "Answer the servers' sampling requests with this program: it gets the request's params as JSON on stdin " +
+          "(and EFFECT_MCP_SERVER) and prints a CreateMessageResult as JSON on stdout (split like --stdio, no " +
+          "shell). Without it sampling is declined"
+      ),
+      Flag.optional
+    ),
+    samplingTimeout: Flag.Int("sampling-timeout").pipe(
+      Flag.withMetavar("SECONDS"),
+      Flag.withDescription(
+        `How long --sampling-command may take to answer, then it is stopped (default ${Questions.DEFAULT_SAMPLING_TIMEOUT})`
+      ),
+      Flag.optional
     )
   }),
   Command.withDescription(
@@ -149,6 +193,8 @@ export interface Connected {
   readonly store: McpAuth.McpAuthStore["Service"]
   /** The values masked in what is printed (see {@link secretsOf}). */
   readonly secrets: Secrets
+  /** Failed when the command must end at once: `--answers` that do not fit a form. */
+  readonly stop: Deferred.Deferred<never, Failures.CliFailure>
 }
 
 // -----------------------------------------------------------------------------
@@ -303,6 +349,11 @@ const withEra = (
 export const selectServers = (only: string | undefined, filters = false) =>
   Effect.gen(function*() {
     const options = yield* root
+    // serve passes its clients' questions on to them
+    const asking = Questions.given(options)
+    if (filters && asking.length > 0) {
+      return yield* Failures.usage(`${asking.join(", ")}: not for serve, which passes the servers' questions to its clients`)
+    }
     const { all, upstreams } = yield* loadServers(options, filters)
     let servers = all
     const selected = only !== undefined ? Option.some(only) : options.server
@@ -329,6 +380,9 @@ export const connector = (
   store: McpAuth.McpAuthStore["Service"]
 ): NodeMcpGroup.ConnectorOptions => ({
   stderr: "capture",
+  // a person waits at the terminal: a server that ignores the end of its stdin gets 1 s, then
+  // SIGTERM and 1 s more, then SIGKILL (the library's defaults are 2 s and 2 s)
+  shutdown: { closeTimeout: "1 second", termTimeout: "1 second" },
   ...(options.verbose ? { onStderr: verboseStderr(() => secrets.diagnostics) } : {}),
   auth: { ...authOptions(), store }
 })
@@ -340,10 +394,16 @@ export const connector = (
 export const connectTo = (only: string | undefined) =>
   Effect.gen(function*() {
     const { options, secrets, servers } = yield* selectServers(only)
+    // the flags of the servers' questions are checked before anything starts
+    const settings = yield* Questions.settingsOf(options)
     const store = yield* NodeMcpAuthStore.make({ path: authFile(options.authFile) })
-    // one shot: a server that goes down stays down
+    const stop = yield* Deferred.make<never, Failures.CliFailure>()
+    const answering = yield* Questions.clientOptions(settings, stop)
+    // one shot: a server that goes down stays down, and no list is followed (2026-07-28: no
+    // subscriptions/listen stream; following a task still opens its own)
     const context = yield* Layer.build(NodeMcpGroup.layer({
       reconnect: false,
+      client: (server) => ({ followLists: false, ...answering(server) }),
       connector: connector(options, secrets, store),
       ...(options.qualify ? { nameHook: qualify } : {})
     })).pipe(Effect.mapError((error) => Failures.masked(Failures.connectionFailure(error), secrets.diagnostics)))
@@ -365,19 +425,20 @@ export const connectTo = (only: string | undefined) =>
         ),
       { concurrency: "unbounded", discard: true }
     )
-    return { group, json: options.json, order: Object.keys(servers), store, secrets } satisfies Connected
+    return { group, json: options.json, order: Object.keys(servers), store, secrets, stop } satisfies Connected
   })
 
 /**
  * Runs `use` with the servers connected (`--server`, else all); they are
- * closed when it ends. What it prints and its failure have the secrets masked
- * (see {@link Secrets}).
+ * closed when it ends, or when `--answers` do not fit a server's form (that
+ * usage error ends it). What it prints and its failure have the secrets
+ * masked (see {@link Secrets}).
  */
 export const withGroup = <A>(
   use: (connected: Connected) => Effect.Effect<A, Failures.CliFailure>
-): Effect.Effect<A, Failures.CliFailure, Command.CommandContext<"effect-mcp"> | FileSystem.FileSystem> =>
+): Effect.Effect<A, Failures.CliFailure, Command.CommandContext<"effect-mcp"> | FileSystem.FileSystem | Path.Path> =>
   Effect.scoped(Effect.flatMap(connectTo(undefined), (connected) =>
-    use(connected).pipe(
+    Effect.raceFirst(use(connected), Deferred.await(connected.stop)).pipe(
       Effect.mapError((error) => Failures.masked(error, connected.secrets.diagnostics)),
       Effect.updateService(Console.Console, (console) => maskingConsole(console, connected.secrets.printed))
     )))

@@ -12,10 +12,14 @@
  * for one) and later scans keep following them.
  *
  * The table of processes comes from `/proc` on Linux and from `ps` elsewhere
- * (no session ids or start times there: group and parent links only).
+ * (no session ids or start times there: group and parent links only). Reading
+ * it is shared among the callers of one moment (see {@link scan}): fifty
+ * stdio clients closing at once read it a few times, not fifty times at each
+ * step.
  *
  * @internal
  */
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as NodeChildProcess from "node:child_process"
@@ -90,12 +94,74 @@ const scanPs: Effect.Effect<ReadonlyMap<number, ProcessInfo>> = Effect.callback(
   })
 })
 
+// -----------------------------------------------------------------------------
+// one read of the table shared among the callers of one moment
+// -----------------------------------------------------------------------------
+
+const counts = { requests: 0, reads: 0 }
+
 /**
- * Every process of the system.
+ * How many tables were asked for ({@link scan}) and how many were read from
+ * the system, since this module loaded: a test seam.
  *
  * @internal
  */
-export const scan: Effect.Effect<ReadonlyMap<number, ProcessInfo>> = isLinux ? Effect.sync(scanProc) : scanPs
+export const scanCounts = (): { readonly requests: number; readonly reads: number } => ({ ...counts })
+
+/**
+ * Shares the reads of `read` among concurrent callers without ever handing a
+ * caller a table read before it asked: every caller waits for the first read
+ * that starts after it asked (a snapshot of the process tree is only good for
+ * what happened before it was taken: the child's spawn, a signal just sent).
+ *
+ * - A caller joins the batch waiting to be read, if there is one, or opens
+ *   one and forks its read.
+ * - The read first yields, so that the callers of the same moment (fibers
+ *   woken by the same timers or the same exits) join; then waits for the
+ *   read in progress, if any (`ps` is asynchronous), so that two reads never
+ *   overlap and the callers arriving meanwhile join too; then closes the
+ *   batch (later callers open the next one) and only then reads.
+ * - A result is never kept for later callers, however young: it was read
+ *   before they asked.
+ * - The read runs in a fiber of its own, so a caller that is interrupted
+ *   leaves the others' read running; it needs no clock (it works under
+ *   `TestClock`).
+ */
+const shareReads = <A>(read: Effect.Effect<A>): Effect.Effect<A> => {
+  // the batch not read yet, which new callers join
+  let waiting: Deferred.Deferred<A> | undefined
+  // the batch read last (or being read)
+  let last: Deferred.Deferred<A> | undefined
+  return Effect.suspend(() => {
+    counts.requests++
+    if (waiting !== undefined) return Deferred.await(waiting)
+    const batch = Deferred.makeUnsafe<A>()
+    const previous = last
+    waiting = batch
+    const run = Effect.yieldNow.pipe(
+      Effect.andThen(previous === undefined ? Effect.void : Effect.exit(Deferred.await(previous))),
+      Effect.andThen(Effect.suspend(() => {
+        waiting = undefined
+        last = batch
+        counts.reads++
+        return read
+      })),
+      Effect.exit,
+      Effect.flatMap((exit) => Deferred.done(batch, exit))
+    )
+    return Effect.andThen(Effect.forkDetach(run), Deferred.await(batch))
+  })
+}
+
+/**
+ * Every process of the system, as read after the call began; the callers of
+ * one moment share one read (see `shareReads`).
+ *
+ * @internal
+ */
+export const scan: Effect.Effect<ReadonlyMap<number, ProcessInfo>> = shareReads(
+  isLinux ? Effect.sync(scanProc) : scanPs
+)
 
 /**
  * The start time of one process (`""` when unknown or where there are none).

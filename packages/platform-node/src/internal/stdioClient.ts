@@ -171,17 +171,22 @@ export const makeClient = Effect.fnUntraced(function*(
 
   const leaderExited = () => status !== undefined
 
-  // waits until the leader has exited and no member of its tree is left, up to `millis`
+  // waits until the leader has exited and no member of its tree is left, up to
+  // `millis`; `true` once they are gone. The polls fall on the clock's ticks of
+  // POLL_MILLIS, the same for every client, so that the clients closing at once
+  // poll at the same moments and share each read of the process table.
   const awaitGone = (tree: ProcessTree.Tracker, millis: number) =>
     Effect.gen(function*() {
       const deadline = (yield* Clock.currentTimeMillis) + millis
-      for (let round = 0; round <= Math.ceil(millis / POLL_MILLIS); round++) {
-        if (leaderExited() && (yield* tree.scan).length === 0) return
-        const left = deadline - (yield* Clock.currentTimeMillis)
-        if (left <= 0) return
-        const pause = Effect.sleep(Math.min(left, POLL_MILLIS))
+      for (let round = 0; round <= Math.ceil(millis / POLL_MILLIS) + 2; round++) {
+        if (leaderExited() && (yield* tree.scan).length === 0) return true
+        const now = yield* Clock.currentTimeMillis
+        const left = deadline - now
+        if (left <= 0) return false
+        const pause = Effect.sleep(Math.min(left, POLL_MILLIS - (now % POLL_MILLIS)))
         yield* leaderExited() ? pause : Effect.raceFirst(Deferred.await(exited), pause)
       }
+      return false
     })
 
   const awaitLeader = (millis: number) =>
@@ -220,7 +225,7 @@ export const makeClient = Effect.fnUntraced(function*(
         if (alive.length === 0 && leaderExited()) return
         yield* tree.signal(signal)
         if (!leaderExited()) child.kill(signal)
-        yield* awaitGone(tree, millis)
+        if (yield* awaitGone(tree, millis)) return
       }
     })
 

@@ -217,20 +217,29 @@ export const make = Effect.fnUntraced(function*(
     typeof options.autoRefresh === "object" ? options.autoRefresh[key] !== false : options.autoRefresh !== false
 
   // 2026-07-28: change notifications come on a subscriptions/listen stream,
-  // asked for once a list is cached (with auto-refresh) or a resource watched
+  // opened once something follows changes: a cached list read again or whose
+  // changes are streamed (with auto-refresh, unless `followLists: false`), a
+  // watched resource; a list read once opens nothing
   const listen = session.era === "modern" ? yield* Listen.make(session, scope) : undefined
-  const listened = (kind: Listen.ListKind) => <A>(fetch: Effect.Effect<A, McpError.McpError>) =>
-    listen === undefined || !autoRefresh(kind) ? fetch : Effect.tap(fetch, () => listen.lists(kind))
+  const followOf = (kind: Listen.ListKind): Cache.Follow | undefined =>
+    listen === undefined || !autoRefresh(kind) || options.followLists === false ? undefined : {
+      start: listen.follow(kind),
+      ready: listen.ready(kind),
+      acks: listen.acks
+    }
 
-  const tools = yield* Cache.make(Effect.map(fetchAll(streamTools), (fetched) => {
-    // a complete list replaces what pages taught us
-    toolIndex.clear()
-    indexTools(fetched.items)
-    return fetched
-  }).pipe(listened("tools")))
-  const resources = yield* Cache.make(fetchAll(streamResources).pipe(listened("resources")))
-  const resourceTemplates = yield* Cache.make(fetchAll(streamResourceTemplates).pipe(listened("resources")))
-  const prompts = yield* Cache.make(fetchAll(streamPrompts).pipe(listened("prompts")))
+  const tools = yield* Cache.make(
+    Effect.map(fetchAll(streamTools), (fetched) => {
+      // a complete list replaces what pages taught us
+      toolIndex.clear()
+      indexTools(fetched.items)
+      return fetched
+    }),
+    followOf("tools")
+  )
+  const resources = yield* Cache.make(fetchAll(streamResources), followOf("resources"))
+  const resourceTemplates = yield* Cache.make(fetchAll(streamResourceTemplates), followOf("resources"))
+  const prompts = yield* Cache.make(fetchAll(streamPrompts), followOf("prompts"))
 
   // ---------------------------------------------------------------------------
   // tools
@@ -323,20 +332,27 @@ export const make = Effect.fnUntraced(function*(
           invalidate(resources, autoRefresh("resources")),
           invalidate(resourceTemplates, autoRefresh("resources"))
         )
-      // a listen stream is (re)open: the lists it follows are fetched again,
-      // in case they changed before it was (a list unchanged is not a change)
+      // a listen stream is (re)open: the lists it follows that were fetched before
+      // it was acknowledged are fetched again, in case they changed meanwhile
+      // (a list unchanged is not a change); one fetched after it is current
       case "notifications/subscriptions/acknowledged": {
-        const agreed = notification.params.notifications
-        const again = <A>(cache: Cache.Cache<A>, follows: boolean | undefined) =>
-          follows === true
-            ? Effect.flatMap(cache.cached, (cached) => Option.isSome(cached) ? Effect.asVoid(forkRefresh(cache)) : Effect.void)
-            : Effect.void
-        return Effect.all([
-          again(tools, agreed.toolsListChanged),
-          again(prompts, agreed.promptsListChanged),
-          again(resources, agreed.resourcesListChanged),
-          again(resourceTemplates, agreed.resourcesListChanged)
-        ], { discard: true })
+        if (listen === undefined) return Effect.void
+        const agreed = listen.acknowledged(notification.params.notifications)
+        const catchUp = <A>(cache: Cache.Cache<A>) =>
+          Effect.asVoid(Effect.forkIn(
+            Effect.catchCause(cache.catchUp, (cause) => Effect.logWarning("refreshing a list failed", cause)),
+            scope
+          ))
+        return Effect.forEach(agreed, (kind) => {
+          switch (kind) {
+            case "tools":
+              return catchUp(tools)
+            case "prompts":
+              return catchUp(prompts)
+            case "resources":
+              return Effect.andThen(catchUp(resources), catchUp(resourceTemplates))
+          }
+        }, { discard: true })
       }
       default:
         return Effect.void

@@ -200,10 +200,15 @@ export const handle = (
             last: detailed
           }
           const emitted = seen === polling.seen ? [] : [detailed]
+          if (McpTask.isTerminal(detailed.status)) terminal = detailed
           return [emitted, McpTask.isTerminal(detailed.status) ? Option.none() : Option.some(next)] as const
         })
     )
-  const states = Stream.unwrap(Effect.map(follow, statesWith))
+  // a final state seen once is final: `result` after `status` ran to the end follows the task no more
+  let terminal: Detailed | undefined
+  const states = Stream.suspend(() =>
+    terminal !== undefined ? Stream.make(terminal) : Stream.unwrap(Effect.map(follow, statesWith))
+  )
 
   const ended = (detailed: Detailed): Effect.Effect<McpSchema.CallToolResult, McpError.McpError> => {
     switch (detailed.status) {

@@ -105,7 +105,8 @@ const LOG_LEVELS: ReadonlySet<unknown> = new Set(McpSchema.LoggingLevel.literals
 /** The pool of a gateway over `group`; its sessions close with the scope. @internal */
 export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<Pool, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const scope = yield* Effect.scope
+    // the sessions' scopes close at once when the pool's does (each may wait on a stdio server's end)
+    const scope = yield* Scope.fork(yield* Effect.scope, "parallel")
     const clock = yield* Clock.clockWith(Effect.succeed)
     const servers = new Map<string, PerServer>()
     const perServer = (server: string): PerServer => {

@@ -10,8 +10,11 @@
  *   after each change the lock holder publishes a snapshot (statuses, views
  *   and routing index) to a `SubscriptionRef`, which every read uses.
  * - The group's finalizer (added right after the servers' scope is forked, so
- *   it runs before that scope closes) closes the servers one at a time, in
- *   reverse order of connection.
+ *   it runs before that scope closes) closes the servers at once: first it
+ *   stops taking servers and marks every server closing (so no supervisor
+ *   reconnects one, and every follower ends), then it closes their scopes
+ *   concurrently, and only then does it shut the notifications hub down
+ *   (see `closeAll`).
  * - Tools and prompts are named by the hook and must not collide; resources
  *   and templates keep their URIs, and calls on a URI several servers offer
  *   need their server (`aggregate.ts`, `routing.ts`).
@@ -109,7 +112,25 @@ export const make = Effect.fnUntraced(function*(
     yield* Effect.uninterruptible(remove(entry))
   })
 
-  /** Closes every server, those still connecting first, then in reverse order of connection. */
+  /**
+   * Closes every server at once, bounded by the slowest close rather than
+   * their sum (a stdio server that ignores the end of its stdin takes up to
+   * its `closeTimeout` + `termTimeout`).
+   *
+   * - Before any close starts, the group stops taking servers and every
+   *   server is marked closing and removed: a supervisor that sees its
+   *   connection end stops instead of marking the server down and
+   *   reconnecting it (whichever of the two its scope closes first), a
+   *   reconnection under way is given up, and the streams following it
+   *   end. This order is kept: it is what keeps a closing server from being
+   *   restarted.
+   * - The closes start together (those still connecting first, then in
+   *   reverse order of connection) and run concurrently: servers are
+   *   independent, so none waits for another, and the order in which they
+   *   end is not defined (reverse order of connection is no longer kept).
+   * - One close that fails (a finalizer's defect) does not stop the others;
+   *   their failures are combined once all have ended.
+   */
   const closeAll: Effect.Effect<void> = Effect.suspend(() => {
     state.closing = true
     const closing = State.ordered(state).reverse()
@@ -117,11 +138,15 @@ export const make = Effect.fnUntraced(function*(
       Entry.markClosing(entry)
       Deferred.doneUnsafe(entry.removed, Exit.void)
     }
-    return Effect.forEach(closing, (entry) => Scope.close(entry.scope, Exit.void), { discard: true })
+    return Effect.forEach(closing, (entry) => Effect.exit(Scope.close(entry.scope, Exit.void)), {
+      concurrency: "unbounded"
+    }).pipe(Effect.flatMap(Exit.asVoidAll))
   })
 
-  // the first finalizer since the servers' scope was forked: it runs before that scope closes
-  yield* Effect.addFinalizer(() => Effect.andThen(closeAll, PubSub.shutdown(state.notifications)))
+  // the first finalizer since the servers' scope was forked: it runs before that scope closes. The
+  // notifications hub is shut down once every server has closed: what they send while closing still
+  // reaches the subscribers.
+  yield* Effect.addFinalizer(() => Effect.ensuring(closeAll, PubSub.shutdown(state.notifications)))
 
   // ---------------------------------------------------------------------------
   // the static servers: opened concurrently, committed in the order given

@@ -97,14 +97,25 @@ export const make = (state: State.State, entry: Entry.Entry): McpClient.Client =
     )
   })
   const notifications = notificationsOf(entry, Stream.fromPubSub(state.notifications))
-  // each step of a task's handle goes to the server's current connection
-  const taskOf = (taskId: string, options: McpClient.RequestOptions | undefined): McpTask.Task => ({
-    taskId,
-    poll: call((client) => client.task(taskId, options).poll),
-    status: stream((client) => client.task(taskId, options).status),
-    result: call((client) => client.task(taskId, options).result),
-    cancel: call((client) => client.task(taskId, options).cancel)
-  })
+  // each step of a task's handle goes to the server's current connection, through one handle per
+  // connection (what it learned, a final state, serves the next step: no second following)
+  const taskOf = (taskId: string, options: McpClient.RequestOptions | undefined): McpTask.Task => {
+    const handles = new WeakMap<McpClient.Client, McpTask.Task>()
+    const on = (client: McpClient.Client): McpTask.Task => {
+      const known = handles.get(client)
+      if (known !== undefined) return known
+      const handle = client.task(taskId, options)
+      handles.set(client, handle)
+      return handle
+    }
+    return {
+      taskId,
+      poll: call((client) => on(client).poll),
+      status: stream((client) => on(client).status),
+      result: call((client) => on(client).result),
+      cancel: call((client) => on(client).cancel)
+    }
+  }
 
   return {
     get session(): McpClientSession.ClientSession {

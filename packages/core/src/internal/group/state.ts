@@ -88,7 +88,7 @@ export const make = Effect.fnUntraced(function*(
     index: Aggregate.makeIndex(emptyViews)
   })
   // every server's scope is a child of this one; the group's finalizer, added
-  // right after it, runs first, and closes them in reverse order of connection
+  // right after it, runs first, and closes them all at once (`closeAll`)
   const serversScope = yield* Scope.fork(groupScope, "sequential")
   return {
     options,
