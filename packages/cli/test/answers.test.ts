@@ -205,7 +205,6 @@ describe("--sampling-command", () => {
 
   it.live("a program that fails, prints no result or takes too long is a clear error (and is stopped)", () =>
     Effect.gen(function*() {
-      const started = performance.now()
       const legacy = [...asking, "--era", "legacy"]
       const [garbage, wrong, fail, slow, missing, modern, unsplit] = yield* all(
         runCli([...legacy, ...sampling("garbage"), "call", "haiku"]),
@@ -227,8 +226,9 @@ describe("--sampling-command", () => {
       assert.include(fail.stderr, `${failed}it exited with code 3; its stderr ends:\n    no API key`)
       // assertExit: the program, which inherits the run's marker, was stopped
       assertExit(slow, 0)
+      // the slow program never answers: the message says the timeout stopped it, and assertExit that no
+      // process of the run is left (no wall-clock bound: seven runs at once took 48 s on a loaded machine)
       assert.include(slow.stderr, `${failed}it did not answer within 1s (it was stopped)`)
-      assert.isBelow(performance.now() - started, 30_000)
       assertExit(missing, 0)
       assert.include(missing.stderr, `${failed}cannot run /nonexistent/llm`)
       // 2026-07-28: the call fails with it

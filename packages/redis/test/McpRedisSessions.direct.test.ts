@@ -346,7 +346,9 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions, direct hop", () => {
       // the owner's Redis "dies": its heartbeat stops, its listener stays
       yield* a.kill
       const exit = yield* Fiber.await(reader).pipe(Effect.timeout("5 seconds"))
-      expect(String(Cause.squash((exit as Exit.Failure<void, unknown>).cause))).toMatch(/is gone/)
+      // the whole message on failure (once, on a loaded machine, the body was cut for another reason)
+      const why = String(Cause.squash((exit as Exit.Failure<void, unknown>).cause))
+      expect(why, why).toMatch(/is gone/)
 
       const c = yield* replica(server.url, direct)
       const d = yield* replica(server.url, direct)
