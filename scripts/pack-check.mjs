@@ -244,13 +244,13 @@ const tarList = async (tarball) => {
 const checkTarball = (pkg, tarball, files, extracted) => {
   const problems = []
   const fileSet = new Set(files)
-  const allowed = /^(dist\/|src\/|bin\/|package\.json$|README\.md$|LICENSE$)/
+  const allowed = /^(dist\/|src\/|bin\/|package\.json$|README\.md$|CHANGELOG\.md$|LICENSE$)/
   for (const file of files) {
     if (!allowed.test(file)) problems.push(`unexpected file ${file}`)
     if (/tsbuildinfo/.test(file)) problems.push(`build info shipped: ${file}`)
     if (/\.(test|spec)\.[cm]?[jt]sx?$/.test(file) || /^(test|tests|coverage)\//.test(file)) problems.push(`test file shipped: ${file}`)
   }
-  for (const required of ["package.json", "README.md", "LICENSE"]) {
+  for (const required of ["package.json", "README.md", "CHANGELOG.md", "LICENSE"]) {
     if (!fileSet.has(required)) problems.push(`missing ${required}`)
   }
   const manifest = JSON.parse(readFileSync(join(extracted, "package.json"), "utf8"))

@@ -135,6 +135,9 @@ export const RequestSchema = Schema.Struct({
 })
 
 /**
+ * The Schema of a JSON-RPC notification: a `method` and optional `params`,
+ * without an `id`.
+ *
  * @category schemas
  * @since 0.1.0
  */
@@ -145,6 +148,9 @@ export const NotificationSchema = Schema.Struct({
 })
 
 /**
+ * The Schema of a successful JSON-RPC response: the `id` of the request it
+ * answers and its `result`.
+ *
  * @category schemas
  * @since 0.1.0
  */
@@ -155,6 +161,9 @@ export const SuccessResponseSchema = Schema.Struct({
 })
 
 /**
+ * The Schema of a JSON-RPC error response: the `id` of the request it
+ * answers (`null` when it could not be read) and an `error` object.
+ *
  * @category schemas
  * @since 0.1.0
  */
@@ -165,6 +174,9 @@ export const ErrorResponseSchema = Schema.Struct({
 })
 
 /**
+ * The Schema of any JSON-RPC message: a request, a notification, a success
+ * or an error response.
+ *
  * @category schemas
  * @since 0.1.0
  */
@@ -212,6 +224,8 @@ export const ErrorCode = {
 // -----------------------------------------------------------------------------
 
 /**
+ * A JSON-RPC request with `id`, `method` and, when given, `params`.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -219,6 +233,8 @@ export const request = (id: RequestId, method: string, params?: unknown): Reques
   params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params }
 
 /**
+ * A JSON-RPC notification with `method` and, when given, `params`.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -226,12 +242,17 @@ export const notification = (method: string, params?: unknown): Notification =>
   params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }
 
 /**
+ * A successful JSON-RPC response to request `id`.
+ *
  * @category constructors
  * @since 0.1.0
  */
 export const success = (id: RequestId, result: unknown): SuccessResponse => ({ jsonrpc: "2.0", id, result })
 
 /**
+ * A JSON-RPC error response to request `id` (`null` when the request could
+ * not be read).
+ *
  * @category constructors
  * @since 0.1.0
  */

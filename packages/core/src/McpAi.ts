@@ -132,6 +132,10 @@ export interface ToolkitOptions {
  *
  * @example
  * ```ts
+ * import { McpAi, McpGroup } from "@effect-mcp/core"
+ * import { Effect } from "effect"
+ * import { LanguageModel, Prompt } from "effect/ai"
+ *
  * const chat = Effect.gen(function*() {
  *   const group = yield* McpGroup.McpGroup
  *   const toolkit = McpAi.toolkit(group, { filter: (entry) => entry.tool.annotations?.readOnlyHint === true })
@@ -198,6 +202,10 @@ export const toModelOutput: (result: McpSchema.CallToolResult) => Array<Prompt.T
  *
  * @example
  * ```ts
+ * import { McpAi, McpServer } from "@effect-mcp/core"
+ * import { Effect, Layer, Schema } from "effect"
+ * import { Tool, Toolkit } from "effect/ai"
+ *
  * const Search = Tool.make("search", {
  *   parameters: Schema.Struct({ query: Schema.String }),
  *   success: Schema.Struct({ hits: Schema.Array(Schema.String) })

@@ -188,6 +188,8 @@ export interface App {
  *
  * @example
  * ```ts
+ * import { McpApps } from "@effect-mcp/core"
+ *
  * const view = McpApps.resource({
  *   uri: "ui://weather/view.html",
  *   name: "weather view",
@@ -285,10 +287,20 @@ export interface LinkOptions {
  *
  * @example
  * ```ts
- * const weather = McpApps.linkTool(McpTool.make("weather", { ... }), { resourceUri: view })
+ * import { McpApps, McpTool } from "@effect-mcp/core"
+ * import { Effect, Schema } from "effect"
+ *
+ * const view = McpApps.resource({ uri: "ui://weather/view.html", name: "weather view", html: "<!doctype html><p>…</p>" })
+ * const weather = McpApps.linkTool(
+ *   McpTool.make("weather", {
+ *     input: Schema.Struct({ city: Schema.String }),
+ *     handler: ({ city }) => Effect.succeed(`Sunny in ${city}`)
+ *   }),
+ *   { resourceUri: view }
+ * )
  * // a tool only the app calls, from its iframe
  * const appOnly = McpApps.linkTool({ resourceUri: view, visibility: ["app"] })
- * const refresh = appOnly(McpTool.make("refresh", { ... }))
+ * const refresh = appOnly(McpTool.make("refresh", { handler: () => Effect.succeed("refreshed") }))
  * ```
  *
  * @category constructors

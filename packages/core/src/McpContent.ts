@@ -107,8 +107,14 @@ export const resourceContents = (
  *
  * @example
  * ```ts
- * const saved = yield* client.callTool("add_note", { title: "a", body: "b" })
- * yield* Console.log(McpContent.textOf(saved))
+ * import { McpClient, McpContent } from "@effect-mcp/core"
+ * import { Console, Effect } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const client = yield* McpClient.McpClient
+ *   const saved = yield* client.callTool("add_note", { title: "a", body: "b" })
+ *   yield* Console.log(McpContent.textOf(saved))
+ * })
  * ```
  *
  * @category accessors

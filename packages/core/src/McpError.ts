@@ -58,6 +58,8 @@ export class McpError extends Schema.TaggedError<McpError>()("McpError", { reaso
 }
 
 /**
+ * Whether a value is an `McpError`.
+ *
  * @category guards
  * @since 0.1.0
  */
@@ -68,6 +70,9 @@ export const isMcpError = (u: unknown): u is McpError => Predicate.hasProperty(u
 // -----------------------------------------------------------------------------
 
 /**
+ * An `McpError` whose reason is a `TransportError`: the connection could not
+ * be opened, written or read, or the peer went away.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -80,6 +85,9 @@ export const transport = (description: string, extra?: {
 }): McpError => new McpError({ reason: new TransportError({ description, ...extra }) })
 
 /**
+ * An `McpError` whose reason is a `ProtocolError`: a JSON-RPC error with its
+ * `code`, message and optional `data`.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -87,6 +95,9 @@ export const protocol = (code: number, description: string, data?: unknown): Mcp
   new McpError({ reason: new ProtocolError(data === undefined ? { code, description } : { code, description, data }) })
 
 /**
+ * An `McpError` whose reason is an `InvalidParamsError`: the params of
+ * `method` did not match its schema.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -94,6 +105,9 @@ export const invalidParams = (method: string, description: string): McpError =>
   new McpError({ reason: new InvalidParamsError({ method, description }) })
 
 /**
+ * An `McpError` whose reason is an `InvalidResultError`: the peer's result
+ * for `method` did not match its schema.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -101,6 +115,9 @@ export const invalidResult = (method: string, description: string): McpError =>
   new McpError({ reason: new InvalidResultError({ method, description }) })
 
 /**
+ * An `McpError` whose reason is a `TimeoutError`: `method` got no reply
+ * within `millis` (an idle or a total limit).
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -108,6 +125,9 @@ export const timeout = (method: string, millis: number, kind: "idle" | "total"):
   new McpError({ reason: new TimeoutError({ method, timeout: millis, kind }) })
 
 /**
+ * An `McpError` whose reason is a `ClosedError`: the session closed while
+ * the call was pending.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -115,6 +135,9 @@ export const closed = (description = "MCP session closed"): McpError =>
   new McpError({ reason: new ClosedError({ description }) })
 
 /**
+ * An `McpError` whose reason is an `UnsupportedError`: `method` needs a
+ * `capability` that was not declared.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -122,6 +145,9 @@ export const unsupported = (method: string, capability: string): McpError =>
   new McpError({ reason: new UnsupportedError({ method, capability }) })
 
 /**
+ * An `McpError` whose reason is a `HandshakeError`: the initialize handshake
+ * failed.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -129,6 +155,9 @@ export const handshake = (description: string): McpError =>
   new McpError({ reason: new HandshakeError({ description }) })
 
 /**
+ * An `McpError` whose reason is a `ServerUnavailableError`: the `McpGroup`
+ * server `server` cannot take the call.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -138,6 +167,9 @@ export const serverUnavailable = (server: string, description: string, cause?: u
   })
 
 /**
+ * An `McpError` whose reason is a `NameCollisionError`: several servers of
+ * an `McpGroup` offer a component of that kind and name.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -145,6 +177,9 @@ export const nameCollision = (kind: string, name: string, servers: ReadonlyArray
   new McpError({ reason: new NameCollisionError({ kind, name, servers }) })
 
 /**
+ * An `McpError` whose reason is a `NotFoundError`: no server, or no server
+ * offering a component, of that kind and name.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -152,6 +187,9 @@ export const notFound = (kind: string, name: string): McpError =>
   new McpError({ reason: new NotFoundError({ kind, name }) })
 
 /**
+ * An `McpError` whose reason is an `AmbiguousError`: several servers offer
+ * the component called, so the call must name its server.
+ *
  * @category constructors
  * @since 0.2.0
  */
@@ -159,6 +197,9 @@ export const ambiguous = (kind: string, name: string, servers: ReadonlyArray<str
   new McpError({ reason: new AmbiguousError({ kind, name, servers }) })
 
 /**
+ * An `McpError` whose reason is a `ConfigError`: a configuration
+ * (`mcp.json`) is not valid, with where, when known.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -168,6 +209,9 @@ export const config = (source: string, description: string, where?: {
 }): McpError => new McpError({ reason: new ConfigError(configFields(source, description, where)) })
 
 /**
+ * An `McpError` whose reason is an `AuthError` of that kind: authorization
+ * failed.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -177,6 +221,9 @@ export const auth = (kind: AuthError["kind"], description: string, extra?: {
 }): McpError => new McpError({ reason: new AuthError(authFields(kind, description, extra)) })
 
 /**
+ * An `McpError` whose reason is a `SkillError`: a skill failed a check
+ * (`check`) on `uri`.
+ *
  * @category constructors
  * @since 0.3.0
  */

@@ -61,6 +61,9 @@ type StringFields = { readonly [key: string]: Schema.Codec<any, string, any, nev
  *
  * @example
  * ```ts
+ * import { McpPrompt } from "@effect-mcp/core"
+ * import { Effect, Schema } from "effect"
+ *
  * const review = McpPrompt.make({
  *   name: "review",
  *   arguments: Schema.Struct({ code: Schema.String }),

@@ -148,6 +148,9 @@ export const make = <E, R>(options: Info & {
  *
  * @example
  * ```ts
+ * import { McpResource } from "@effect-mcp/core"
+ * import { Effect } from "effect"
+ *
  * const file = McpResource.template({
  *   uriTemplate: "file:///{+path}",
  *   name: "file",

@@ -36,6 +36,7 @@ import type * as McpResource from "./McpResource.ts"
 import type * as McpSchema from "./McpSchema.ts"
 import * as McpServerSession from "./McpServerSession.ts"
 import type * as McpSession from "./McpSession.ts"
+import type * as McpTaskStore from "./McpTaskStore.ts"
 import type * as McpTool from "./McpTool.ts"
 import { McpTransport, RequestOrigin } from "./McpTransport.ts"
 
@@ -323,12 +324,7 @@ export interface Options {
    *   or `"required"` runs as a plain request before it becomes a task
    *   (default 0: at once); a tool's own `taskAfter` wins.
    */
-  readonly tasks?: {
-    readonly ttl?: Duration.Input | undefined
-    readonly maxTtl?: Duration.Input | undefined
-    readonly pollInterval?: Duration.Input | undefined
-    readonly after?: Duration.Input | undefined
-  } | undefined
+  readonly tasks?: McpTaskStore.TaskOptions | undefined
 }
 
 /**
@@ -403,6 +399,19 @@ export const make: (options: Options) => Effect.Effect<Server> = Effect.fn("McpS
  *
  * @example
  * ```ts
+ * import { McpServer, McpTool } from "@effect-mcp/core"
+ * import { Effect, Schema } from "effect"
+ *
+ * const notes: Array<string> = []
+ * const addNote = McpTool.make("add_note", {
+ *   input: Schema.Struct({ text: Schema.String }),
+ *   handler: ({ text }) => Effect.sync(() => notes.push(text)).pipe(Effect.as("added"))
+ * })
+ * const listNotes = McpTool.make("list_notes", {
+ *   output: Schema.Array(Schema.String),
+ *   handler: () => Effect.sync(() => [...notes])
+ * })
+ *
  * const Server = McpServer.layer({ name: "notes", version: "1.0.0" }, addNote, listNotes)
  * ```
  *

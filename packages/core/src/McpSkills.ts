@@ -8,8 +8,13 @@
  *
  * @example
  * ```ts
- * const catalog = yield* McpSkills.load(McpSkills.memoryFiles({ "hello/SKILL.md": "---\nname: hello\ndescription: Says hello\n---\n" }))
- * const Server = McpServer.layer({ name: "skills", version: "1.0.0" }, McpSkills.extension(catalog))
+ * import { McpServer, McpSkills } from "@effect-mcp/core"
+ * import { Effect, Layer } from "effect"
+ *
+ * const Server = Layer.unwrap(Effect.gen(function*() {
+ *   const catalog = yield* McpSkills.load(McpSkills.memoryFiles({ "hello/SKILL.md": "---\nname: hello\ndescription: Says hello\n---\n" }))
+ *   return McpServer.layer({ name: "skills", version: "1.0.0" }, McpSkills.extension(catalog))
+ * }))
  * ```
  *
  * @since 0.3.0
@@ -63,6 +68,8 @@ export interface Files {
  *
  * @example
  * ```ts
+ * import { McpSkills } from "@effect-mcp/core"
+ *
  * const files = McpSkills.memoryFiles({
  *   "pdf-processing/SKILL.md": "---\nname: pdf-processing\ndescription: Work with PDFs\n---\n# PDFs\n",
  *   "pdf-processing/references/FORMS.md": "# Forms\n"
@@ -199,8 +206,14 @@ export interface ExtensionOptions {
  *
  * @example
  * ```ts
- * const catalog = yield* McpSkills.load(McpSkills.memoryFiles(files))
- * const Server = McpServer.layer({ name: "skills", version: "1.0.0" }, McpSkills.extension(catalog))
+ * import { McpServer, McpSkills } from "@effect-mcp/core"
+ * import { Effect, Layer } from "effect"
+ *
+ * const files = McpSkills.memoryFiles({ "hello/SKILL.md": "---\nname: hello\ndescription: Says hello\n---\n" })
+ * const Server = Layer.unwrap(Effect.gen(function*() {
+ *   const catalog = yield* McpSkills.load(files)
+ *   return McpServer.layer({ name: "skills", version: "1.0.0" }, McpSkills.extension(catalog))
+ * }))
  * ```
  *
  * @category constructors

@@ -12,6 +12,7 @@
  * @since 0.2.0
  */
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
@@ -142,6 +143,33 @@ export class McpTaskStore extends Context.Service<McpTaskStore, Service>()("@eff
  * @since 0.2.0
  */
 export const isTerminal: (status: McpSchema.TaskStatus) => boolean = Status.isTerminal
+
+// -----------------------------------------------------------------------------
+// Options
+// -----------------------------------------------------------------------------
+
+/**
+ * How a server keeps and runs the tasks of its tool calls: the `tasks` of
+ * `McpServer.Options`. A type of this module rather than of `McpServer`, so
+ * that the task machinery the server and the client share needs neither role.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface TaskOptions {
+  /** How long a task is kept after its creation. Default 1 hour. */
+  readonly ttl?: Duration.Input | undefined
+  /** The longest `ttl` a 2025-11-25 client may ask for. Default 24 hours. */
+  readonly maxTtl?: Duration.Input | undefined
+  /** How often clients are told to poll. Default 1 second. */
+  readonly pollInterval?: Duration.Input | undefined
+  /**
+   * 2026-07-28: how long a call of a tool with `task: "optional"` or
+   * `"required"` runs as a plain request before it becomes a task. Default 0
+   * (at once); a tool's own `taskAfter` wins.
+   */
+  readonly after?: Duration.Input | undefined
+}
 
 // -----------------------------------------------------------------------------
 // In memory

@@ -89,6 +89,14 @@ export const defaultClientInfo: McpSchema.Implementation = { name: "mcp-test", v
  *
  * @example
  * ```ts
+ * import { McpClient, McpServer, McpTest, McpTool } from "@effect-mcp/core"
+ * import { assert, layer } from "@effect/vitest"
+ * import { Effect, Schema } from "effect"
+ *
+ * const addNote = McpTool.make("add_note", {
+ *   input: Schema.Struct({ text: Schema.String }),
+ *   handler: ({ text }) => Effect.succeed(`added ${text}`)
+ * })
  * const Server = McpServer.layer({ name: "notes", version: "1.0.0" }, addNote)
  *
  * layer(McpTest.layer(Server, { era: "legacy" }))("notes", (it) => {

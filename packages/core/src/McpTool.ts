@@ -153,6 +153,9 @@ export interface Info {
  *
  * @example
  * ```ts
+ * import { McpTool } from "@effect-mcp/core"
+ * import { Effect, Schema } from "effect"
+ *
  * const add = McpTool.make("add", {
  *   description: "Adds two numbers",
  *   input: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
@@ -282,6 +285,9 @@ export const fromJsonSchema = <E, R>(name: string, options: Info & {
  *
  * @example
  * ```ts
+ * import { McpTool } from "@effect-mcp/core"
+ * import { Schema } from "effect"
+ *
  * const input = Schema.Struct({
  *   region: Schema.String.annotate(McpTool.header("Region")),
  *   query: Schema.String

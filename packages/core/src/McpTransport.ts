@@ -24,7 +24,7 @@ import * as JsonRpc from "./JsonRpc.ts"
 import type * as McpAuth from "./McpAuth.ts"
 import * as McpError from "./McpError.ts"
 import { ndjsonDecoder } from "./internal/framing/ndjson.ts"
-import * as Direct from "./internal/session/direct.ts"
+import * as Direct from "./internal/transport/direct.ts"
 
 // -----------------------------------------------------------------------------
 // Service
@@ -342,7 +342,7 @@ type Direction = ReturnType<typeof direction>
 
 // One direction of the link. What is sent is delivered in a task of the link's
 // scheduler, all that was sent meanwhile at once: each message is offered to
-// the receiver the session installed (see `internal/session/direct.ts`) while
+// the receiver the session installed (see `internal/transport/direct.ts`) while
 // nothing waits in the queue ahead of it, and queued otherwise.
 const direction = (inbox: Queue.Queue<unknown, Cause.Done>, scheduler: Scheduler.Scheduler) => {
   const dispatcher = scheduler.makeDispatcher()

@@ -71,6 +71,8 @@ export interface Expression {
 }
 
 /**
+ * A part of a parsed template: literal text or an expression.
+ *
  * @category models
  * @since 0.1.0
  */
@@ -203,6 +205,8 @@ export const make = <T extends string>(template: T): UriTemplate<T> =>
 // -----------------------------------------------------------------------------
 
 /**
+ * Whether a value is a parsed `UriTemplate`.
+ *
  * @category guards
  * @since 0.1.0
  */

@@ -1,12 +1,14 @@
 /**
  * The README's examples are the files in scratchpad/ (compiled by `npm run
- * typecheck`), word for word; and they run.
+ * typecheck`), word for word; the documentation site (`docs/`) has no code
+ * block of its own: each is a snippet import of such a file (VitePress's
+ * `<<< @/../scratchpad/...`), which must exist, with its region; and they run.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type ChildProcessByStdio, execFile, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, relative, resolve } from "node:path"
 import type { Readable } from "node:stream"
 import { fileURLToPath } from "node:url"
 
@@ -19,6 +21,27 @@ const run = (args: ReadonlyArray<string>) =>
   )
 
 const node = (args: ReadonlyArray<string>) => run(["--conditions=development", ...args])
+
+/** The documentation site's source folder (`@/` in its snippet imports). */
+const docsDir = join(root, "docs")
+
+/** Every page of the site written by hand: not the generated API reference, not VitePress's own folder. */
+const docsPages = (): Array<string> => {
+  const pages: Array<string> = []
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) {
+        if (path !== join(docsDir, "api") && !entry.name.startsWith(".") && entry.name !== "node_modules") walk(path)
+      } else if (entry.name.endsWith(".md")) {
+        pages.push(path)
+      }
+    }
+  }
+  walk(docsDir)
+  assert.isAtLeast(pages.length, 20, "the site's pages")
+  return pages
+}
 
 /** The `effect-mcp` command, as `npx effect-mcp` runs it. */
 const cli = (args: ReadonlyArray<string>) => run(["packages/cli/bin/effect-mcp.js", ...args])
@@ -38,10 +61,48 @@ const listeningUrl = (server: ChildProcessByStdio<null, Readable, null>) =>
 describe("README examples", () => {
   it("each example block is the file it names", () => {
     const readme = readFileSync(`${root}README.md`, "utf8")
-    const blocks = [...readme.matchAll(/<!-- example: (\S+) -->\n```ts\n([\s\S]*?)```/g)]
-    assert.isAtLeast(blocks.length, 5)
+    const blocks = [...readme.matchAll(/<!-- example: (\S+) -->\n+```ts\n([\s\S]*?)```/g)]
+    assert.isAtLeast(blocks.length, 1)
     for (const [, file, code] of blocks) {
       assert.strictEqual(code, readFileSync(`${root}${file}`, "utf8"), `README block for ${file}`)
+    }
+  })
+
+  it("each snippet import of the documentation names a file that exists, and its region", () => {
+    const imports = docsPages().flatMap((page) =>
+      readFileSync(page, "utf8").split("\n").flatMap((line, index) => {
+        const match = /^\s*<<<\s+(\S+)/.exec(line)
+        return match === null ? [] : [{ where: `${relative(root, page)}:${index + 1}`, target: match[1]! }]
+      })
+    )
+    assert.isAtLeast(imports.length, 30)
+    for (const { target, where } of imports) {
+      // `@/` is the site's source folder; then an optional `#region`, `{highlights}` and `[title]`
+      const match = /^@\/([^#{[\s]+)(?:#([\w-]+))?(?:\{[^}]*\})?(?:\[[^\]]*\])?$/.exec(target)
+      assert.isNotNull(match, `${where}: a snippet import from @/…: ${target}`)
+      const file = resolve(docsDir, match![1]!)
+      assert.isTrue(existsSync(file), `${where}: ${relative(root, file)} exists`)
+      const region = match![2]
+      if (region !== undefined) {
+        const text = readFileSync(file, "utf8")
+        const start = text.search(new RegExp(`#region ${region}\\b`))
+        assert.isAtLeast(start, 0, `${where}: ${relative(root, file)} has #region ${region}`)
+        assert.isAtLeast(text.indexOf("#endregion", start), 0, `${where}: #region ${region} ends`)
+      }
+    }
+  })
+
+  it("no TypeScript or JSON block of the documentation is written inline", () => {
+    const inlineForbidden = ["ts", "typescript", "tsx", "mts", "js", "javascript", "json", "jsonc"]
+    for (const page of docsPages()) {
+      readFileSync(page, "utf8").split("\n").forEach((line, index) => {
+        const fence = /^\s*(?:```|~~~)\s*(\w+)/.exec(line)
+        const language = fence?.[1]?.toLowerCase()
+        assert.isFalse(
+          language !== undefined && inlineForbidden.includes(language),
+          `${relative(root, page)}:${index + 1}: a ${language} block written inline; import a file (<<< @/../…)`
+        )
+      })
     }
   })
 

@@ -20,6 +20,8 @@ import type * as Redis from "effect/persistence/Redis"
 import * as internal from "./internal/changeBus.ts"
 
 /**
+ * The options of the Redis change bus.
+ *
  * @category models
  * @since 0.1.0
  */

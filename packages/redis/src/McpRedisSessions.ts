@@ -57,6 +57,8 @@ import type * as Scope from "effect/Scope"
 import * as internal from "./internal/sessions.ts"
 
 /**
+ * The options of the Redis session registry.
+ *
  * @category models
  * @since 0.1.0
  */

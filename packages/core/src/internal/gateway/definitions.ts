@@ -22,7 +22,7 @@ import type * as McpServer from "../../McpServer.ts"
 import type * as McpTool from "../../McpTool.ts"
 import * as UriTemplate from "../../UriTemplate.ts"
 import { modelNames } from "../ai/names.ts"
-import { CurrentTaskRequest } from "../task/call.ts"
+import { CurrentTaskRequest } from "../server/task/call.ts"
 import { allows } from "./filter.ts"
 import { forward, type Deps } from "./forward.ts"
 

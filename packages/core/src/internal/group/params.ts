@@ -155,6 +155,9 @@ const eraOf = (options: CommonParams | undefined): CommonParams =>
   options?.era === undefined ? {} : { era: options.era }
 
 /**
+ * A server started as a child process, `command` with `args`, that speaks
+ * MCP over its stdin and stdout.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -200,6 +203,8 @@ const remote = <Tag extends "StreamableHttp" | "Sse" | "WebSocket">(
 })
 
 /**
+ * A server reached over Streamable HTTP at `url`.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -207,12 +212,16 @@ export const http = (url: string | URL, options?: HttpOptions): StreamableHttpPa
   remote("StreamableHttp", url, options)
 
 /**
+ * A server reached over the legacy HTTP+SSE transport at `url`.
+ *
  * @category constructors
  * @since 0.1.0
  */
 export const sse = (url: string | URL, options?: HttpOptions): SseParams => remote("Sse", url, options)
 
 /**
+ * A server reached over a WebSocket at `url`.
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -222,6 +231,8 @@ export const websocket = (
 ): WebSocketParams => remote("WebSocket", url, { headers: options?.headers, era: options?.era })
 
 /**
+ * A server run in this process from its layer, connected in memory.
+ *
  * @category constructors
  * @since 0.1.0
  */

@@ -148,6 +148,8 @@ export const ListSkillsResult = Schema.Struct({
 export type ListSkillsResult = typeof ListSkillsResult.Type
 
 /**
+ * The params of `skills/get`: the `uri` of the skill's `SKILL.md`.
+ *
  * @category schemas
  * @since 0.3.0
  */
@@ -174,6 +176,9 @@ export const GetSkillResult = Schema.Struct({ _meta: Schema.optionalKey(Meta), s
 export type GetSkillResult = typeof GetSkillResult.Type
 
 /**
+ * The params of `resources/directory/read`: the `uri` of the directory, and
+ * a `cursor` for the next page.
+ *
  * @category schemas
  * @since 0.3.0
  */

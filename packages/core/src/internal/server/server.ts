@@ -35,9 +35,9 @@ import * as Demand from "./demand.ts"
 import * as Extensions from "./extensions.ts"
 import * as Subscriptions from "./subscriptions.ts"
 import * as Visibility from "./visibility.ts"
-import * as TaskCall from "../task/call.ts"
-import * as TaskHandlers from "../task/handlers.ts"
-import * as TaskListen from "../task/listen.ts"
+import * as TaskCall from "./task/call.ts"
+import * as TaskHandlers from "./task/handlers.ts"
+import * as TaskListen from "./task/listen.ts"
 import * as Tasks from "../task/tasks.ts"
 
 // -----------------------------------------------------------------------------

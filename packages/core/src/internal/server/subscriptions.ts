@@ -17,7 +17,7 @@ import * as Stream from "effect/Stream"
 import type * as McpError from "../../McpError.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
-import type * as TaskListen from "../task/listen.ts"
+import type * as TaskListen from "./task/listen.ts"
 import type { LiveSession } from "./context.ts"
 import * as Demand from "./demand.ts"
 

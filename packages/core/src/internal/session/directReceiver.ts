@@ -16,7 +16,7 @@ import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as JsonRpc from "../../JsonRpc.ts"
 import type * as McpError from "../../McpError.ts"
-import type * as Direct from "./direct.ts"
+import type * as Direct from "../transport/direct.ts"
 import * as Pending from "./pending.ts"
 
 /** What runs a request once checked (see the engine's `prepare`). @internal */

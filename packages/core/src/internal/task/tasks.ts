@@ -18,7 +18,6 @@ import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpError from "../../McpError.ts"
 import type * as McpMethod from "../../McpMethod.ts"
 import type * as McpSchema from "../../McpSchema.ts"
-import type * as McpServer from "../../McpServer.ts"
 import * as McpTaskStore from "../../McpTaskStore.ts"
 import * as Capabilities from "../era/capabilities.ts"
 import { KEY_PREFIX } from "../era/inputRequired.ts"
@@ -63,7 +62,7 @@ const millis = (input: Duration.Input | undefined, fallback: number) =>
  *
  * @internal
  */
-export const make = (options: McpServer.Options["tasks"], cluster?: Cluster): Effect.Effect<Tasks> =>
+export const make = (options: McpTaskStore.TaskOptions | undefined, cluster?: Cluster): Effect.Effect<Tasks> =>
   Effect.gen(function*() {
     const given = yield* Effect.serviceOption(McpTaskStore.McpTaskStore)
     const store = Option.isSome(given) ? given.value : yield* Memory.make()

@@ -9,15 +9,15 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type * as McpError from "../../McpError.ts"
-import * as McpSchema from "../../McpSchema.ts"
-import type * as McpServer from "../../McpServer.ts"
-import * as McpTaskStore from "../../McpTaskStore.ts"
-import { missingCapability } from "../era/stateless.ts"
-import type { LiveSession } from "../server/context.ts"
+import type * as McpError from "../../../McpError.ts"
+import * as McpSchema from "../../../McpSchema.ts"
+import type * as McpServer from "../../../McpServer.ts"
+import * as McpTaskStore from "../../../McpTaskStore.ts"
+import { missingCapability } from "../../era/stateless.ts"
+import type { LiveSession } from "../context.ts"
 import { extension, requestorOf } from "./call.ts"
-import type * as Tasks from "./tasks.ts"
-import * as Wire from "./wire.ts"
+import type * as Tasks from "../../task/tasks.ts"
+import * as Wire from "../../task/wire.ts"
 
 /** What a listen stream forwards of tasks. @internal */
 export interface Watch {
