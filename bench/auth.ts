@@ -169,7 +169,9 @@ const checkProtected = async (impl: Impl, url: string): Promise<void> => {
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })
   })
   await response.arrayBuffer()
-  if (response.status !== 401) throw new Error(`${impl}: a request without a token got HTTP ${response.status}, expected 401`)
+  if (response.status !== 401) {
+    throw new Error(`${impl}: a request without a token got HTTP ${response.status}, expected 401`)
+  }
 }
 
 const main = async (): Promise<void> => {

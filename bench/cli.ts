@@ -67,7 +67,18 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { bundleServer, flag, hardTimeout, NODE, option, positiveInt, runMain, selection, track, writeJson } from "./harness.ts"
+import {
+  bundleServer,
+  flag,
+  hardTimeout,
+  NODE,
+  option,
+  positiveInt,
+  runMain,
+  selection,
+  track,
+  writeJson
+} from "./harness.ts"
 import { median, percentile } from "./stats.ts"
 
 const ALL = [
@@ -131,7 +142,16 @@ const BASE_ENV: NodeJS.ProcessEnv = {
   NO_COLOR: "1",
   [MARKER_NAME]: MARKER
 }
-for (const key of ["NODE_OPTIONS", "NODE_COMPILE_CACHE", "NODE_DISABLE_COMPILE_CACHE", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "MCPORTER_CONFIG"]) {
+for (
+  const key of [
+    "NODE_OPTIONS",
+    "NODE_COMPILE_CACHE",
+    "NODE_DISABLE_COMPILE_CACHE",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "MCPORTER_CONFIG"
+  ]
+) {
   delete BASE_ENV[key]
 }
 /** Ours with the compile cache in a directory of the run (warmed by the unmeasured first run), or none. */
@@ -185,7 +205,9 @@ const count = (text: string, pattern: RegExp): number => (text.match(pattern) ??
 
 const tasksOf = (ours: string, server: string, ten: string, tenMcporter: string): Record<Row, Task> => {
   const ok = (runs: ReadonlyArray<Exited>) =>
-    runs.map((run) => run.code === 0 ? undefined : `exit ${run.code ?? run.signal}: ${(run.stderr || run.stdout).slice(-600)}`)
+    runs.map((run) =>
+      run.code === 0 ? undefined : `exit ${run.code ?? run.signal}: ${(run.stderr || run.stdout).slice(-600)}`
+    )
       .find((problem) => problem !== undefined)
   const listed = (perRun: number, pattern: RegExp) => (runs: ReadonlyArray<Exited>) =>
     ok(runs) ?? runs.map((run) => {
@@ -204,7 +226,12 @@ const tasksOf = (ours: string, server: string, ten: string, tenMcporter: string)
       check: help,
       shown: "node packages/cli/dist/bin.js --help"
     },
-    "help-inspector": { commands: [[INSPECTOR, "--help"]], env: BASE_ENV, check: help, shown: "mcp-inspector-cli --help" },
+    "help-inspector": {
+      commands: [[INSPECTOR, "--help"]],
+      env: BASE_ENV,
+      check: help,
+      shown: "mcp-inspector-cli --help"
+    },
     "help-mcporter": { commands: [[MCPORTER, "--help"]], env: BASE_ENV, check: help, shown: "mcporter --help" },
     "one-ours": {
       commands: [[ours, "--stdio", `${NODE} ${server}`, "list", "tools"]],
@@ -309,18 +336,29 @@ const main = async () => {
   // the command as a package: bin/ and dist/bundle/ (no build info beside them: the bin runs the bundle)
   const oursBin = join(WORK, "cli/bin/effect-mcp.js")
   if (ROWS.some((row) => row.endsWith("-ours"))) {
-    const built = await exec([join(ROOT, "scripts/build-cli.mjs"), "--quiet", "--outdir", join(WORK, "cli/dist/bundle")], BASE_ENV)
-    if (built.code !== 0) throw new Error(`scripts/build-cli.mjs failed (run \`npm run build\` first?):\n${built.stderr}${built.stdout}`)
+    const built = await exec([
+      join(ROOT, "scripts/build-cli.mjs"),
+      "--quiet",
+      "--outdir",
+      join(WORK, "cli/dist/bundle")
+    ], BASE_ENV)
+    if (built.code !== 0) {
+      throw new Error(`scripts/build-cli.mjs failed (run \`npm run build\` first?):\n${built.stderr}${built.stdout}`)
+    }
     cpSync(join(ROOT, "packages/cli/bin"), join(WORK, "cli/bin"), { recursive: true })
     writeFileSync(join(WORK, "cli/package.json"), JSON.stringify({ type: "module" }) + "\n")
   }
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")
   console.log(
-    `node ${process.version}, ${RUNS} rounds, load ${load}; ours ${COMPILE_CACHE ? "with" : "without"} Node's compile cache`
+    `node ${process.version}, ${RUNS} rounds, load ${load}; ours ${
+      COMPILE_CACHE ? "with" : "without"
+    } Node's compile cache`
   )
 
   const bundle = await bundleServer(join(ROOT, "bench/servers/startup-ours.mjs"), join(WORK, "server"))
-  console.log(`server: bench/servers/startup-ours.mjs bundled (${bundle.files} file(s), ${(bundle.bytes / 1024).toFixed(0)} KB)`)
+  console.log(
+    `server: bench/servers/startup-ours.mjs bundled (${bundle.files} file(s), ${(bundle.bytes / 1024).toFixed(0)} KB)`
+  )
   const servers = Object.fromEntries(
     Array.from({ length: SERVERS }, (_, i) => [`s${i + 1}`, { command: NODE, args: [bundle.file] }])
   )
@@ -354,7 +392,9 @@ const main = async () => {
     }
   }
   console.log(
-    `\n${pad("row", 22)}${padStart("median", 10)}${padStart("min–max", 14)}${padStart("IQR", 14)}${padStart("CPU (tree)", 12)}`
+    `\n${pad("row", 22)}${padStart("median", 10)}${padStart("min–max", 14)}${padStart("IQR", 14)}${
+      padStart("CPU (tree)", 12)
+    }`
   )
   for (const row of ROWS) {
     const s = stats(row)
@@ -378,22 +418,41 @@ const main = async () => {
   target("effect-mcp --help / node -e 0", "help-ours", "node", 4)
   for (const workload of ["one", "ten"] as const) {
     for (const other of ["inspector", "mcporter"] as const) {
-      target(`list tools, ${workload === "one" ? "one server" : "ten servers"}: ours / ${other}`, `${workload}-ours`, `${workload}-${other}`, 0.5)
+      target(
+        `list tools, ${workload === "one" ? "one server" : "ten servers"}: ours / ${other}`,
+        `${workload}-ours`,
+        `${workload}-${other}`,
+        0.5
+      )
     }
-    target(`list tools, ${workload === "one" ? "one server" : "ten servers"}: bundled / unbundled`, `${workload}-ours`, `${workload}-ours-unbundled`, 1)
+    target(
+      `list tools, ${workload === "one" ? "one server" : "ten servers"}: bundled / unbundled`,
+      `${workload}-ours`,
+      `${workload}-ours-unbundled`,
+      1
+    )
   }
   target("--help: bundled / unbundled", "help-ours", "help-ours-unbundled", 1)
   if (ratios.length > 0) {
     console.log("\nratios (medians of per-round ratios)")
     for (const { target: limit, value, what } of ratios) {
-      console.log(`  ${pad(what, 52)}${padStart(`${value.toFixed(2)}×`, 8)}   target ≤ ${limit}×: ${value <= limit ? "met" : "NOT met"}`)
+      console.log(
+        `  ${pad(what, 52)}${padStart(`${value.toFixed(2)}×`, 8)}   target ≤ ${limit}×: ${
+          value <= limit ? "met" : "NOT met"
+        }`
+      )
     }
   }
 
   writeJson("cli", {
     runs: RUNS,
     compileCache: COMPILE_CACHE,
-    rows: ROWS.map((row) => ({ row, shown: tasks[row].shown, ...stats(row), samples: samples.get(row)!.map((s) => s.ms) })),
+    rows: ROWS.map((row) => ({
+      row,
+      shown: tasks[row].shown,
+      ...stats(row),
+      samples: samples.get(row)!.map((s) => s.ms)
+    })),
     ratios
   })
 
@@ -407,7 +466,9 @@ const main = async () => {
         // gone meanwhile
       }
     }
-    throw new Error(`${left.length} process(es) of the runs were still alive at the end and were killed: ${left.join(", ")}`)
+    throw new Error(
+      `${left.length} process(es) of the runs were still alive at the end and were killed: ${left.join(", ")}`
+    )
   }
   console.log("no process of any run is left")
 }

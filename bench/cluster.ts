@@ -191,8 +191,24 @@ const shapes: Record<Impl, Shape> = {
   "pin-forwarded-direct": { servers: 3, redis: true, proxy: true, era: "legacy", direct: true, pin: "other" },
   "gw-pin-local": { servers: 3, redis: true, proxy: true, era: "legacy", pin: "owner", gateway: true },
   "gw-pin-forwarded": { servers: 3, redis: true, proxy: true, era: "legacy", pin: "other", gateway: true },
-  "gw-pin-local-direct": { servers: 3, redis: true, proxy: true, era: "legacy", direct: true, pin: "owner", gateway: true },
-  "gw-pin-forwarded-direct": { servers: 3, redis: true, proxy: true, era: "legacy", direct: true, pin: "other", gateway: true }
+  "gw-pin-local-direct": {
+    servers: 3,
+    redis: true,
+    proxy: true,
+    era: "legacy",
+    direct: true,
+    pin: "owner",
+    gateway: true
+  },
+  "gw-pin-forwarded-direct": {
+    servers: 3,
+    redis: true,
+    proxy: true,
+    era: "legacy",
+    direct: true,
+    pin: "other",
+    gateway: true
+  }
 }
 
 // -----------------------------------------------------------------------------
@@ -262,7 +278,10 @@ const gatewayConfigFile = (): string => {
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
   const file = join(dir, "mcp.json")
   const echo = fileURLToPath(new URL("servers/stdio-ours.ts", import.meta.url))
-  writeFileSync(file, JSON.stringify({ mcpServers: { echo: { command: NODE, args: [...TS_FLAGS, ...SERVER_FLAGS, echo] } } }, null, 2))
+  writeFileSync(
+    file,
+    JSON.stringify({ mcpServers: { echo: { command: NODE, args: [...TS_FLAGS, ...SERVER_FLAGS, echo] } } }, null, 2)
+  )
   gatewayConfig = file
   return file
 }
@@ -352,7 +371,9 @@ process.on("warning", () => {
 
 const cpuOf = (pids: ReadonlyArray<number>): number => pids.reduce((sum, pid) => sum + processCpuMicros(pid), 0)
 
-const text = (result: { readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }> }): string => {
+const text = (
+  result: { readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }> }
+): string => {
   const first = result.content[0]
   if (first?.type !== "text" || first.text === undefined || first.text === "") {
     throw new Error(`unexpected whoami result: ${JSON.stringify(result.content)}`)
@@ -360,7 +381,12 @@ const text = (result: { readonly content: ReadonlyArray<{ readonly type: string;
   return first.text
 }
 
-const measure = (impl: Impl, concurrency: number, deployment: Deployment, redis: RedisServer.RedisServer): Promise<Sample> =>
+const measure = (
+  impl: Impl,
+  concurrency: number,
+  deployment: Deployment,
+  redis: RedisServer.RedisServer
+): Promise<Sample> =>
   Effect.gen(function*() {
     const shape = shapes[impl]
     // a pinned session is opened on replica a (its owner); its calls then go to a, or to b
@@ -428,10 +454,14 @@ const measure = (impl: Impl, concurrency: number, deployment: Deployment, redis:
       const [a = 0, ...others] = perChildren
       const [ownerCpu = 0, otherCpu = 0] = perServer
       if (children1[0]!.length === 0 || a <= others.reduce((sum, cpu) => sum + cpu, 0)) {
-        throw new Error(`${impl}: the upstream work was not done on replica a (stdio children µs/call: ${perChildren.join(", ")})`)
+        throw new Error(
+          `${impl}: the upstream work was not done on replica a (stdio children µs/call: ${perChildren.join(", ")})`
+        )
       }
       if (shape.pin === "other" ? otherCpu < 0.2 * ownerCpu : otherCpu > 0.2 * ownerCpu) {
-        throw new Error(`${impl}: replica b ${shape.pin === "other" ? "idled" : "worked"} (µs/call: ${perServer.join(", ")})`)
+        throw new Error(
+          `${impl}: replica b ${shape.pin === "other" ? "idled" : "worked"} (µs/call: ${perServer.join(", ")})`
+        )
       }
     } else if (heard.size !== expected || (shape.pin !== undefined && !heard.has("a"))) {
       throw new Error(`${impl}: whoami answered by ${[...heard].join(", ")}; expected ${expected} replica(s)`)
@@ -506,11 +536,21 @@ const printBreakdown = (): Array<Record<string, number | string>> => {
         .sort((a, b) => commands[b]! - commands[a]!)
         .map((name) => `${name} ${commands[name]!.toFixed(2)}`)
       console.log(
-        `| ${impl} | ${concurrency} | ${row.client.toFixed(1)} | ${row.servers.toFixed(1)} | ${row.busiest.toFixed(1)} | ` +
+        `| ${impl} | ${concurrency} | ${row.client.toFixed(1)} | ${row.servers.toFixed(1)} | ${
+          row.busiest.toFixed(1)
+        } | ` +
           `${row.proxy.toFixed(1)} | ` +
-          `${row.redis.toFixed(1)} | ${shapes[impl].gateway === true ? row.upstream.toFixed(1) : ""} | ${row.total.toFixed(1)} | ` +
-          `${names.length === 0 ? "" : `${row.redisCommands.toFixed(2)}${listed.length === 0 ? "" : ` (${listed.join(", ")})`}`} | ` +
-          `${row.redisIn === 0 && row.redisOut === 0 ? "" : `${Math.round(row.redisIn)} / ${Math.round(row.redisOut)}`} |`
+          `${row.redis.toFixed(1)} | ${shapes[impl].gateway === true ? row.upstream.toFixed(1) : ""} | ${
+            row.total.toFixed(1)
+          } | ` +
+          `${
+            names.length === 0
+              ? ""
+              : `${row.redisCommands.toFixed(2)}${listed.length === 0 ? "" : ` (${listed.join(", ")})`}`
+          } | ` +
+          `${
+            row.redisIn === 0 && row.redisOut === 0 ? "" : `${Math.round(row.redisIn)} / ${Math.round(row.redisOut)}`
+          } |`
       )
     }
   }
@@ -522,24 +562,42 @@ const printBreakdown = (): Array<Record<string, number | string>> => {
  * What Redis adds: paired per-round differences (a round runs both rows
  * back to back), medians over rounds. Mean latency = 1 / rps at c = 1.
  */
-const comparisons: ReadonlyArray<{ readonly label: string; readonly impl: Impl; readonly base: Impl; readonly forwarded: number }> = [
+const comparisons: ReadonlyArray<
+  { readonly label: string; readonly impl: Impl; readonly base: Impl; readonly forwarded: number }
+> = [
   { label: "registry, session owner (redis-1 − plain)", impl: "redis-1", base: "plain", forwarded: 0 },
-  { label: "forwarding, 2 of 3 requests (redis-3 − plain-proxy)", impl: "redis-3", base: "plain-proxy", forwarded: 2 / 3 },
+  {
+    label: "forwarding, 2 of 3 requests (redis-3 − plain-proxy)",
+    impl: "redis-3",
+    base: "plain-proxy",
+    forwarded: 2 / 3
+  },
   {
     label: "forwarding on the direct hop, 2 of 3 requests (redis-3-direct − plain-proxy)",
     impl: "redis-3-direct",
     base: "plain-proxy",
     forwarded: 2 / 3
   },
-  { label: "modern, 3 replicas (redis-3-modern − plain-proxy)", impl: "redis-3-modern", base: "plain-proxy", forwarded: 0 },
-  { label: "modern, 3 replicas (redis-3-modern − plain-proxy-modern)", impl: "redis-3-modern", base: "plain-proxy-modern", forwarded: 0 },
+  {
+    label: "modern, 3 replicas (redis-3-modern − plain-proxy)",
+    impl: "redis-3-modern",
+    base: "plain-proxy",
+    forwarded: 0
+  },
+  {
+    label: "modern, 3 replicas (redis-3-modern − plain-proxy-modern)",
+    impl: "redis-3-modern",
+    base: "plain-proxy-modern",
+    forwarded: 0
+  },
   { label: "proxy alone (plain-proxy − plain)", impl: "plain-proxy", base: "plain", forwarded: 0 },
   { label: "whole cluster, legacy (redis-3 − plain)", impl: "redis-3", base: "plain", forwarded: 2 / 3 },
   { label: "whole cluster, modern (redis-3-modern − plain)", impl: "redis-3-modern", base: "plain", forwarded: 0 }
 ]
 
 const printCosts = (rows: ReadonlyArray<ThroughputRow>): Array<Record<string, number | string>> => {
-  const find = (impl: Impl, concurrency: number) => rows.find((row) => row.impl === impl && row.concurrency === concurrency)
+  const find = (impl: Impl, concurrency: number) =>
+    rows.find((row) => row.impl === impl && row.concurrency === concurrency)
   const paired = (a: ThroughputRow, b: ThroughputRow, f: (s: ThroughputRow["rounds"][number]) => number) =>
     median(a.rounds.map((s, i) => f(s) - f(b.rounds[i]!)))
   const ratio = (a: ThroughputRow, b: ThroughputRow) => median(a.rounds.map((s, i) => s.rps / b.rounds[i]!.rps))
@@ -569,7 +627,9 @@ const printCosts = (rows: ReadonlyArray<ThroughputRow>): Array<Record<string, nu
       out.push(row)
       const signed = (ms: number) => (ms < 0 ? `−${formatMicros(-ms)}` : `+${formatMicros(ms)}`)
       console.log(
-        `| ${label} | ${concurrency} | ${row.rpsRatio.toFixed(2)}× | ${signed(row.meanLatency)} | ${signed(row.p50)} | ` +
+        `| ${label} | ${concurrency} | ${row.rpsRatio.toFixed(2)}× | ${signed(row.meanLatency)} | ${
+          signed(row.p50)
+        } | ` +
           `${signed(row.p99)} | ${row.cpuPerCall >= 0 ? "+" : "−"}${Math.abs(row.cpuPerCall).toFixed(1)} | ` +
           `${forwarded === 0 ? "" : signed(row.perForwarded)} |`
       )
@@ -588,11 +648,14 @@ const pinned: ReadonlyArray<{ readonly relay: string; readonly forwarded: Impl; 
 ]
 
 const printPinned = (rows: ReadonlyArray<ThroughputRow>): Array<Record<string, number | string>> => {
-  const find = (impl: Impl, concurrency: number) => rows.find((row) => row.impl === impl && row.concurrency === concurrency)
+  const find = (impl: Impl, concurrency: number) =>
+    rows.find((row) => row.impl === impl && row.concurrency === concurrency)
   const ratio = (a: ThroughputRow, b: ThroughputRow, f: (s: ThroughputRow["rounds"][number]) => number) =>
     median(a.rounds.map((s, i) => f(s) / f(b.rounds[i]!)))
   const out: Array<Record<string, number | string>> = []
-  console.log("### Forwarded / local: every call to a non-owner against every call to the owner (medians of per-round ratios)")
+  console.log(
+    "### Forwarded / local: every call to a non-owner against every call to the owner (medians of per-round ratios)"
+  )
   console.log()
   console.log(
     "| relay | c | local p50 | forwarded p50 | p50 ratio | local p99 | forwarded p99 | p99 ratio | mean latency ratio | " +

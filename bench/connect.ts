@@ -186,11 +186,15 @@ const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`
 
 const main = async (): Promise<void> => {
   console.log(
-    `connect ${SERVERS} stdio servers concurrently × ${ROUNDS} rounds, ${IMPLS.join(" vs ")}; node ${process.version}; ` +
+    `connect ${SERVERS} stdio servers concurrently × ${ROUNDS} rounds, ${
+      IMPLS.join(" vs ")
+    }; node ${process.version}; ` +
       `our servers from ${OURS_DIST ? "dist/ (BENCH_OURS_DIST=1)" : "src/ (--conditions=development)"}`
   )
   const started = performance.now()
-  const bundles = IMPLS.some((impl) => impl.endsWith("-bundled")) ? mkdtempSync(join(tmpdir(), "bench-connect-")) : undefined
+  const bundles = IMPLS.some((impl) => impl.endsWith("-bundled"))
+    ? mkdtempSync(join(tmpdir(), "bench-connect-"))
+    : undefined
   for (const [impl, source] of BUNDLED) {
     if (bundles === undefined || !IMPLS.includes(impl)) continue
     const bundle = await bundleServer(source, join(bundles, impl))

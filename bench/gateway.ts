@@ -203,7 +203,8 @@ const measure = <E>(
 /** The era each row's gateway settled on with its upstream (`era protocolVersion`). */
 const upstreamProtocols = new Map<string, string>()
 
-const call = (client: McpClient.Client) => Effect.map(client.callTool("echo", { text: TEXT }), (result) => checkEcho(result.content))
+const call = (client: McpClient.Client) =>
+  Effect.map(client.callTool("echo", { text: TEXT }), (result) => checkEcho(result.content))
 
 const runDirect = (impl: Impl, concurrency: number): Promise<GatewaySample> => {
   let pid = 0
@@ -211,7 +212,9 @@ const runDirect = (impl: Impl, concurrency: number): Promise<GatewaySample> => {
     const transport = yield* NodeMcpStdio.makeClient({ command: NODE, args: ECHO_ARGS, stderr: "forward" })
     pid = transport.pid
     track(pid)
-    const client = yield* McpClient.make({ clientInfo }).pipe(Effect.provideService(McpTransport.McpTransport, transport))
+    const client = yield* McpClient.make({ clientInfo }).pipe(
+      Effect.provideService(McpTransport.McpTransport, transport)
+    )
     noteProtocol(impl, client.protocolVersion)
     return yield* measure(call(client), concurrency, { front: pid, upstreams: () => [] })
   }).pipe(Effect.scoped, Effect.runPromise).then(async (sample) => {
@@ -238,7 +241,9 @@ const startGateway = async (impl: Impl): Promise<{ readonly gateway: LineChild; 
     }
     const settled = `${line.upstream.era} ${line.upstream.protocolVersion}`
     const known = upstreamProtocols.get(impl)
-    if (known !== undefined && known !== settled) throw new Error(`${impl}: the upstream settled on ${settled}, earlier ${known}`)
+    if (known !== undefined && known !== settled) {
+      throw new Error(`${impl}: the upstream settled on ${settled}, earlier ${known}`)
+    }
     upstreamProtocols.set(impl, settled)
     for (const pid of processDescendants([gateway.pid])[0]!) track(pid)
     return { gateway, url: line.url }
@@ -275,7 +280,9 @@ const runGateway = async (impl: Impl, concurrency: number): Promise<GatewaySampl
         McpClient.layer({
           clientInfo,
           // declared, never asked: the echo tool asks nothing
-          ...(impl === "legacy-elicit" ? { elicitation: { form: () => Effect.succeed({ action: "decline" as const }) } } : {})
+          ...(impl === "legacy-elicit"
+            ? { elicitation: { form: () => Effect.succeed({ action: "decline" as const }) } }
+            : {})
         }).pipe(Layer.provide(NodeMcpHttpClient.layer({ url })))
       )
       const client = Context.get(context, McpClient.McpClient)
@@ -286,7 +293,9 @@ const runGateway = async (impl: Impl, concurrency: number): Promise<GatewaySampl
     upstreams()
     await gateway.stop()
     const alive = await waitGone(seen, 3000)
-    if (alive.length > 0) throw new Error(`${impl}: upstream process(es) ${alive.join(", ")} still alive after the gateway stopped`)
+    if (alive.length > 0) {
+      throw new Error(`${impl}: upstream process(es) ${alive.join(", ")} still alive after the gateway stopped`)
+    }
     if (isAlive(gateway.pid)) throw new Error(`${impl}: gateway ${gateway.pid} still alive after stop`)
   }
 }
@@ -314,18 +323,31 @@ const noUpstream = (impl: string) => impl === "direct" || impl === "http"
 
 const report = (rows: ReadonlyArray<ThroughputRow>): Array<Comparison> => {
   const samplesOf = (impl: Impl, concurrency: number) =>
-    rows.find((row) => row.impl === impl && row.concurrency === concurrency)?.rounds as ReadonlyArray<GatewaySample> | undefined
-  console.log("CPU µs per call by process (medians), and the upstream processes in each round (before→after the measured phase):")
+    rows.find((row) => row.impl === impl && row.concurrency === concurrency)?.rounds as
+      | ReadonlyArray<GatewaySample>
+      | undefined
+  console.log(
+    "CPU µs per call by process (medians), and the upstream processes in each round (before→after the measured phase):"
+  )
   console.log()
-  console.log("| row | c | client | gateway (direct, http: the echo server) | upstream(s) | upstream processes by round |")
+  console.log(
+    "| row | c | client | gateway (direct, http: the echo server) | upstream(s) | upstream processes by round |"
+  )
   console.log("|---|---:|---:|---:|---:|---|")
   for (const row of rows) {
     const list = samplesOf(row.impl as Impl, row.concurrency)!
     const med = (f: (s: GatewaySample) => number) => median(list.map(f))
     console.log(
-      `| ${row.impl} | ${row.concurrency} | ${med((s) => s.clientCpu).toFixed(0)} | ${med((s) => s.frontCpu).toFixed(0)} | ` +
+      `| ${row.impl} | ${row.concurrency} | ${med((s) => s.clientCpu).toFixed(0)} | ${
+        med((s) => s.frontCpu).toFixed(0)
+      } | ` +
         `${noUpstream(row.impl) ? "" : med((s) => s.upstreamCpu).toFixed(0)} | ` +
-        `${noUpstream(row.impl) ? "" : list.map((s) => s.upstreamsBefore === s.upstreams ? s.upstreams : `${s.upstreamsBefore}→${s.upstreams}`).join(", ")} |`
+        `${
+          noUpstream(row.impl)
+            ? ""
+            : list.map((s) => s.upstreamsBefore === s.upstreams ? s.upstreams : `${s.upstreamsBefore}→${s.upstreams}`)
+              .join(", ")
+        } |`
     )
   }
   console.log()
@@ -338,7 +360,8 @@ const report = (rows: ReadonlyArray<ThroughputRow>): Array<Comparison> => {
       for (const impl of impls) {
         const list = samplesOf(impl, concurrency)
         if (impl === base || list === undefined) continue
-        const per = (f: (s: GatewaySample, b: GatewaySample) => number) => median(list.map((s, i) => f(s, baseline[i]!)))
+        const per = (f: (s: GatewaySample, b: GatewaySample) => number) =>
+          median(list.map((s, i) => f(s, baseline[i]!)))
         out.push({
           impl,
           base,
@@ -357,7 +380,9 @@ const report = (rows: ReadonlyArray<ThroughputRow>): Array<Comparison> => {
       console.log("|---|---:|---:|---:|---:|---:|")
       for (const c of out) {
         console.log(
-          `| ${c.impl} | ${c.concurrency} | **${c.ratio.toFixed(2)}×** | ${signed(c.addedP50)} | ${signed(c.addedP99)} | ` +
+          `| ${c.impl} | ${c.concurrency} | **${c.ratio.toFixed(2)}×** | ${signed(c.addedP50)} | ${
+            signed(c.addedP99)
+          } | ` +
             `${c.addedCpu >= 0 ? "+" : "−"}${Math.abs(c.addedCpu).toFixed(0)} |`
         )
       }
@@ -373,13 +398,21 @@ const report = (rows: ReadonlyArray<ThroughputRow>): Array<Comparison> => {
   const at64 = comparisons.find((c) => c.impl === "gateway" && c.base === "direct" && c.concurrency === 64)
   const at1 = comparisons.find((c) => c.impl === "gateway" && c.base === "direct" && c.concurrency === 1)
   if (at64 !== undefined) {
-    console.log(`target: gateway keeps >= 0.7 of direct throughput at c=64: ${at64.ratio.toFixed(2)}× — ${at64.ratio >= 0.7 ? "met" : "MISSED"}`)
+    console.log(
+      `target: gateway keeps >= 0.7 of direct throughput at c=64: ${at64.ratio.toFixed(2)}× — ${
+        at64.ratio >= 0.7 ? "met" : "MISSED"
+      }`
+    )
   }
   if (at1 !== undefined) {
-    console.log(`target: gateway adds < 1 ms p50 at c=1: ${signed(at1.addedP50)} — ${at1.addedP50 < 1 ? "met" : "MISSED"}`)
+    console.log(
+      `target: gateway adds < 1 ms p50 at c=1: ${signed(at1.addedP50)} — ${at1.addedP50 < 1 ? "met" : "MISSED"}`
+    )
   }
   if (upstreamProtocols.size > 0) {
-    console.log(`gateway ↔ upstream settled on: ${[...upstreamProtocols].map(([impl, v]) => `${impl} ${v}`).join(", ")}`)
+    console.log(
+      `gateway ↔ upstream settled on: ${[...upstreamProtocols].map(([impl, v]) => `${impl} ${v}`).join(", ")}`
+    )
   }
   console.log()
   return comparisons
@@ -390,8 +423,12 @@ const report = (rows: ReadonlyArray<ThroughputRow>): Array<Comparison> => {
 const main = async (): Promise<void> => {
   console.log(
     `gateway tools/call echo (client → HTTP → McpGateway → stdio echo server, against client → stdio echo server): ` +
-      `${CALLS} calls (+${WARMUP} warm-up) × ${ROUNDS} rounds, concurrency ${CONCURRENCY.join(",")}, ${IMPLS.join(" vs ")}; ` +
-      `node ${process.version}, gc ${gc === undefined ? "not exposed" : "forced before each measurement"}; our servers from ` +
+      `${CALLS} calls (+${WARMUP} warm-up) × ${ROUNDS} rounds, concurrency ${CONCURRENCY.join(",")}, ${
+        IMPLS.join(" vs ")
+      }; ` +
+      `node ${process.version}, gc ${
+        gc === undefined ? "not exposed" : "forced before each measurement"
+      }; our servers from ` +
       (OURS_DIST ? "dist/ (BENCH_OURS_DIST=1)" : "src/ (--conditions=development)")
   )
   const started = performance.now()

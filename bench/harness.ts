@@ -4,10 +4,10 @@
  * child processes from `/proc`, child-process bookkeeping (every spawned pid
  * is tracked and checked gone at the end) and the report tables.
  */
-import { spawn, type ChildProcess } from "node:child_process"
+import { Effect } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { Effect } from "effect"
 import { formatMicros, median, percentile } from "./stats.ts"
 
 // -----------------------------------------------------------------------------
@@ -42,7 +42,9 @@ export const selection = <A extends string>(all: ReadonlyArray<A>, value: string
   if (value === undefined) return all
   const wanted = value.split(",").map((name) => name.trim())
   for (const name of wanted) {
-    if (!(all as ReadonlyArray<string>).includes(name)) throw new Error(`--only takes a list of ${all.join(", ")}; got ${value}`)
+    if (!(all as ReadonlyArray<string>).includes(name)) {
+      throw new Error(`--only takes a list of ${all.join(", ")}; got ${value}`)
+    }
   }
   return all.filter((name) => wanted.includes(name))
 }
@@ -70,7 +72,8 @@ export const writeJson = (name: string, data: Record<string, unknown>): void => 
   const loadavg = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).map(Number)
   writeFileSync(
     file,
-    JSON.stringify({ bench: name, date: new Date().toISOString(), node: process.version, loadavg, ...data }, null, 2) + "\n"
+    JSON.stringify({ bench: name, date: new Date().toISOString(), node: process.version, loadavg, ...data }, null, 2) +
+      "\n"
   )
   console.log(`medians written to ${file}`)
 }
@@ -139,7 +142,9 @@ export const TS_FLAGS: ReadonlyArray<string> = OURS_DIST ? [] : ["--conditions=d
  * Extra Node flags for every server child, from `BENCH_SERVER_FLAGS` (split on
  * spaces), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the servers.
  */
-export const SERVER_FLAGS: ReadonlyArray<string> = (process.env.BENCH_SERVER_FLAGS ?? "").split(" ").filter((f) => f !== "")
+export const SERVER_FLAGS: ReadonlyArray<string> = (process.env.BENCH_SERVER_FLAGS ?? "").split(" ").filter((f) =>
+  f !== ""
+)
 
 /** A server file bundled for production by `bundleServer`. */
 export interface Bundle {
@@ -241,7 +246,9 @@ export const assertAllGone = async (): Promise<void> => {
   const alive = await waitGone(tracked, 5000)
   if (alive.length > 0) {
     killTracked()
-    throw new Error(`${alive.length} child process(es) were still alive at the end and were killed: ${alive.join(", ")}`)
+    throw new Error(
+      `${alive.length} child process(es) were still alive at the end and were killed: ${alive.join(", ")}`
+    )
   }
   console.log(`all ${tracked.size} child processes are gone`)
 }
@@ -527,7 +534,9 @@ export interface ThroughputRow {
   readonly serverCpu?: number | undefined
   /** the protocol revision the client negotiated */
   readonly protocol?: string | undefined
-  readonly rounds: ReadonlyArray<{ readonly rps: number; readonly p50: number; readonly p99: number; readonly cpuPerCall: number }>
+  readonly rounds: ReadonlyArray<
+    { readonly rps: number; readonly p50: number; readonly p99: number; readonly cpuPerCall: number }
+  >
 }
 
 /**
@@ -557,7 +566,9 @@ export const runRounds = async <I extends string>(options: {
       for (const impl of order) {
         const sample = await options.run(impl, concurrency)
         samples.get(impl)!.push(sample)
-        console.log(`  c=${concurrency} round ${round + 1}/${options.rounds} ${impl.padEnd(15)} ${formatSample(sample)}`)
+        console.log(
+          `  c=${concurrency} round ${round + 1}/${options.rounds} ${impl.padEnd(15)} ${formatSample(sample)}`
+        )
       }
     }
     for (const impl of options.impls) {
@@ -592,7 +603,9 @@ export const runRounds = async <I extends string>(options: {
         const floorRatio = impl === options.floor ? [] : ratio(list, floor, (s) => s.rps)
         ratios.push(
           `| ${impl} | ${concurrency} | **${median(perRound).toFixed(2)}×** | ` +
-            `${perRound.map((r) => r.toFixed(2)).join(", ")} | ${median(ratio(list, base, (s) => s.cpuPerCall)).toFixed(2)}× | ` +
+            `${perRound.map((r) => r.toFixed(2)).join(", ")} | ${
+              median(ratio(list, base, (s) => s.cpuPerCall)).toFixed(2)
+            }× | ` +
             `${floorRatio.length === 0 ? "" : `${median(floorRatio).toFixed(2)}×`} |`
         )
       }

@@ -68,14 +68,15 @@
  */
 import { McpClient } from "@effect-mcp/core"
 import { NodeMcpHttpClient } from "@effect-mcp/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Context, Effect, Layer } from "effect"
 import * as EffectAiMcpClient from "effect/ai/McpClient"
 import * as McpProtocol from "effect/ai/McpProtocol"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Http from "node:http"
+import { floorHttp, openSession } from "./floor.ts"
 import {
   assertAllGone,
   checkEcho,
@@ -105,7 +106,6 @@ import {
   watchOfficialProtocol,
   writeJson
 } from "./harness.ts"
-import { floorHttp, openSession } from "./floor.ts"
 import { median } from "./stats.ts"
 
 const ALL = [
@@ -345,8 +345,12 @@ const runSessions = async (): Promise<Array<Record<string, number | string>>> =>
       const sample = await sessionSample(side)
       samples.get(side)!.push(sample)
       console.log(
-        `  sessions round ${round + 1}/${ROUNDS} ${side.padEnd(8)} RSS ${mb(sample.rssBefore)} → ${mb(sample.rssAfter)}, ` +
-          `${kb(sample.rssPerSession)}/session (heap ${kb(sample.heapPerSession)}), ${Math.round(sample.rate)} sessions/s`
+        `  sessions round ${round + 1}/${ROUNDS} ${side.padEnd(8)} RSS ${mb(sample.rssBefore)} → ${
+          mb(sample.rssAfter)
+        }, ` +
+          `${kb(sample.rssPerSession)}/session (heap ${kb(sample.heapPerSession)}), ${
+            Math.round(sample.rate)
+          } sessions/s`
       )
     }
   }
@@ -359,7 +363,9 @@ const runSessions = async (): Promise<Array<Record<string, number | string>>> =>
     const list = samples.get(side)!
     const med = (f: (s: SessionSample) => number) => median(list.map(f))
     console.log(
-      `| ${side} | ${mb(med((s) => s.rssBefore))} | ${mb(med((s) => s.rssAfter))} | ${kb(med((s) => s.rssPerSession))} | ` +
+      `| ${side} | ${mb(med((s) => s.rssBefore))} | ${mb(med((s) => s.rssAfter))} | ${
+        kb(med((s) => s.rssPerSession))
+      } | ` +
         `${kb(med((s) => s.heapPerSession))} | ${Math.round(med((s) => s.rate))} | ${list.length} |`
     )
   }

@@ -76,7 +76,6 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Context, Effect, Layer, Schema, type Scope } from "effect"
 import * as McpTest from "effect/ai/McpTest"
 import { z } from "zod"
-import { effectAiProtocols, effectAiRegistrations } from "./servers/effect-ai-echo.ts"
 import {
   checkEcho,
   checkEffectAiEcho,
@@ -99,6 +98,7 @@ import {
   watchOfficialProtocol,
   writeJson
 } from "./harness.ts"
+import { effectAiProtocols, effectAiRegistrations } from "./servers/effect-ai-echo.ts"
 import { formatMicros, median, percentile, type Stats } from "./stats.ts"
 
 // -----------------------------------------------------------------------------
@@ -200,8 +200,10 @@ const OurServer = McpServerSession.layer({
   serverInfo,
   capabilities: { tools: {} },
   handlers: [
-    McpServerSession.handler(McpSchema.CallTool, (params) =>
-      Effect.succeed({ content: [{ type: "text", text: String(params.arguments?.text) }] }))
+    McpServerSession.handler(
+      McpSchema.CallTool,
+      (params) => Effect.succeed({ content: [{ type: "text", text: String(params.arguments?.text) }] })
+    )
   ]
 })
 

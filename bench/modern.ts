@@ -193,7 +193,8 @@ const main = async (): Promise<void> => {
   const v2 = IMPLS.filter((impl) => impl.startsWith("v2>"))
   if (raw.length > 0) {
     await runRounds({
-      title: `Modern stateless HTTP, raw node:http client, ${CALLS} calls (CPU = client process + server process, µs/call)`,
+      title:
+        `Modern stateless HTTP, raw node:http client, ${CALLS} calls (CPU = client process + server process, µs/call)`,
       impls: raw,
       baseline: "official",
       concurrency: CONCURRENCY,

@@ -112,7 +112,9 @@ for (const file of files) {
       console.log(`${pct(time, busy)} ${(time / 1000).toFixed(0).padStart(6)} ms  ${key}`)
     }
   }
-  console.log(`${file}: ${(total / 1e6).toFixed(2)} s sampled, ${(busy / 1e6).toFixed(2)} s busy (percentages are of busy time)`)
+  console.log(
+    `${file}: ${(total / 1e6).toFixed(2)} s sampled, ${(busy / 1e6).toFixed(2)} s busy (percentages are of busy time)`
+  )
   print("self time by area", byBucket, 30)
   print(`top ${top} functions by self time`, byFunction, top)
   print("inclusive time of effect-mcp functions (packages/*/src)", inclusiveOurs, 40)

@@ -141,7 +141,10 @@ const byName = (name: string): Runtime => {
 const runtimeArgs = (name: "bun" | "deno", entry: string): Array<string> =>
   byName(name).args(entry, { net: true }).filter((arg) => !(OURS_DIST && arg === "--conditions=development"))
 
-const WEB = { "ours-web": "bench/servers/runtime-ours-web.ts", official: "bench/servers/runtime-official-web.mjs" } as const
+const WEB = {
+  "ours-web": "bench/servers/runtime-ours-web.ts",
+  official: "bench/servers/runtime-official-web.mjs"
+} as const
 const WORKER = {
   "ours-web": "bench/servers/runtime-ours-worker.ts",
   official: "bench/servers/runtime-official-worker.mjs"
@@ -339,7 +342,9 @@ const main = async (): Promise<void> => {
     `Modern (2026-07-28) Streamable HTTP tools/call echo across runtimes: ${CALLS} calls (+${WARMUP} warm-up) × ` +
       `${ROUNDS} rounds, concurrency ${CONCURRENCY.join(",")}; ${IDS.join(", ")}; client node ${process.version}, ` +
       `gc ${gc === undefined ? "not exposed" : "forced before each measurement"}; our packages from ` +
-      `${OURS_DIST ? "dist/ (BENCH_OURS_DIST=1)" : "src/ (development condition; workerd's bundles: dist/)"}; load ${load}`
+      `${
+        OURS_DIST ? "dist/ (BENCH_OURS_DIST=1)" : "src/ (development condition; workerd's bundles: dist/)"
+      }; load ${load}`
   )
   const started = performance.now()
   const dir = mkdtempSync(join(tmpdir(), "bench-runtimes-"))
@@ -360,7 +365,9 @@ const main = async (): Promise<void> => {
           })
           samples.get(id)!.push(sample)
           console.log(
-            `  c=${concurrency} round ${round + 1}/${ROUNDS} ${id.padEnd(17)} ${Math.round(sample.rps).toString().padStart(6)} rps  ` +
+            `  c=${concurrency} round ${round + 1}/${ROUNDS} ${id.padEnd(17)} ${
+              Math.round(sample.rps).toString().padStart(6)
+            } rps  ` +
               `p50 ${formatMicros(sample.p50).padStart(7)}  p99 ${formatMicros(sample.p99).padStart(8)}  ` +
               `cpu ${sample.cpuPerCall.toFixed(1).padStart(6)} µs/call (client ${sample.clientCpu.toFixed(1)}, ` +
               `server ${sample.serverCpu.toFixed(1)})`
@@ -393,9 +400,13 @@ const main = async (): Promise<void> => {
     rmSync(dir, { recursive: true, force: true })
   }
   console.log()
-  console.log(`### Modern stateless HTTP across runtimes, raw node:http client, ${CALLS} calls, medians of ${ROUNDS} round(s)`)
+  console.log(
+    `### Modern stateless HTTP across runtimes, raw node:http client, ${CALLS} calls, medians of ${ROUNDS} round(s)`
+  )
   console.log()
-  console.log("| runtime | server | c | rps | p50 | p99 | CPU µs/call (client + server) | ours/official rps (per round) |")
+  console.log(
+    "| runtime | server | c | rps | p50 | p99 | CPU µs/call (client + server) | ours/official rps (per round) |"
+  )
   console.log("|---|---|---:|---:|---:|---:|---:|---:|")
   for (const row of rows) {
     const ratio = row.oursOverOfficial === undefined
@@ -403,7 +414,9 @@ const main = async (): Promise<void> => {
       : `**${row.oursOverOfficial.toFixed(2)}×** (${row.perRound.map((r) => r.toFixed(2)).join(", ")})`
     console.log(
       `| ${row.runtime} | ${row.server} | ${row.concurrency} | ${Math.round(row.rps)} | ${formatMicros(row.p50)} | ` +
-        `${formatMicros(row.p99)} | ${row.cpuPerCall.toFixed(1)} (${row.clientCpu.toFixed(1)} + ${row.serverCpu.toFixed(1)}) | ${ratio} |`
+        `${formatMicros(row.p99)} | ${row.cpuPerCall.toFixed(1)} (${row.clientCpu.toFixed(1)} + ${
+          row.serverCpu.toFixed(1)
+        }) | ${ratio} |`
     )
   }
   console.log()

@@ -74,7 +74,15 @@ import {
 } from "./harness.ts"
 import { median } from "./stats.ts"
 
-const ALL = ["ours", "ours-barrels", "ours-paths", "effect-floor", "official", "ours-bundled", "official-bundled"] as const
+const ALL = [
+  "ours",
+  "ours-barrels",
+  "ours-paths",
+  "effect-floor",
+  "official",
+  "ours-bundled",
+  "official-bundled"
+] as const
 type Impl = (typeof ALL)[number]
 
 const RUNS = positiveInt(option("runs", "BENCH_STARTUP_RUNS"), 7, "runs")
@@ -82,7 +90,8 @@ const TIMEOUT_S = positiveInt(option("timeout", "BENCH_STARTUP_TIMEOUT"), 120, "
 const IMPLS = selection(ALL, option("only", "BENCH_STARTUP_ONLY"))
 const LIST_OPTION = option("list", "BENCH_STARTUP_LIST")
 const LISTED = new Set<Impl>(LIST_OPTION === undefined ? [] : selection(ALL, LIST_OPTION))
-const COMPILE_CACHE = flag("compile-cache") || ["1", "yes", "true"].includes(process.env.BENCH_STARTUP_COMPILE_CACHE ?? "")
+const COMPILE_CACHE = flag("compile-cache") ||
+  ["1", "yes", "true"].includes(process.env.BENCH_STARTUP_COMPILE_CACHE ?? "")
 
 hardTimeout(TIMEOUT_S, "bench/startup")
 
@@ -242,7 +251,9 @@ const runServer = (impl: Impl, count: boolean): Promise<Run> =>
           rss = statusField(pid, "VmRSS")
           hwm = statusField(pid, "VmHWM")
           cpu = processCpuMicros(pid)
-          if (message.result?.protocolVersion === undefined) return fail(new Error(`${impl}: bad initialize answer ${line}`))
+          if (message.result?.protocolVersion === undefined) {
+            return fail(new Error(`${impl}: bad initialize answer ${line}`))
+          }
           child.stdin.write(JSON.stringify(initialized) + "\n" + JSON.stringify(call) + "\n")
         } else if (message.id === 2) {
           if (message.result?.content?.[0]?.text !== TEXT) return fail(new Error(`${impl}: bad echo answer ${line}`))
@@ -332,8 +343,9 @@ const main = async () => {
         padStart(ms(median(times)), 14)
       }${padStart(`${Math.min(...times).toFixed(0)}–${Math.max(...times).toFixed(0)}`, 14)}${
         padStart(ms(median(runs.get(impl)!.map((run) => run.cpu)) / 1000), 10)
-      }${padStart(mb(median(runs.get(impl)!.map((run) => run.rss))), 10)
-      }${padStart(mb(median(runs.get(impl)!.map((run) => run.hwm))), 10)}`
+      }${padStart(mb(median(runs.get(impl)!.map((run) => run.rss))), 10)}${
+        padStart(mb(median(runs.get(impl)!.map((run) => run.hwm))), 10)
+      }`
     )
   }
 
@@ -348,7 +360,9 @@ const main = async () => {
     }
   }
   const total = (group: string) => Math.max(...IMPLS.map((impl) => groups.get(group)!.get(impl) ?? 0))
-  console.log(`\nmodules by package (effect by folder)\n${pad("", 32)}${IMPLS.map((impl) => padStart(impl, 17)).join("")}`)
+  console.log(
+    `\nmodules by package (effect by folder)\n${pad("", 32)}${IMPLS.map((impl) => padStart(impl, 17)).join("")}`
+  )
   for (const group of [...groups.keys()].sort((a, b) => total(b) - total(a) || a.localeCompare(b))) {
     console.log(
       `${pad(group, 32)}${IMPLS.map((impl) => padStart(String(groups.get(group)!.get(impl) ?? "·"), 17)).join("")}`
@@ -373,7 +387,11 @@ const main = async () => {
   if (onTop.length > 0) {
     console.log(`
 on top of effect's own graph (against effect-floor; medians of per-round differences)`)
-    console.log(`${pad("server", 18)}${padStart("+modules", 10)}${padStart("of ours", 9)}${padStart("+first answer", 15)}${padStart("+CPU", 9)}`)
+    console.log(
+      `${pad("server", 18)}${padStart("+modules", 10)}${padStart("of ours", 9)}${padStart("+first answer", 15)}${
+        padStart("+CPU", 9)
+      }`
+    )
     for (const row of onTop) {
       console.log(
         `${pad(row.impl, 18)}${padStart(String(row.modules), 10)}${padStart(String(row.ourModules), 9)}${

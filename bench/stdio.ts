@@ -49,11 +49,11 @@
  */
 import { McpClient, McpTransport } from "@effect-mcp/core"
 import { NodeMcpStdio } from "@effect-mcp/platform-node"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcessSpawner"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Context, Effect, Layer } from "effect"
 import * as EffectAiMcpClient from "effect/ai/McpClient"
 import * as McpProtocol from "effect/ai/McpProtocol"
@@ -249,4 +249,3 @@ const main = async (): Promise<void> => {
 }
 
 runMain(main)
-

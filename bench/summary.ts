@@ -45,7 +45,9 @@ interface Common {
 }
 interface Throughput extends Common {
   readonly throughput: ReadonlyArray<ThroughputRow>
-  readonly sessions?: ReadonlyArray<{ readonly server: string; readonly rssPerSession: number; readonly heapPerSession: number }>
+  readonly sessions?: ReadonlyArray<
+    { readonly server: string; readonly rssPerSession: number; readonly heapPerSession: number }
+  >
 }
 interface Connect extends Common {
   readonly servers: number
@@ -214,7 +216,9 @@ for (const pair of PAIRS) {
   const a = connect?.connect.find((s) => s.impl === pair.ours)
   const b = connect?.connect.find((s) => s.impl === pair.official)
   if (a === undefined || b === undefined) {
-    if (pair.label === "") row(["connect 50 stdio servers concurrently from one client", "not run", "", "", ...blank, "≥ 1", ""])
+    if (pair.label === "") {
+      row(["connect 50 stdio servers concurrently from one client", "not run", "", "", ...blank, "≥ 1", ""])
+    }
     continue
   }
   const ratio = b.connect / a.connect
@@ -267,17 +271,29 @@ const diagnostic = (label: string, data: Throughput | undefined, ours: string, o
     if (a === undefined || b === undefined) continue
     const perRound = median(a.rounds.map((s, i) => s.rps / (b.rounds[i]?.rps ?? NaN)))
     diagnostics.push(
-      `| ${label}, c=${c} | ${a.protocol ?? "?"} | ${k(a.rps)} | ${k(b.rps)} | ${x(a.rps / b.rps)} | ${x(perRound)} | ` +
+      `| ${label}, c=${c} | ${a.protocol ?? "?"} | ${k(a.rps)} | ${k(b.rps)} | ${x(a.rps / b.rps)} | ${
+        x(perRound)
+      } | ` +
         `${formatMicros(a.p99)} / ${formatMicros(b.p99)} | ${a.cpuPerCall.toFixed(1)} / ${b.cpuPerCall.toFixed(1)} |`
     )
   }
 }
-diagnostic("in-process, `ours-client-modern` (McpClient → McpServer, 2026-07-28)", inprocess, "ours-client-modern", "official")
+diagnostic(
+  "in-process, `ours-client-modern` (McpClient → McpServer, 2026-07-28)",
+  inprocess,
+  "ours-client-modern",
+  "official"
+)
 diagnostic("in-process, `ours-api` (raw McpClientSession → McpServer)", inprocess, "ours-api", "official")
 diagnostic("in-process, `ours` (raw McpClientSession → raw McpServerSession)", inprocess, "ours", "official")
 diagnostic("stdio, `ours-modern` (2026-07-28)", stdio, "ours-modern", "official")
 diagnostic("Streamable HTTP JSON, `ours-modern` (2026-07-28, stateless)", http, "ours-modern", "official")
-diagnostic("Streamable HTTP JSON, `effect-ai-fetch` in the ours column (effect/ai's McpClient on `fetch` → its McpServer)", http, "effect-ai-fetch", "official")
+diagnostic(
+  "Streamable HTTP JSON, `effect-ai-fetch` in the ours column (effect/ai's McpClient on `fetch` → its McpServer)",
+  http,
+  "effect-ai-fetch",
+  "official"
+)
 
 // -----------------------------------------------------------------------------
 
@@ -305,7 +321,9 @@ for (const line of lines) console.log(line)
 console.log()
 console.log("Diagnostics (not targets): other shapes and the 2026-07-28 era against the same official rows.")
 console.log()
-console.log("| row | protocol | ours | official | ours/official | median of per-round ratios | p99 ours / official | CPU µs/call ours / official |")
+console.log(
+  "| row | protocol | ours | official | ours/official | median of per-round ratios | p99 ours / official | CPU µs/call ours / official |"
+)
 console.log("|---|---|---:|---:|---:|---:|---:|---:|")
 for (const line of diagnostics) console.log(line)
 console.log()
@@ -314,13 +332,15 @@ console.log(
     protocolsOf(stdio, ["ours", "official", "effect-ai"])
   }; HTTP ${protocolsOf(http, ["ours", "official", "ours-sse", "official-sse", "effect-ai"])}`
 )
-for (const [name, data] of [
-  ["in-process", inprocess],
-  ["stdio", stdio],
-  ["http", http],
-  ["connect", connect],
-  ["startup", startup]
-] as const) {
+for (
+  const [name, data] of [
+    ["in-process", inprocess],
+    ["stdio", stdio],
+    ["http", http],
+    ["connect", connect],
+    ["startup", startup]
+  ] as const
+) {
   console.log(`- ${describe(name, data)}`)
 }
 console.log()

@@ -50,8 +50,7 @@ const view = McpApps.resource({
 const DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 
 // made-up weather, the same for the same city
-const week = (city: string) =>
-  DAYS.map((day, i) => ({ day, celsius: 12 + (city.length * 3 + i * 5) % 14 }))
+const week = (city: string) => DAYS.map((day, i) => ({ day, celsius: 12 + (city.length * 3 + i * 5) % 14 }))
 
 const forecast = McpApps.linkTool(
   McpTool.make("forecast", {
@@ -65,7 +64,10 @@ const forecast = McpApps.linkTool(
       return Effect.succeed(
         McpApps.clientSupports(context)
           // the host renders the view with structuredContent; the text is for the model
-          ? { content: [{ type: "text" as const, text: `Forecast for ${city} shown: ${range}.` }], structuredContent: { city, days } }
+          ? {
+            content: [{ type: "text" as const, text: `Forecast for ${city} shown: ${range}.` }],
+            structuredContent: { city, days }
+          }
           : `Forecast for ${city}: ${days.map((d) => `${d.day} ${d.celsius} °C`).join(", ")}.`
       )
     }

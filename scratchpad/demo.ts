@@ -27,7 +27,9 @@ const add = McpTool.make("add", {
 })
 
 const Calculator = NodeMcpHttpServer.layer({ port: 0 }).pipe(
-  Layer.provide(McpServer.register(add).pipe(Layer.provideMerge(McpServer.layer({ name: "calculator", version: "1.0.0" }))))
+  Layer.provide(
+    McpServer.register(add).pipe(Layer.provideMerge(McpServer.layer({ name: "calculator", version: "1.0.0" })))
+  )
 )
 
 // the in-memory server: one tool
@@ -74,7 +76,11 @@ const program = Effect.gen(function*() {
   yield* Console.log(`memory/echo -> ${texts(echoed)}`)
 
   // the views now and after the disconnect, as the `changes` stream sees them
-  const seen = yield* group.changes.pipe(Stream.take(2), Stream.runCollect, Effect.forkScoped({ startImmediately: true }))
+  const seen = yield* group.changes.pipe(
+    Stream.take(2),
+    Stream.runCollect,
+    Effect.forkScoped({ startImmediately: true })
+  )
   yield* group.disconnect("example")
   const [before, after] = yield* Fiber.join(seen)
   yield* Console.log(`disconnected example: ${counts(before!)} -> ${counts(after!)}`)

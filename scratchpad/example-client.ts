@@ -56,7 +56,10 @@ const main = Effect.gen(function*() {
   const link = yield* McpTransport.makeInMemoryLink
   // the server side of the link, served in the background
   yield* Layer.build(McpServer.layerSession.pipe(
-    Layer.provide([link.server, McpServer.register(add).pipe(Layer.provideMerge(McpServer.layer({ name: "adder", version: "1.0.0" })))])
+    Layer.provide([
+      link.server,
+      McpServer.register(add).pipe(Layer.provideMerge(McpServer.layer({ name: "adder", version: "1.0.0" })))
+    ])
   ))
   yield* program.pipe(Effect.provide(Client.pipe(Layer.provide(link.client))))
 }).pipe(Effect.scoped)

@@ -9,11 +9,15 @@
  *   node --conditions=development scratchpad/example-otel.ts
  */
 import { McpClient, McpServer, McpTool, McpTransport } from "@effect-mcp/core"
+import { NodeMcpRuntime } from "@effect-mcp/platform-node"
 import * as OtelMetrics from "@effect/opentelemetry/OtelMetrics"
 import * as OtelTracer from "@effect/opentelemetry/OtelTracer"
 import * as Resource from "@effect/opentelemetry/Resource"
-import { NodeMcpRuntime } from "@effect-mcp/platform-node"
-import { AggregationTemporality, InMemoryMetricExporter, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics"
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  PeriodicExportingMetricReader
+} from "@opentelemetry/sdk-metrics"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Console, Effect, Layer, Schema } from "effect"
 

@@ -67,7 +67,9 @@ const explain = McpPrompt.make({
 })
 
 const Server = McpServer.register(weather, countdown, readme, notes, explain).pipe(
-  Layer.provideMerge(McpServer.layer({ name: "example-server", version: "1.0.0", instructions: "Ask for the weather." }))
+  Layer.provideMerge(
+    McpServer.layer({ name: "example-server", version: "1.0.0", instructions: "Ask for the weather." })
+  )
 )
 
 // serve stdin/stdout until the client closes stdin, then exit 0 (logs go to stderr,

@@ -43,7 +43,9 @@ const program = Effect.gen(function*() {
   const task = yield* client.callToolTask("render", { name: "intro", frames: 3 })
   yield* Console.log(`task ${task.taskId === "" ? "(answered at once)" : "started"}`)
   yield* task.status.pipe(
-    Stream.runForEach((state) => Console.log(`  ${state.status}${state.statusMessage ? `: ${state.statusMessage}` : ""}`))
+    Stream.runForEach((state) =>
+      Console.log(`  ${state.status}${state.statusMessage ? `: ${state.statusMessage}` : ""}`)
+    )
   )
   const result = yield* task.result
   yield* Console.log(`result: ${result.content.map((block) => block.type === "text" ? block.text : "").join("")}`)

@@ -24,7 +24,10 @@ const deleteNote = McpTool.make("delete_note", {
   input: Schema.Struct({ title: Schema.String }),
   handler: ({ title }, context) =>
     Effect.gen(function*() {
-      const answer = yield* context.elicit({ message: `Delete ${title}?`, schema: Schema.Struct({ confirm: Schema.Boolean }) })
+      const answer = yield* context.elicit({
+        message: `Delete ${title}?`,
+        schema: Schema.Struct({ confirm: Schema.Boolean })
+      })
       if (answer.action !== "accept" || !answer.content.confirm) return `kept ${title}`
       deletions++
       return `deleted ${title}`
@@ -61,7 +64,10 @@ NodeMcpRuntime.runMain(
     yield* Console.log(`gateway on ${url}`)
     const Client = McpClient.layer({
       clientInfo: { name: "gateway-example", version: "1.0.0" },
-      elicitation: { form: (params) => Console.log(`asked: ${params.message}`).pipe(Effect.as({ action: "accept", content: { confirm: true } })) }
+      elicitation: {
+        form: (params) =>
+          Console.log(`asked: ${params.message}`).pipe(Effect.as({ action: "accept", content: { confirm: true } }))
+      }
     }).pipe(Layer.provide(NodeMcpHttpClient.layer({ url })))
     yield* program.pipe(Effect.provide(Client))
   }).pipe(Effect.provide(Http))

@@ -52,13 +52,16 @@ const main = Effect.gen(function*() {
 
   // the client: signs in on the first 401, steps up on the 403 of `deploy`
   const client = yield* Effect.map(
-    Layer.build(McpClient.layer({ clientInfo: { name: "oauth-demo", version: "1.0.0" } }).pipe(
-      Layer.provide(NodeMcpOAuth.layerTransport({ serverUrl: url, clientMetadata: { clientName: "oauth-demo" } })),
-      Layer.provide([McpAuth.layerMemoryStore, NodeMcpAuthorizer.layerHeadless()])
-    )),
+    Layer.build(
+      McpClient.layer({ clientInfo: { name: "oauth-demo", version: "1.0.0" } }).pipe(
+        Layer.provide(NodeMcpOAuth.layerTransport({ serverUrl: url, clientMetadata: { clientName: "oauth-demo" } })),
+        Layer.provide([McpAuth.layerMemoryStore, NodeMcpAuthorizer.layerHeadless()])
+      )
+    ),
     Context.get(McpClient.McpClient)
   )
-  const text = (result: McpSchema.CallToolResult) => result.content.map((block) => block.type === "text" ? block.text : "").join("")
+  const text = (result: McpSchema.CallToolResult) =>
+    result.content.map((block) => block.type === "text" ? block.text : "").join("")
   yield* Console.log(`whoami: ${text(yield* client.callTool("whoami", {}))}`)
   yield* Console.log(`deploy: ${text(yield* client.callTool("deploy", {}))}`)
 

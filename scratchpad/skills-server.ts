@@ -29,12 +29,15 @@ const server = Layer.unwrap(Effect.gen(function*() {
         return onHangup
       }),
       (onHangup) => Effect.sync(() => process.off("SIGHUP", onHangup))
-    ))
+    )
+  )
   yield* reloads.pipe(
     Stream.runForEach(() =>
       catalog.reload.pipe(
         Effect.flatMap((changes) => Console.error(`skills: reloaded ${JSON.stringify(changes)}`)),
-        Effect.catch((error) => Console.error(`skills: reload failed, still serving the last catalog: ${error.message}`))
+        Effect.catch((error) =>
+          Console.error(`skills: reload failed, still serving the last catalog: ${error.message}`)
+        )
       )
     ),
     Effect.forkScoped

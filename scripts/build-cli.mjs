@@ -48,7 +48,8 @@ if (!existsSync(input)) {
 // width 1 per character: no marks, controls, emoji or fullwidth characters in that range).
 // When effect's code changes so that the patterns no longer match, the module is bundled as it
 // is, with a warning.
-const SEGMENTER = /const graphemeSegmenter = \/\*#__PURE__\*\/new Intl\.Segmenter\(undefined, \{\s*granularity: "grapheme"\s*\}\);/
+const SEGMENTER =
+  /const graphemeSegmenter = \/\*#__PURE__\*\/new Intl\.Segmenter\(undefined, \{\s*granularity: "grapheme"\s*\}\);/
 const DISPLAY_WIDTH = "export const displayWidth = text => {"
 const patched = []
 const lazySegmenter = {
@@ -159,7 +160,9 @@ for (const chunk of chunks) {
     const real = realpathSync(dir)
     const json = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
     names.set(json.name, (names.get(json.name) ?? 0) + 1)
-    if (!packages.has(json.name)) packages.set(json.name, { dir: real, version: json.version, license: json.license ?? "(none given)" })
+    if (!packages.has(json.name)) {
+      packages.set(json.name, { dir: real, version: json.version, license: json.license ?? "(none given)" })
+    }
   }
   perChunk.push({ file: chunk.fileName, bytes: Buffer.byteLength(chunk.code), names })
 }
@@ -191,7 +194,9 @@ const total = perChunk.reduce((sum, chunk) => sum + chunk.bytes, 0)
 const entry = perChunk.find((chunk) => chunk.file === "effect-mcp.mjs")
 if (!quiet) {
   console.log(
-    `build-cli: ${relative(root, outdir)}/effect-mcp.mjs ${kb(entry.bytes)} + ${perChunk.length - 1} chunks, ${kb(total)} in all, ` +
+    `build-cli: ${relative(root, outdir)}/effect-mcp.mjs ${kb(entry.bytes)} + ${perChunk.length - 1} chunks, ${
+      kb(total)
+    } in all, ` +
       `${packages.size} packages inside, in ${Math.round(performance.now() - started)} ms`
   )
   for (const chunk of perChunk.sort((a, b) => b.bytes - a.bytes)) {
@@ -205,15 +210,22 @@ const plain = (text) => text.replace(/\x1b\[[0-9;]*m/g, "")
 const ineffective = warnings.filter((warning) => warning.code === "INEFFECTIVE_DYNAMIC_IMPORT")
 if (ineffective.length > 0 && !quiet) {
   console.log(`  ${ineffective.length} lazy import(s) of modules also imported statically (no chunk of their own):`)
-  for (const warning of ineffective) console.log(`    ${plain(warning.message).replace(/^\[INEFFECTIVE_DYNAMIC_IMPORT\]\s*/, "").split(" is dynamically")[0]}`)
+  for (const warning of ineffective) {
+    console.log(
+      `    ${plain(warning.message).replace(/^\[INEFFECTIVE_DYNAMIC_IMPORT\]\s*/, "").split(" is dynamically")[0]}`
+    )
+  }
 }
 for (const { from } of CJS_REEXPORTS.filter(({ from }) => !reexported.has(from))) {
-  console.warn(`build-cli: warning: no \`export * from "${from}"\` was rewritten: check that the bundle still finds its names`)
+  console.warn(
+    `build-cli: warning: no \`export * from "${from}"\` was rewritten: check that the bundle still finds its names`
+  )
 }
 if (!patched.includes(true)) {
-  console.warn("build-cli: warning: effect/cli/CliOutput did not match: its Intl.Segmenter is built at load (slower start)")
+  console.warn(
+    "build-cli: warning: effect/cli/CliOutput did not match: its Intl.Segmenter is built at load (slower start)"
+  )
 }
 for (const warning of warnings.filter((warning) => warning.code !== "INEFFECTIVE_DYNAMIC_IMPORT")) {
   console.warn(`build-cli: warning: ${plain(warning.message)}`)
 }
-

@@ -27,7 +27,17 @@
 // .ci/summary.mjs. Exits 1 when any check failed. Every child process has a time limit and
 // is killed (its process group) at the end.
 import { spawn } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
 import { rm } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -97,13 +107,20 @@ for (const key of Object.keys(env)) {
   // `npm run` passes the repository's config down (e.g. npm_config_local_prefix); the apps
   // must be installed as projects of their own
   if (key.startsWith("npm_") && !key.startsWith("npm_config_")) delete env[key]
-  if (["npm_config_local_prefix", "npm_config_prefix", "npm_config_workspace", "npm_config_json"].includes(key)) delete env[key]
+  if (["npm_config_local_prefix", "npm_config_prefix", "npm_config_workspace", "npm_config_json"].includes(key)) {
+    delete env[key]
+  }
 }
 
 /** Runs a command to its end (or its time limit: then its process group is killed). */
 const run = (command, args, { cwd = root, timeoutMs = 60_000, extraEnv = {} } = {}) =>
   new Promise((resolvePromise) => {
-    const child = spawn(command, args, { cwd, env: { ...env, ...extraEnv }, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...env, ...extraEnv },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     children.add(child)
     let stdout = ""
     let stderr = ""
@@ -206,7 +223,11 @@ const footprint = (nodeModules) => {
   visitModules(nodeModules)
   const sum = (names) => {
     const picked = sizes.filter((entry) => names === undefined || names.includes(entry.name))
-    return { packages: picked.length, bytes: picked.reduce((total, entry) => total + entry.bytes, 0), names: picked.map((entry) => entry.name).sort() }
+    return {
+      packages: picked.length,
+      bytes: picked.reduce((total, entry) => total + entry.bytes, 0),
+      names: picked.map((entry) => entry.name).sort()
+    }
   }
   return sum
 }
@@ -222,7 +243,9 @@ const findPackages = (nodeModules, name) => {
       if (!entry.isDirectory() || entry.name === ".bin") continue
       const path = join(dir, entry.name)
       const packages = entry.name.startsWith("@")
-        ? readdirSync(path, { withFileTypes: true }).filter((inner) => inner.isDirectory()).map((inner) => join(path, inner.name))
+        ? readdirSync(path, { withFileTypes: true }).filter((inner) => inner.isDirectory()).map((inner) =>
+          join(path, inner.name)
+        )
         : [path]
       for (const pkg of packages) visit(join(pkg, "node_modules"))
     }
@@ -236,7 +259,9 @@ const relativeToRoot = (path) => (path.startsWith(`${root}/`) ? path.slice(root.
 const tarList = async (tarball) => {
   const result = await run("tar", ["-tzf", tarball], { timeoutMs: 30_000 })
   if (result.code !== 0) throw new Error(`tar -tzf ${tarball}: ${result.stderr}`)
-  return result.stdout.split("\n").filter((line) => line !== "" && !line.endsWith("/")).map((line) => line.replace(/^package\//, ""))
+  return result.stdout.split("\n").filter((line) => line !== "" && !line.endsWith("/")).map((line) =>
+    line.replace(/^package\//, "")
+  )
 }
 
 // -----------------------------------------------------------------------------
@@ -248,7 +273,9 @@ const checkTarball = (pkg, tarball, files, extracted) => {
   for (const file of files) {
     if (!allowed.test(file)) problems.push(`unexpected file ${file}`)
     if (/tsbuildinfo/.test(file)) problems.push(`build info shipped: ${file}`)
-    if (/\.(test|spec)\.[cm]?[jt]sx?$/.test(file) || /^(test|tests|coverage)\//.test(file)) problems.push(`test file shipped: ${file}`)
+    if (/\.(test|spec)\.[cm]?[jt]sx?$/.test(file) || /^(test|tests|coverage)\//.test(file)) {
+      problems.push(`test file shipped: ${file}`)
+    }
   }
   for (const required of ["package.json", "README.md", "CHANGELOG.md", "LICENSE"]) {
     if (!fileSet.has(required)) problems.push(`missing ${required}`)
@@ -268,28 +295,49 @@ const checkTarball = (pkg, tarball, files, extracted) => {
   walkExports(manifest.exports, "")
   if (manifest.exports === undefined) problems.push("no exports")
   for (const { path, target } of targets) {
-    if (/\.[cm]?ts$/.test(target) && !/\.d\.[cm]?ts$/.test(target)) problems.push(`exports${path} resolves to TypeScript source ${target}`)
+    if (/\.[cm]?ts$/.test(target) && !/\.d\.[cm]?ts$/.test(target)) {
+      problems.push(`exports${path} resolves to TypeScript source ${target}`)
+    }
     const concrete = target.replace("*", "index").replace(/^\.\//, "")
     if (!fileSet.has(concrete)) problems.push(`exports${path} -> ${target}: ${concrete} is not in the tarball`)
   }
-  for (const [name, target] of Object.entries(typeof manifest.bin === "string" ? { [manifest.name]: manifest.bin } : manifest.bin ?? {})) {
+  for (
+    const [name, target] of Object.entries(
+      typeof manifest.bin === "string" ? { [manifest.name]: manifest.bin } : manifest.bin ?? {}
+    )
+  ) {
     if (!fileSet.has(target.replace(/^\.\//, ""))) problems.push(`bin ${name} -> ${target} is not in the tarball`)
   }
-  if (manifest.scripts !== undefined) problems.push(`scripts in the published manifest: ${Object.keys(manifest.scripts).join(", ")}`)
+  if (manifest.scripts !== undefined) {
+    problems.push(`scripts in the published manifest: ${Object.keys(manifest.scripts).join(", ")}`)
+  }
   if (pkg.name === "@effect-mcp/cli") {
     // the command is bundled (scripts/build-cli.mjs): it needs no package installed beside it
-    for (const file of ["dist/bundle/effect-mcp.mjs", "dist/bundle/THIRD-PARTY-LICENSES.txt", "dist/McpCli.js", "dist/McpCli.d.ts"]) {
+    for (
+      const file of [
+        "dist/bundle/effect-mcp.mjs",
+        "dist/bundle/THIRD-PARTY-LICENSES.txt",
+        "dist/McpCli.js",
+        "dist/McpCli.d.ts"
+      ]
+    ) {
       if (!fileSet.has(file)) problems.push(`missing ${file}`)
     }
     const dependencies = Object.keys(manifest.dependencies ?? {})
     if (dependencies.length > 0) problems.push(`dependencies of a bundled command: ${dependencies.join(", ")}`)
-    const required = Object.keys(manifest.peerDependencies ?? {}).filter((name) => manifest.peerDependenciesMeta?.[name]?.optional !== true)
-    if (required.length > 0) problems.push(`peer dependencies not optional (the bundled command needs none): ${required.join(", ")}`)
+    const required = Object.keys(manifest.peerDependencies ?? {}).filter((name) =>
+      manifest.peerDependenciesMeta?.[name]?.optional !== true
+    )
+    if (required.length > 0) {
+      problems.push(`peer dependencies not optional (the bundled command needs none): ${required.join(", ")}`)
+    }
   }
   // every dist .js has its .d.ts; every source map's sources are shipped
   let maps = 0
   for (const file of files) {
-    if (file.startsWith("dist/") && file.endsWith(".js") && !fileSet.has(file.replace(/\.js$/, ".d.ts"))) problems.push(`${file} has no .d.ts`)
+    if (file.startsWith("dist/") && file.endsWith(".js") && !fileSet.has(file.replace(/\.js$/, ".d.ts"))) {
+      problems.push(`${file} has no .d.ts`)
+    }
     if (!file.endsWith(".map")) continue
     maps += 1
     const map = JSON.parse(readFileSync(join(extracted, file), "utf8"))
@@ -322,8 +370,16 @@ const main = async () => {
   const oursApp = tempDir("effect-mcp-footprint-")
   const sdkApp = tempDir("effect-mcp-sdk-footprint-")
   const cliApp = tempDir("effect-mcp-cli-alone-")
-  for (const [dir, name] of [[app, "pack-check-app"], [oursApp, "pack-check-ours"], [sdkApp, "pack-check-sdk"], [cliApp, "pack-check-cli"]]) {
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version: "0.0.0", private: true, type: "module" }, null, 2) + "\n")
+  for (
+    const [dir, name] of [[app, "pack-check-app"], [oursApp, "pack-check-ours"], [sdkApp, "pack-check-sdk"], [
+      cliApp,
+      "pack-check-cli"
+    ]]
+  ) {
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({ name, version: "0.0.0", private: true, type: "module" }, null, 2) + "\n"
+    )
   }
   const install = (cwd, specs) =>
     run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...specs], { cwd, timeoutMs: 240_000 })
@@ -383,14 +439,18 @@ const main = async () => {
       pkg.name,
       manifest.exports?.["./*"] === undefined
         ? []
-        : files.filter((file) => /^dist\/[A-Za-z]\w*\.js$/.test(file) && file !== "dist/index.js").map((file) => file.slice(5, -3))
+        : files.filter((file) => /^dist\/[A-Za-z]\w*\.js$/.test(file) && file !== "dist/index.js").map((file) =>
+          file.slice(5, -3)
+        )
     )
     sizes.push({ name: pkg.name, size: entry.size, unpacked: entry.unpackedSize, files: files.length })
     if (
       record(
         `pack ${pkg.name}`,
         problems.length === 0,
-        `${entry.filename}: ${kb(entry.size)} packed, ${kb(entry.unpackedSize)} unpacked, ${files.length} files, ${maps} source maps` +
+        `${entry.filename}: ${kb(entry.size)} packed, ${
+          kb(entry.unpackedSize)
+        } unpacked, ${files.length} files, ${maps} source maps` +
           (problems.length === 0 ? "" : `\n${indent(problems.slice(0, 30).join("\n"))}`)
       )
     ) tarballOf.set(pkg.name, tarball)
@@ -408,7 +468,13 @@ const main = async () => {
     version === pin
       ? `${name} ${version}: the newest in ${peerRange} on the registry is the repository's pin, no other 4.x patch to test against`
       : `${name} ${version}: the newest in ${peerRange} on the registry (the repository pins ${pin})`
-  record("registry versions", true, `${note("effect", effectVersion, pins.effect)}; ${note("@effect/platform-node", platformVersion, pins["@effect/platform-node"])}`)
+  record(
+    "registry versions",
+    true,
+    `${note("effect", effectVersion, pins.effect)}; ${
+      note("@effect/platform-node", platformVersion, pins["@effect/platform-node"])
+    }`
+  )
 
   // --- installs, while publint and attw run ---------------------------------------
   section("publint, attw; install the apps")
@@ -430,7 +496,17 @@ const main = async () => {
       const entrypoints = modules.length === 0 ? [] : ["--include-entrypoints", ...modules.map((name) => `./${name}`)]
       const [lint, types] = await Promise.all([
         node([publint, "run", tarball, "--strict", "--level", "suggestion"], { timeoutMs: 120_000 }),
-        node([attw, tarball, "--profile", "esm-only", "--format", "table-flipped", "--no-emoji", "--no-color", ...entrypoints], {
+        node([
+          attw,
+          tarball,
+          "--profile",
+          "esm-only",
+          "--format",
+          "table-flipped",
+          "--no-emoji",
+          "--no-color",
+          ...entrypoints
+        ], {
           timeoutMs: 120_000
         })
       ])
@@ -438,59 +514,99 @@ const main = async () => {
     })
   )
   for (const { lint, modules, pkg, types } of lints) {
-    const lintText = `${lint.stdout}\n${lint.stderr}`.replace(/^(Running publint|Unpacking tarball|Linting).*\n?/gm, "").trim()
-    record(`publint --strict ${pkg.name}`, lint.code === 0, `${describe(lint)}: ${lint.code === 0 && lintText === "All good!" ? "all good" : `\n${indent(lintText)}`}`)
+    const lintText = `${lint.stdout}\n${lint.stderr}`.replace(/^(Running publint|Unpacking tarball|Linting).*\n?/gm, "")
+      .trim()
+    record(
+      `publint --strict ${pkg.name}`,
+      lint.code === 0,
+      `${describe(lint)}: ${lint.code === 0 && lintText === "All good!" ? "all good" : `\n${indent(lintText)}`}`
+    )
     record(
       `attw --profile esm-only ${pkg.name}`,
       types.code === 0,
-      `${describe(types)}: ${types.code === 0 ? "no problems" : "problems"} in ${modules.length + 1} entrypoints (node16 from ESM, bundler)` +
+      `${describe(types)}: ${types.code === 0 ? "no problems" : "problems"} in ${
+        modules.length + 1
+      } entrypoints (node16 from ESM, bundler)` +
         (types.code === 0 ? "" : `\n${indent(`${types.stdout}\n${types.stderr}`, 8000)}`)
     )
   }
   const installStarted = performance.now()
   const [appInstall, oursInstall, sdkInstalled, cliInstall] = await installs
-  if (!record("install the tarballs in a fresh app", appInstall.code === 0, `${app}: ${describe(appInstall)} (waited ${elapsed(installStarted)} after the lints)`)) {
+  if (
+    !record(
+      "install the tarballs in a fresh app",
+      appInstall.code === 0,
+      `${app}: ${describe(appInstall)} (waited ${elapsed(installStarted)} after the lints)`
+    )
+  ) {
     console.log(output(appInstall))
     return
   }
   // peers resolved once: a second effect (or @types/node) would break types and Context tags
-  const copies = ["effect", "@effect/platform-node", "@effect-mcp/core", "@effect-mcp/platform-node", "@types/node"].map((name) => {
-    const found = findPackages(join(app, "node_modules"), name)
-    return { found, name }
-  })
+  const copies = ["effect", "@effect/platform-node", "@effect-mcp/core", "@effect-mcp/platform-node", "@types/node"]
+    .map((name) => {
+      const found = findPackages(join(app, "node_modules"), name)
+      return { found, name }
+    })
   const duplicated = copies.filter(({ found }) => found.length !== 1)
   record(
     "one copy of each shared package in the app",
     duplicated.length === 0,
-    copies.map(({ found, name }) => `${name} ${found.map((dir) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version).join(" + ") || "missing"}`).join(", ")
+    copies.map(({ found, name }) =>
+      `${name} ${
+        found.map((dir) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version).join(" + ") || "missing"
+      }`
+    ).join(", ")
   )
 
   // --- compile --------------------------------------------------------------------
   section("compile with tsc --strict, skipLibCheck: false")
   const sources = []
   const missing = QUICKSTART.filter((file) => !existsSync(join(quickstartDir, file)))
-  record(`quick-start files in ${relativeToRoot(quickstartDir)}`, missing.length === 0, missing.length === 0 ? QUICKSTART.join(", ") : `missing: ${missing.join(", ")}`)
+  record(
+    `quick-start files in ${relativeToRoot(quickstartDir)}`,
+    missing.length === 0,
+    missing.length === 0 ? QUICKSTART.join(", ") : `missing: ${missing.join(", ")}`
+  )
   for (const file of QUICKSTART.filter((file) => !missing.includes(file))) {
     cpSync(join(quickstartDir, file), join(app, file))
     sources.push(file)
   }
   for (const readme of README_EXAMPLES) {
-    const blocks = [...readFileSync(join(root, readme), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1])
+    const blocks = [...readFileSync(join(root, readme), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((match) =>
+      match[1]
+    )
     blocks.forEach((block, i) => {
       const file = `readme-${basename(dirname(readme))}-${i + 1}.ts`
       writeFileSync(join(app, file), block)
       sources.push(file)
     })
   }
-  const strict = { strict: true, skipLibCheck: false, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022" }
+  const strict = {
+    strict: true,
+    skipLibCheck: false,
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    target: "ES2022"
+  }
   writeFileSync(
     join(app, "tsconfig.json"),
-    JSON.stringify({ compilerOptions: { ...strict, types: ["node"], noEmitOnError: true, rootDir: "." }, files: sources }, null, 2) + "\n"
+    JSON.stringify(
+      { compilerOptions: { ...strict, types: ["node"], noEmitOnError: true, rootDir: "." }, files: sources },
+      null,
+      2
+    ) + "\n"
   )
   // every public module imported in a file that uses no Node global, under TypeScript 6's
   // default `types: []`: the packages' declarations must bring what they need themselves
-  const imports = PACKAGES.flatMap((pkg) => [pkg.name, ...publicModules.get(pkg.name).map((name) => `${pkg.name}/${name}`)])
-  writeFileSync(join(app, "imports.ts"), imports.map((specifier, i) => `import * as M${i} from "${specifier}"\n`).join("") + `export const modules = [${imports.map((_, i) => `M${i}`).join(", ")}]\n`)
+  const imports = PACKAGES.flatMap((
+    pkg
+  ) => [pkg.name, ...publicModules.get(pkg.name).map((name) => `${pkg.name}/${name}`)])
+  writeFileSync(
+    join(app, "imports.ts"),
+    imports.map((specifier, i) => `import * as M${i} from "${specifier}"\n`).join("") +
+      `export const modules = [${imports.map((_, i) => `M${i}`).join(", ")}]\n`
+  )
   writeFileSync(
     join(app, "tsconfig.imports.json"),
     JSON.stringify({ compilerOptions: { ...strict, noEmit: true }, files: ["imports.ts"] }, null, 2) + "\n"
@@ -502,7 +618,11 @@ const main = async () => {
     node([appTsc, "--version"], { cwd: app, timeoutMs: 30_000 })
   ])
   const ts = version.stdout.trim().replace(/^Version /, "")
-  record(`tsc ${ts} --strict ${sources.join(" ")} (types: ["node"])`, compile.code === 0, compile.code === 0 ? describe(compile) : `${describe(compile)}\n${output(compile)}`)
+  record(
+    `tsc ${ts} --strict ${sources.join(" ")} (types: ["node"])`,
+    compile.code === 0,
+    compile.code === 0 ? describe(compile) : `${describe(compile)}\n${output(compile)}`
+  )
   record(
     `tsc ${ts} --strict, default types: [], importing ${imports.length} public modules`,
     compileImports.code === 0,
@@ -513,11 +633,20 @@ const main = async () => {
   if (compile.code === 0 && missing.length === 0) {
     section("run with plain node")
     const client = await node(["client.js", "node", "server.js"], { cwd: app, timeoutMs: 60_000 })
-    record("node client.js node server.js (stdio)", client.code === 0 && /add_note/.test(client.stdout), `${describe(client)}\n${output(client)}`)
+    record(
+      "node client.js node server.js (stdio)",
+      client.code === 0 && /add_note/.test(client.stdout),
+      `${describe(client)}\n${output(client)}`
+    )
 
-    const npx = (args, timeoutMs = 60_000) => run("npx", ["--no-install", "effect-mcp", ...args], { cwd: app, timeoutMs })
+    const npx = (args, timeoutMs = 60_000) =>
+      run("npx", ["--no-install", "effect-mcp", ...args], { cwd: app, timeoutMs })
     const help = await npx(["--help"])
-    record("npx effect-mcp --help (the packed bin)", help.code === 0 && /USAGE/.test(help.stdout), describe(help) + (help.code === 0 ? "" : `\n${output(help)}`))
+    record(
+      "npx effect-mcp --help (the packed bin)",
+      help.code === 0 && /USAGE/.test(help.stdout),
+      describe(help) + (help.code === 0 ? "" : `\n${output(help)}`)
+    )
 
     const port = await freePort()
     const server = spawn(process.execPath, ["http-server.js"], {
@@ -547,9 +676,21 @@ const main = async () => {
       })
     })
     const url = `http://127.0.0.1:${port}/mcp`
-    if (record(`PORT=${port} node http-server.js`, listening !== undefined, listening === undefined ? `no "listening on" line\n${indent(`${serverOut}\n${serverErr}`)}` : `listening on ${listening}`)) {
+    if (
+      record(
+        `PORT=${port} node http-server.js`,
+        listening !== undefined,
+        listening === undefined
+          ? `no "listening on" line\n${indent(`${serverOut}\n${serverErr}`)}`
+          : `listening on ${listening}`
+      )
+    ) {
       const call = await npx(["--url", url, "call", "add_note", "--args", JSON.stringify({ title: "a", body: "b" })])
-      record(`npx effect-mcp --url ${url} call add_note --args '{"title":"a","body":"b"}'`, call.code === 0, `${describe(call)}\n${output(call)}`)
+      record(
+        `npx effect-mcp --url ${url} call add_note --args '{"title":"a","body":"b"}'`,
+        call.code === 0,
+        `${describe(call)}\n${output(call)}`
+      )
     }
     // SIGTERM, then SIGKILL after 5 s: the server's whole process group
     const stopped = await new Promise((resolvePromise) => {
@@ -567,11 +708,21 @@ const main = async () => {
     if (!stopped) console.log("    http-server.js did not stop on SIGTERM within 5 s: killed")
 
     const list = await npx(["--stdio", "node server.js", "list", "tools"])
-    record('npx effect-mcp --stdio "node server.js" list tools', list.code === 0 && /add_note/.test(list.stdout), `${describe(list)}\n${output(list)}`)
+    record(
+      "npx effect-mcp --stdio \"node server.js\" list tools",
+      list.code === 0 && /add_note/.test(list.stdout),
+      `${describe(list)}\n${output(list)}`
+    )
 
     // --- the command alone ----------------------------------------------------------------
     section("@effect-mcp/cli alone: the bundled command, nothing else installed")
-    if (record("install the @effect-mcp/cli tarball alone in a fresh app", cliInstall.code === 0, `${cliApp}: ${describe(cliInstall)}`)) {
+    if (
+      record(
+        "install the @effect-mcp/cli tarball alone in a fresh app",
+        cliInstall.code === 0,
+        `${cliApp}: ${describe(cliInstall)}`
+      )
+    ) {
       const installed = footprint(join(cliApp, "node_modules"))()
       record(
         "@effect-mcp/cli alone brings no other package (its peers are optional)",
@@ -587,33 +738,74 @@ const main = async () => {
       }
       const serverJs = join(app, "server.js")
       const { ms: helpMs, result: helpAlone } = await timed(["--help"])
-      record("npx effect-mcp --help (the command alone)", helpAlone.code === 0 && /USAGE/.test(helpAlone.stdout), `${describe(helpAlone)}, ${helpMs} ms with npx` + (helpAlone.code === 0 ? "" : `\n${output(helpAlone)}`))
+      record(
+        "npx effect-mcp --help (the command alone)",
+        helpAlone.code === 0 && /USAGE/.test(helpAlone.stdout),
+        `${describe(helpAlone)}, ${helpMs} ms with npx` + (helpAlone.code === 0 ? "" : `\n${output(helpAlone)}`)
+      )
       const { ms: listMs, result: listAlone } = await timed(["--stdio", `node ${serverJs}`, "list", "tools"])
-      record(`npx effect-mcp --stdio "node ${serverJs}" list tools (the command alone)`, listAlone.code === 0 && /add_note/.test(listAlone.stdout), `${describe(listAlone)}, ${listMs} ms with npx\n${output(listAlone)}`)
+      record(
+        `npx effect-mcp --stdio "node ${serverJs}" list tools (the command alone)`,
+        listAlone.code === 0 && /add_note/.test(listAlone.stdout),
+        `${describe(listAlone)}, ${listMs} ms with npx\n${output(listAlone)}`
+      )
       // ten servers from ./mcp.json, as a group; their tools share names, hence --qualify
-      const servers = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`notes${i + 1}`, { command: process.execPath, args: [serverJs] }]))
+      const servers = Object.fromEntries(
+        Array.from({ length: 10 }, (_, i) => [`notes${i + 1}`, { command: process.execPath, args: [serverJs] }])
+      )
       writeFileSync(join(cliApp, "mcp.json"), JSON.stringify({ mcpServers: servers }, null, 2) + "\n")
       const { ms: groupMs, result: group } = await timed(["list", "tools", "--qualify"])
       const qualified = group.stdout.split("\n").filter((line) => /^notes\d+_add_note\s/.test(line)).length
-      record("npx effect-mcp list tools --qualify over ten servers from ./mcp.json (the command alone)", group.code === 0 && qualified === 10, `${describe(group)}, ${qualified} of 10 servers' add_note listed, ${groupMs} ms with npx` + (group.code === 0 && qualified === 10 ? "" : `\n${output(group)}`))
+      record(
+        "npx effect-mcp list tools --qualify over ten servers from ./mcp.json (the command alone)",
+        group.code === 0 && qualified === 10,
+        `${describe(group)}, ${qualified} of 10 servers' add_note listed, ${groupMs} ms with npx` +
+          (group.code === 0 && qualified === 10 ? "" : `\n${output(group)}`)
+      )
     } else console.log(output(cliInstall))
   }
 
   // --- footprint ------------------------------------------------------------------------------
   section("node_modules footprint")
-  if (record("install @effect-mcp/core + @effect-mcp/platform-node + peers in an app", oursInstall.code === 0, describe(oursInstall))) {
+  if (
+    record(
+      "install @effect-mcp/core + @effect-mcp/platform-node + peers in an app",
+      oursInstall.code === 0,
+      describe(oursInstall)
+    )
+  ) {
     const part = footprint(join(oursApp, "node_modules"))
     const all = part()
-    const ours = part(["@effect-mcp/core", "@effect-mcp/platform-node", "@cfworker/json-schema", "jose", "oauth4webapi"])
+    const ours = part([
+      "@effect-mcp/core",
+      "@effect-mcp/platform-node",
+      "@cfworker/json-schema",
+      "jose",
+      "oauth4webapi"
+    ])
     const effect = part(["effect"])
     const peers = part(all.names.filter((name) => !ours.names.includes(name) && name !== "effect"))
     console.log(`    total: ${all.packages} packages, ${mb(all.bytes)}`)
-    console.log(`      @effect-mcp/core + @effect-mcp/platform-node and their own dependencies: ${ours.packages} packages, ${mb(ours.bytes)} (${ours.names.sort().join(", ")})`)
+    console.log(
+      `      @effect-mcp/core + @effect-mcp/platform-node and their own dependencies: ${ours.packages} packages, ${
+        mb(ours.bytes)
+      } (${ours.names.sort().join(", ")})`
+    )
     console.log(`      effect: ${mb(effect.bytes)}`)
-    console.log(`      @effect/platform-node and what it brings: ${peers.packages} packages, ${mb(peers.bytes)} (${peers.names.sort().join(", ")})`)
+    console.log(
+      `      @effect/platform-node and what it brings: ${peers.packages} packages, ${mb(peers.bytes)} (${
+        peers.names.sort().join(", ")
+      })`
+    )
     footprints.ours = { packages: all.packages, megabytes: Number((all.bytes / 1024 / 1024).toFixed(1)) }
   } else console.log(output(oursInstall))
-  if (record(`install @modelcontextprotocol/sdk@${pins.sdk} alone in an app`, sdkInstalled.code === 0, describe(sdkInstalled))) {
+  if (
+    record(
+      `install @modelcontextprotocol/sdk@${pins.sdk} alone in an app`,
+      sdkInstalled.code === 0,
+      describe(sdkInstalled)
+    )
+  ) {
     const sdk = footprint(join(sdkApp, "node_modules"))()
     console.log(`    total: ${sdk.packages} packages, ${mb(sdk.bytes)}`)
     footprints.sdk = { packages: sdk.packages, megabytes: Number((sdk.bytes / 1024 / 1024).toFixed(1)) }
@@ -621,7 +813,11 @@ const main = async () => {
 
   console.log("\n== tarballs")
   for (const { files, name, size, unpacked } of sizes) {
-    console.log(`    ${name.padEnd(28)} ${kb(size).padStart(10)} packed ${kb(unpacked).padStart(11)} unpacked ${String(files).padStart(5)} files`)
+    console.log(
+      `    ${name.padEnd(28)} ${kb(size).padStart(10)} packed ${kb(unpacked).padStart(11)} unpacked ${
+        String(files).padStart(5)
+      } files`
+    )
   }
   tarballSizes.push(...sizes)
 }
@@ -632,7 +828,7 @@ const killChildren = () => {
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
     killChildren()
-    if (!keep) for (const dir of temps) rmSync(dir, { recursive: true, force: true })
+    if (!keep) { for (const dir of temps) rmSync(dir, { recursive: true, force: true }) }
     process.exit(130)
   })
 }
@@ -652,7 +848,9 @@ try {
   }
 }
 const failed = checks.filter((check) => !check.ok)
-console.log(`\n== pack check: ${checks.length - failed.length} of ${checks.length} checks passed in ${elapsed(started)}`)
+console.log(
+  `\n== pack check: ${checks.length - failed.length} of ${checks.length} checks passed in ${elapsed(started)}`
+)
 for (const check of failed) console.log(`   failed: ${check.name}`)
 if (jsonOut !== undefined) {
   writeFileSync(

@@ -18,7 +18,7 @@ export const control = (url) => {
       buffer = buffer.slice(newline + 1)
       if (line === "mem") {
         const gc = globalThis.gc
-        if (gc !== undefined) for (let i = 0; i < 3; i++) gc()
+        if (gc !== undefined) { for (let i = 0; i < 3; i++) gc() }
         const { rss, heapUsed } = process.memoryUsage()
         process.stdout.write(`${JSON.stringify({ rss, heapUsed })}\n`)
       } else if (line.startsWith("snapshot ")) {

@@ -11,8 +11,8 @@
 // when stdin ends.
 //
 //   BENCH_AUTH_JWKS='{"keys":[…]}' node bench/servers/http-auth-official.mjs [auth|none]
-import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js"
 import { InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
+import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
@@ -69,7 +69,9 @@ const handle = async (req, res) => {
     if (transport === undefined) return sendError(res, 404, "Session not found")
     return transport.handleRequest(req, res, req.body)
   }
-  if (req.method !== "POST" || !isInitializeRequest(req.body)) return sendError(res, 400, "Mcp-Session-Id header is required")
+  if (req.method !== "POST" || !isInitializeRequest(req.body)) {
+    return sendError(res, 400, "Mcp-Session-Id header is required")
+  }
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     enableJsonResponse: true,

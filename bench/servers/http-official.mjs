@@ -50,7 +50,9 @@ const handle = async (req, res) => {
     if (transport === undefined) return sendError(res, 404, "Session not found")
     return transport.handleRequest(req, res, body)
   }
-  if (req.method !== "POST" || !isInitializeRequest(body)) return sendError(res, 400, "Mcp-Session-Id header is required")
+  if (req.method !== "POST" || !isInitializeRequest(body)) {
+    return sendError(res, 400, "Mcp-Session-Id header is required")
+  }
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     enableJsonResponse,

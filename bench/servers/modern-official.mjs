@@ -46,7 +46,7 @@ const toNode = async (req, res) => {
   const headers = new Headers()
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item)
+    if (Array.isArray(value)) { for (const item of value) headers.append(name, item) }
     else headers.set(name, value)
   }
   const text = method === "GET" || method === "HEAD" ? undefined : await readBody(req)

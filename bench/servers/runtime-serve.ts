@@ -31,7 +31,11 @@ declare const Deno:
   | {
     readonly version: { readonly deno: string }
     serve(
-      options: { readonly port: number; readonly hostname: string; readonly onListen?: (addr: { readonly port: number }) => void },
+      options: {
+        readonly port: number
+        readonly hostname: string
+        readonly onListen?: (addr: { readonly port: number }) => void
+      },
       handler: (request: Request) => Promise<Response>
     ): { shutdown(): Promise<void> }
   }
@@ -54,7 +58,7 @@ const toWebRequest = (req: import("node:http").IncomingMessage, body: Buffer, si
   const headers = new Headers()
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item)
+    if (Array.isArray(value)) { for (const item of value) headers.append(name, item) }
     else headers.set(name, value)
   }
   const method = req.method ?? "GET"

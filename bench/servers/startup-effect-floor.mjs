@@ -35,9 +35,9 @@ import * as Ref from "effect/Ref"
 import * as Result from "effect/Result"
 import * as Scheduler from "effect/Scheduler"
 import * as Schema from "effect/Schema"
+import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
-import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import * as Scope from "effect/Scope"
 import * as Sink from "effect/Sink"
 import * as Stdio from "effect/Stdio"
@@ -46,9 +46,41 @@ import * as Tracer from "effect/Tracer"
 
 // every namespace used, so that nothing can be dropped
 const modules = [
-  NodeRuntime, Cause, Clock, Console, Context, Deferred, Duration, Effect, Base64, Base64Url, Exit, Fiber, FiberMap,
-  HttpTraceContext, JsonPointer, Layer, Logger, Metric, Option, Predicate, Queue, Redactable, Redacted, Ref, Result,
-  Scheduler, Schema, SchemaAST, SchemaIssue, SchemaJITCompiler, Scope, Sink, Stdio, Stream, Tracer
+  NodeRuntime,
+  Cause,
+  Clock,
+  Console,
+  Context,
+  Deferred,
+  Duration,
+  Effect,
+  Base64,
+  Base64Url,
+  Exit,
+  Fiber,
+  FiberMap,
+  HttpTraceContext,
+  JsonPointer,
+  Layer,
+  Logger,
+  Metric,
+  Option,
+  Predicate,
+  Queue,
+  Redactable,
+  Redacted,
+  Ref,
+  Result,
+  Scheduler,
+  Schema,
+  SchemaAST,
+  SchemaIssue,
+  SchemaJITCompiler,
+  Scope,
+  Sink,
+  Stdio,
+  Stream,
+  Tracer
 ]
 if (modules.some((module) => module === undefined)) throw new Error("a module failed to load")
 
@@ -66,10 +98,18 @@ process.stdin.on("data", (chunk) => {
       send({
         jsonrpc: "2.0",
         id: message.id,
-        result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } }
+        result: {
+          protocolVersion: message.params.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: "s", version: "1" }
+        }
       })
     } else if (message.method === "tools/call") {
-      send({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: message.params.arguments.text }] } })
+      send({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: { content: [{ type: "text", text: message.params.arguments.text }] }
+      })
     } else {
       send({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } })
     }

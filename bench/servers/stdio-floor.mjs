@@ -35,7 +35,11 @@ const answer = (message) => {
         }
       }
     case "tools/call":
-      return { jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: message.params.arguments.text }] } }
+      return {
+        jsonrpc: "2.0",
+        id: message.id,
+        result: { content: [{ type: "text", text: message.params.arguments.text }] }
+      }
     default:
       return { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }
   }

@@ -31,7 +31,9 @@ export const startProxy = (upstreams: ReadonlyArray<number>): Promise<Proxy> => 
 
   const forward = (request: Http.IncomingMessage, response: Http.ServerResponse, body: Buffer, tries: number) => {
     const pinned = request.headers["x-upstream"]
-    const port = typeof pinned === "string" && tries === 1 ? ports[Number(pinned) % ports.length]! : ports[next++ % ports.length]!
+    const port = typeof pinned === "string" && tries === 1
+      ? ports[Number(pinned) % ports.length]!
+      : ports[next++ % ports.length]!
     const { "x-upstream": _, ...headers } = request.headers
     const upstream = Http.request({
       host: "127.0.0.1",

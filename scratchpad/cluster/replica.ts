@@ -35,8 +35,9 @@ const Stores = McpRedisCluster.layer({
   }
 }).pipe(Layer.provideMerge(McpRedis.layerConfig()))
 
-const Server = Layer.unwrap(Effect.map(McpRedisCluster.requestStateSecret(), (secret) =>
-  Tools.server(replica, { requestState: { secret } })))
+const Server = Layer.unwrap(
+  Effect.map(McpRedisCluster.requestStateSecret(), (secret) => Tools.server(replica, { requestState: { secret } }))
+)
 
 // ready while Redis answers (`/readyz`); alive while the process serves (`/healthz`)
 const Http = Layer.unwrap(Effect.map(Effect.context<Redis.Redis>(), (redis) =>

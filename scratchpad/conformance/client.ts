@@ -44,7 +44,10 @@ const oauthOptions = (serverUrl: string): NodeMcpOAuth.Options => {
     case "auth/pre-registration":
       return { ...base, client: { clientId: context.client_id!, clientSecret: context.client_secret } }
     case "auth/client-credentials-basic":
-      return { ...base, grant: { type: "client_credentials", clientId: context.client_id!, clientSecret: context.client_secret } }
+      return {
+        ...base,
+        grant: { type: "client_credentials", clientId: context.client_id!, clientSecret: context.client_secret }
+      }
     case "auth/client-credentials-jwt":
       return {
         ...base,

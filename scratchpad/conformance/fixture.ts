@@ -47,7 +47,9 @@ export const embeddedResource = McpTool.make("test_embedded_resource", {
   input: NoInput,
   handler: () =>
     Effect.succeed(
-      McpContent.resource("test://embedded-resource", "This is an embedded resource content.", { mimeType: "text/plain" })
+      McpContent.resource("test://embedded-resource", "This is an embedded resource content.", {
+        mimeType: "text/plain"
+      })
     )
 })
 
@@ -124,7 +126,9 @@ export const elicitation = McpTool.make("test_elicitation", {
         })
       }),
       (answer) =>
-        `User response: action=${answer.action}, content=${JSON.stringify(answer.action === "accept" ? answer.content : {})}`
+        `User response: action=${answer.action}, content=${
+          JSON.stringify(answer.action === "accept" ? answer.content : {})
+        }`
     )
 })
 
@@ -170,7 +174,11 @@ const enumsSchema: McpSchema.ElicitRequestFormParams["requestedSchema"] = {
         { const: "value3", title: "Third Option" }
       ]
     },
-    legacyEnum: { type: "string", enum: ["opt1", "opt2", "opt3"], enumNames: ["Option One", "Option Two", "Option Three"] },
+    legacyEnum: {
+      type: "string",
+      enum: ["opt1", "opt2", "opt3"],
+      enumNames: ["Option One", "Option Two", "Option Three"]
+    },
     untitledMulti: { type: "array", items: { type: "string", enum: ["option1", "option2", "option3"] } },
     titledMulti: {
       type: "array",
@@ -196,8 +204,7 @@ export const elicitationEnums = McpTool.make("test_elicitation_sep1330_enums", {
         message: "Please pick from the enum fields",
         requestedSchema: enumsSchema
       }),
-      (answer) =>
-        `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`
+      (answer) => `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`
     )
 })
 

@@ -39,8 +39,10 @@ NodeMcpRuntime.runMain(
     yield* Console.log(`listening on ${yield* NodeMcpHttpServer.url()}`)
     return yield* Effect.never
   }).pipe(
-    Effect.provide(NodeMcpHttpServer.layer({ port, host: valueOf("--host") ?? "127.0.0.1", responseMode: "sse" }).pipe(
-      Layer.provide(Gateway)
-    ))
+    Effect.provide(
+      NodeMcpHttpServer.layer({ port, host: valueOf("--host") ?? "127.0.0.1", responseMode: "sse" }).pipe(
+        Layer.provide(Gateway)
+      )
+    )
   )
 )

@@ -19,8 +19,9 @@ const realLookup = dns.lookup
 function immediateLookup(hostname, options, callback) {
   const done = typeof options === "function" ? options : callback
   if (hostname !== LOOPBACK_HOST || typeof done !== "function") return realLookup.apply(dns, arguments)
-  if (options !== null && typeof options === "object" && options.all === true) done(null, [{ address: LOOPBACK_HOST, family: 4 }])
-  else done(null, LOOPBACK_HOST, 4)
+  if (options !== null && typeof options === "object" && options.all === true) {
+    done(null, [{ address: LOOPBACK_HOST, family: 4 }])
+  } else done(null, LOOPBACK_HOST, 4)
   return {}
 }
 
@@ -41,8 +42,10 @@ function loopbackArguments(args) {
     }
     return [first, LOOPBACK_HOST, ...args.slice(1)]
   }
-  if (typeof first === "object" && first.path === undefined && first.fd === undefined && first.handle === undefined &&
-    first._handle === undefined) {
+  if (
+    typeof first === "object" && first.path === undefined && first.fd === undefined && first.handle === undefined &&
+    first._handle === undefined
+  ) {
     return loopbackHosts.has(first.host) ? undefined : [{ ...first, host: LOOPBACK_HOST }, ...args.slice(1)]
   }
   return undefined

@@ -43,16 +43,20 @@ export const inputSampling = McpTool.make("test_input_required_result_sampling",
   description: "Asks the client's model a question and returns its answer",
   input: NoInput,
   handler: (_, context) =>
-    Effect.map(context.createMessage(capitalQuestion, { inputKey: "capital_question" }), (answer) =>
-      `The model answered: ${textOf(answer)}`)
+    Effect.map(
+      context.createMessage(capitalQuestion, { inputKey: "capital_question" }),
+      (answer) => `The model answered: ${textOf(answer)}`
+    )
 })
 
 export const inputListRoots = McpTool.make("test_input_required_result_list_roots", {
   description: "Asks for the client's roots and lists them",
   input: NoInput,
   handler: (_, context) =>
-    Effect.map(context.listRoots({ inputKey: "client_roots" }), (roots) =>
-      `The client has ${roots.length} root(s): ${roots.map((root) => root.uri).join(", ")}`)
+    Effect.map(
+      context.listRoots({ inputKey: "client_roots" }),
+      (roots) => `The client has ${roots.length} root(s): ${roots.map((root) => root.uri).join(", ")}`
+    )
 })
 
 export const inputRequestState = McpTool.make("test_input_required_result_request_state", {
@@ -149,7 +153,10 @@ export const streamingElicitation = McpTool.make("test_streaming_elicitation", {
   description: "Logs, then asks for the user's name",
   input: NoInput,
   handler: (_, context) =>
-    Effect.andThen(context.log("info", "about to ask for a name"), Effect.map(askName(context), (name) => `Hello, ${name}!`))
+    Effect.andThen(
+      context.log("info", "about to ask for a name"),
+      Effect.map(askName(context), (name) => `Hello, ${name}!`)
+    )
 })
 
 export const loggingTool = McpTool.make("test_logging_tool", {
@@ -157,7 +164,9 @@ export const loggingTool = McpTool.make("test_logging_tool", {
   input: NoInput,
   handler: (_, context) =>
     Effect.as(
-      Effect.forEach(["debug", "info", "warning"] as const, (level) => context.log(level, `a ${level} line`), { discard: true }),
+      Effect.forEach(["debug", "info", "warning"] as const, (level) => context.log(level, `a ${level} line`), {
+        discard: true
+      }),
       "logged"
     )
 })
@@ -188,7 +197,10 @@ const toggle = (definition: McpServer.Definition) =>
       const adding = !present.has(definition)
       if (adding) present.add(definition)
       else present.delete(definition)
-      return Effect.as(adding ? server.register(definition) : server.unregister(definition), adding ? "added" : "removed")
+      return Effect.as(
+        adding ? server.register(definition) : server.unregister(definition),
+        adding ? "added" : "removed"
+      )
     }))
 
 export const triggerToolChange = McpTool.make("test_trigger_tool_change", {
@@ -202,7 +214,6 @@ export const triggerPromptChange = McpTool.make("test_trigger_prompt_change", {
   input: NoInput,
   handler: () => toggle(dynamicPrompt)
 })
-
 
 /** A tool with parameters mirrored into `Mcp-Param-*` headers (SEP-2243). */
 export const headerParams = McpTool.make("test_header_params", {

@@ -173,7 +173,12 @@ const ONLY_VALUES = [
 
 /** What a server run starts: our server, or the gateway in front of it (5.). */
 const DIRECT = { label: "", dir: "", script: "server.ts", args: [] }
-const gatewayTarget = (era) => ({ label: `gateway@${era} `, dir: `gateway-${era}`, script: "gateway.ts", args: ["--era", era] })
+const gatewayTarget = (era) => ({
+  label: `gateway@${era} `,
+  dir: `gateway-${era}`,
+  script: "gateway.ts",
+  args: ["--era", era]
+})
 /** The web handler on Bun's or Deno's own server (6.): `command` and its whole argument list. */
 const runtimeTarget = (runtime) => {
   const entry = join(here, "..", "runtimes", "conformance-server.ts")
@@ -231,9 +236,11 @@ const finish = (tally) => {
 
 const major = Number(process.versions.node.split(".")[0])
 if (major < 22 || !existsSync(conformance)) {
-  log(major < 22
-    ? `conformance: the runner needs Node >= 22, this is ${process.version} (use npm run conformance)`
-    : `conformance: ${conformance} is missing (npm ci)`)
+  log(
+    major < 22
+      ? `conformance: the runner needs Node >= 22, this is ${process.version} (use npm run conformance)`
+      : `conformance: ${conformance} is missing (npm ci)`
+  )
   finish({ passed: 0, failed: 1, warnings: 0, scenarios: [] })
 }
 
@@ -348,10 +355,14 @@ const readScenarios = (dir, prefix) => {
 const tallyScenario = (mode, name, checks) => {
   const count = (status) => checks.filter((check) => check.status === status).length
   const passed = count("SUCCESS")
-  const failures = checks.filter((check) => check.status === "FAILURE" || (mode === "client" && check.status === "WARNING"))
+  const failures = checks.filter((check) =>
+    check.status === "FAILURE" || (mode === "client" && check.status === "WARNING")
+  )
   const warnings = count("WARNING")
   const empty = passed + count("FAILURE") === 0
-  const notes = failures.map((check) => `${check.id}: ${check.errorMessage ?? check.details?.message ?? check.description}`)
+  const notes = failures.map((check) =>
+    `${check.id}: ${check.errorMessage ?? check.details?.message ?? check.description}`
+  )
   let failed = failures.length
   if (empty) {
     failed += 1
@@ -372,10 +383,15 @@ const add = (row) => {
 const report = (row, notScored) => tally.scenarios.push({ ...row, notScored })
 
 /** One failure that no check recorded (the runner failed, a scenario left nothing). */
-const problem = (mode, scenario, note) => add({ mode, scenario, passed: 0, failed: 1, warnings: 0, empty: true, notes: [note] })
+const problem = (mode, scenario, note) =>
+  add({ mode, scenario, passed: 0, failed: 1, warnings: 0, empty: true, notes: [note] })
 
 const runnerProblem = (result) =>
-  result.timedOut ? "the runner timed out" : result.code !== 0 ? `the runner exited ${result.signal ?? result.code}` : undefined
+  result.timedOut
+    ? "the runner timed out"
+    : result.code !== 0
+    ? `the runner exited ${result.signal ?? result.code}`
+    : undefined
 
 // ---------------------------------------------------------------------------
 // server suite
@@ -505,7 +521,9 @@ const nextServerRun = async (revision, target = DIRECT) => {
 const tasksRun = async (target = DIRECT) => {
   const mode = `${target.label}server@tasks`
   const scoring = SCORE_TASKS ? "scored" : "not scored: CONFORMANCE_SCORE_TASKS=0"
-  log(`=== conformance: ${mode} (0.2.0-alpha.12, server --scenario NAME, ${TASK_SCENARIOS.length} scenarios, ${scoring}) ===`)
+  log(
+    `=== conformance: ${mode} (0.2.0-alpha.12, server --scenario NAME, ${TASK_SCENARIOS.length} scenarios, ${scoring}) ===`
+  )
   const count = (row) => SCORE_TASKS ? add(row) : report(row, "CONFORMANCE_SCORE_TASKS=0")
   await scenariosByName(mode, TASK_SCENARIOS, join(out, target.dir, "server-tasks"), count, target)
 }
@@ -537,7 +555,11 @@ const scenariosByName = async (mode, names, dir, count, target) => {
         const row = tallyScenario(mode, name, checks)
         if (!(row.empty && EXPECTED_EMPTY.has(name))) return row
         const skipped = checks.filter((check) => check.status === "SKIPPED").length
-        return { ...row, failed: row.failed - 1, notes: [`placeholder upstream: ${skipped} SKIPPED check(s), nothing to pass`] }
+        return {
+          ...row,
+          failed: row.failed - 1,
+          notes: [`placeholder upstream: ${skipped} SKIPPED check(s), nothing to pass`]
+        }
       })
       if (rows.length === 0) rows.push(failureRow(mode, name, "no results (scenario did not run)"))
       const failure = runnerProblem(result)
@@ -550,7 +572,15 @@ const scenariosByName = async (mode, names, dir, count, target) => {
   }, target)
 }
 
-const failureRow = (mode, scenario, note) => ({ mode, scenario, passed: 0, failed: 1, warnings: 0, empty: true, notes: [note] })
+const failureRow = (mode, scenario, note) => ({
+  mode,
+  scenario,
+  passed: 0,
+  failed: 1,
+  warnings: 0,
+  empty: true,
+  notes: [note]
+})
 
 // ---------------------------------------------------------------------------
 // client scenarios
@@ -664,7 +694,9 @@ const nextClientRun = async (revision) => {
 const skillsClientRun = async () => {
   const mode = "client@skills"
   if (!existsSync(conformanceNext)) return problem(mode, "(runner)", `${conformanceNext} is missing (npm ci)`)
-  log(`=== conformance: ${mode} (0.2.0-alpha.12, client --scenario NAME, ${SKILLS_CLIENT_SCENARIOS.length} scenarios) ===`)
+  log(
+    `=== conformance: ${mode} (0.2.0-alpha.12, client --scenario NAME, ${SKILLS_CLIENT_SCENARIOS.length} scenarios) ===`
+  )
   const results = await pool(SKILLS_CLIENT_SCENARIOS, (scenario) => clientScenario(scenario, CLIENT_REQUIREMENTS, mode))
   for (const name of SKILLS_CLIENT_SCENARIOS) for (const row of results.get(name) ?? []) add(row)
 }
@@ -702,7 +734,7 @@ for (const row of tally.scenarios) {
   const scoring = row.notScored === undefined ? "" : ` (not scored: ${row.notScored})`
   log(`${mark} ${row.mode} ${row.scenario}: ${row.passed} passed, ${row.failed} failed${warnings}${scoring}`)
   // an unscored scenario's failures are its own business (its checks.json is in the out dir)
-  if (row.notScored === undefined) for (const note of row.notes) log(`    - ${note.slice(0, 300)}`)
+  if (row.notScored === undefined) { for (const note of row.notes) log(`    - ${note.slice(0, 300)}`) }
 }
 const modes = [...new Set(tally.scenarios.map((row) => row.mode))]
 for (const mode of modes) {

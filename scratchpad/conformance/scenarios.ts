@@ -123,7 +123,9 @@ export const scenarios: Readonly<Record<string, Scenario | ((context: ScenarioCo
   // resultType is complete
   "sep-2322-client-request-state": Effect.gen(function*() {
     yield* listTools
-    for (const name of ["test_mrtr_echo_state", "test_mrtr_unrelated", "test_mrtr_no_state", "test_mrtr_no_result_type"]) {
+    for (
+      const name of ["test_mrtr_echo_state", "test_mrtr_unrelated", "test_mrtr_no_state", "test_mrtr_no_result_type"]
+    ) {
       yield* callTool(name, {})
     }
   }),
@@ -213,7 +215,9 @@ export const run = <E>(
 ): Effect.Effect<void, McpError.McpError | E | Error> => {
   const found = name.startsWith("auth/") ? useProtectedServer : scenarios[name]
   if (found === undefined) {
-    return Effect.fail(new Error(`unknown scenario ${JSON.stringify(name)}; this client runs: ${scenarioNames.join(", ")}`))
+    return Effect.fail(
+      new Error(`unknown scenario ${JSON.stringify(name)}; this client runs: ${scenarioNames.join(", ")}`)
+    )
   }
   const scenario = Effect.isEffect(found) ? found : found(context)
   return scenario.pipe(

@@ -24,7 +24,8 @@ const Client = McpClient.layer({
   }
 }).pipe(Layer.provide(McpHttpClient.layer({ url: server })), Layer.provide(FetchHttpClient.layer))
 
-const show = (text: string) => Effect.sync(() => document.body.append(Object.assign(document.createElement("p"), { textContent: text })))
+const show = (text: string) =>
+  Effect.sync(() => document.body.append(Object.assign(document.createElement("p"), { textContent: text })))
 
 const program = Effect.gen(function*() {
   const client = yield* McpClient.McpClient
@@ -33,4 +34,6 @@ const program = Effect.gen(function*() {
   yield* show(result.content.map((item) => item.type === "text" ? item.text : item.type).join(""))
 })
 
-Effect.runFork(program.pipe(Effect.provide(Client), Effect.scoped, Effect.catchCause((cause) => show(`failed: ${cause}`))))
+Effect.runFork(
+  program.pipe(Effect.provide(Client), Effect.scoped, Effect.catchCause((cause) => show(`failed: ${cause}`)))
+)

@@ -49,7 +49,9 @@ const main = Effect.gen(function*() {
         form: (params) =>
           Effect.gen(function*() {
             const color = colors[asked++ % colors.length]!
-            yield* Console.log(`  asked: ${params.message} -> "${color}" (the question came from ${nameOf(proxy.hits.at(-1))})`)
+            yield* Console.log(
+              `  asked: ${params.message} -> "${color}" (the question came from ${nameOf(proxy.hits.at(-1))})`
+            )
             yield* onAsked
             return { action: "accept" as const, content: { answer: color } }
           })
@@ -61,7 +63,10 @@ const main = Effect.gen(function*() {
   // else goes through the proxy between a call and its retries (at most 3 s)
   const listening = () => proxy.methods.indexOf("subscriptions/listen")
   yield* Effect.sleep("50 millis").pipe(
-    Effect.repeat({ until: () => listening() !== -1 && proxy.methods.slice(listening()).includes("tools/list"), times: 60 })
+    Effect.repeat({
+      until: () => listening() !== -1 && proxy.methods.slice(listening()).includes("tools/list"),
+      times: 60
+    })
   )
 
   yield* Console.log("a 2026-07-28 client calls legacy__confirm_twice, a legacy tool that asks two questions:")
@@ -87,8 +92,12 @@ const main = Effect.gen(function*() {
   const failed = yield* client.callTool("legacy__confirm_twice", { id: "demo-2" }).pipe(Effect.flip)
   const after = (yield* Clock.currentTimeMillis) - killedAt
   const code = McpError.isMcpError(failed) ? (failed.reason as { readonly code?: number }).code : undefined
-  yield* Console.log(`  -> the retry, on ${nameOf(proxy.hits.at(-1))}, failed ${after} ms after the kill with ${code}: ${failed.message}`)
-  yield* Console.log(`  the call behind ran ${yield* ranTimes("confirm_twice", "demo-2")} time: never again elsewhere\n`)
+  yield* Console.log(
+    `  -> the retry, on ${nameOf(proxy.hits.at(-1))}, failed ${after} ms after the kill with ${code}: ${failed.message}`
+  )
+  yield* Console.log(
+    `  the call behind ran ${yield* ranTimes("confirm_twice", "demo-2")} time: never again elsewhere\n`
+  )
 
   const victim = replicas.find((replica) => replica.process().signalCode === "SIGKILL")!
   yield* Console.log(`restart ${victim.name}`)

@@ -48,14 +48,18 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
 // a form elicitation related to the call (on stdio: a request to the client); the answer's text
 const ask = async (extra: Extra, message: string): Promise<string> => {
-  const result = await extra.sendRequest({
-    method: "elicitation/create",
-    params: {
-      mode: "form",
-      message,
-      requestedSchema: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] }
-    }
-  }, ElicitResultSchema, { timeout: 120_000 })
+  const result = await extra.sendRequest(
+    {
+      method: "elicitation/create",
+      params: {
+        mode: "form",
+        message,
+        requestedSchema: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] }
+      }
+    },
+    ElicitResultSchema,
+    { timeout: 120_000 }
+  )
   return result.action === "accept" ? String(result.content?.answer) : result.action
 }
 

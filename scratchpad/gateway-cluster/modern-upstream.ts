@@ -27,10 +27,12 @@ const addTool = McpTool.make("add_tool", {
   description: "Registers a tool of that name: the server's listeners are told the list changed",
   input: Schema.Struct({ name: Schema.String }),
   handler: ({ name }) =>
-    Effect.flatMap(McpServer.McpServer, (server) =>
-      server.register(McpTool.make(name, { input: Schema.Struct({}), handler: () => Effect.succeed(name) }))).pipe(
-        Effect.as(`${name} registered`)
-      )
+    Effect.flatMap(
+      McpServer.McpServer,
+      (server) => server.register(McpTool.make(name, { input: Schema.Struct({}), handler: () => Effect.succeed(name) }))
+    ).pipe(
+      Effect.as(`${name} registered`)
+    )
 })
 
 const Server = McpServer.register(greet, addTool).pipe(
@@ -47,5 +49,9 @@ NodeMcpRuntime.runMain(
     const url = yield* NodeMcpHttpServer.url()
     yield* Console.log(`listening ${URL.parse(url)?.port}`)
     return yield* Effect.never
-  }).pipe(Effect.provide(NodeMcpHttpServer.layer({ port: Number(process.env.PORT ?? 0), host: "127.0.0.1" }).pipe(Layer.provide(Server))))
+  }).pipe(
+    Effect.provide(
+      NodeMcpHttpServer.layer({ port: Number(process.env.PORT ?? 0), host: "127.0.0.1" }).pipe(Layer.provide(Server))
+    )
+  )
 )

@@ -52,7 +52,9 @@ const Stores = McpRedisCluster.layer({
 
 // the servers of the file (with its filters), each with `sessions` of its own at most
 const Gateway = Layer.unwrap(Effect.gen(function*() {
-  const secret = yield* McpRedisCluster.requestStateSecret(process.env.PREFIX === undefined ? {} : { prefix: process.env.PREFIX })
+  const secret = yield* McpRedisCluster.requestStateSecret(
+    process.env.PREFIX === undefined ? {} : { prefix: process.env.PREFIX }
+  )
   const { servers, upstreams } = yield* NodeMcpGateway.loadConfig(config)
   return NodeMcpGateway.layer({
     name: "gateway",

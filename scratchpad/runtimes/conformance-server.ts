@@ -17,5 +17,10 @@ import { serveWeb } from "./http-server.ts"
 
 serveWeb(McpHttpServer.toWebHandler(
   Fixture.layer({ closeStream: () => McpHttpServer.closeSseStream }),
-  { path: "/mcp", responseMode: "sse", allowedHosts: ["127.0.0.1", "localhost"], allowedOrigins: ["127.0.0.1", "localhost"] }
+  {
+    path: "/mcp",
+    responseMode: "sse",
+    allowedHosts: ["127.0.0.1", "localhost"],
+    allowedOrigins: ["127.0.0.1", "localhost"]
+  }
 ))

@@ -18,4 +18,6 @@ declare const process: { readonly env: Record<string, string | undefined> }
 const json = typeof Deno !== "undefined" ? Deno.env.get("MCP_PROBE_OPTIONS") : process.env.MCP_PROBE_OPTIONS
 const options = JSON.parse(json ?? "{}") as McpHttpServer.WebHandlerOptions
 
-serveWeb(McpHttpServer.toWebHandler(McpServer.layer({ name: "probes", version: "1.0.0" }), { ...options, path: "/mcp" }))
+serveWeb(
+  McpHttpServer.toWebHandler(McpServer.layer({ name: "probes", version: "1.0.0" }), { ...options, path: "/mcp" })
+)

@@ -24,7 +24,9 @@ const main = async () => {
   // miniflare's exit hook would exit at once (status 143 / 130), workerd killed: we dispose
   // instead (its hook on "exit" stays, so workerd never outlives this process)
   for (const signal of signals) {
-    for (const listener of process.listeners(signal)) if (!before.has(listener)) process.removeListener(signal, listener)
+    for (const listener of process.listeners(signal)) {
+      if (!before.has(listener)) process.removeListener(signal, listener)
+    }
   }
   let stopping = false
   const stop = () => {

@@ -19,15 +19,15 @@
  *
  * @since 0.1.0
  */
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import type * as McpGroup from "@effect-mcp/core/McpGroup"
-import * as Console from "effect/Console"
-import * as Effect from "effect/Effect"
-import type * as Result from "effect/Result"
-import * as References from "effect/References"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as CliError from "effect/cli/CliError"
 import * as CliOutput from "effect/cli/CliOutput"
 import * as Command from "effect/cli/Command"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as References from "effect/References"
+import type * as Result from "effect/Result"
 import * as Adhoc from "./internal/adhoc.ts"
 import * as Commands from "./internal/commands.ts"
 import * as Connect from "./internal/connect.ts"

@@ -6,10 +6,10 @@
  * header and records the headers it gets), both run as the built bin; the
  * flags' usage errors; and the splitting of the command line.
  */
-import { afterAll, assert, describe, it } from "@effect/vitest"
 import { McpHttpServer, McpServer, McpTool } from "@effect-mcp/core"
 import { NodeMcpHttpServer } from "@effect-mcp/platform-node"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Result, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { mkdirSync, realpathSync } from "node:fs"
@@ -50,7 +50,9 @@ const echo = McpTool.make("echo", {
  */
 const startHttpServer = Effect.gen(function*() {
   const seen: Array<{ readonly key: string | undefined; readonly trace: string | undefined }> = []
-  const mcp = McpServer.register(echo).pipe(Layer.provideMerge(McpServer.layer({ name: "http-echo", version: "1.0.0" })))
+  const mcp = McpServer.register(echo).pipe(
+    Layer.provideMerge(McpServer.layer({ name: "http-echo", version: "1.0.0" }))
+  )
   const app = HttpRouter.serve(McpHttpServer.layerRoute().pipe(Layer.provide(mcp)), {
     disableLogger: true,
     disableListenLog: true,
@@ -131,7 +133,17 @@ describe("effect-mcp --stdio", () => {
       const dir = files.path("work dir")
       mkdirSync(dir)
       const [set, overrides, unset, cwd] = yield* all(
-        runCli([...stdio(), "--env", "ADHOC_FOO=bar=baz", "-e", "ADHOC_OTHER=1", "call", "env", "--args", `{"name":"ADHOC_FOO"}`]),
+        runCli([
+          ...stdio(),
+          "--env",
+          "ADHOC_FOO=bar=baz",
+          "-e",
+          "ADHOC_OTHER=1",
+          "call",
+          "env",
+          "--args",
+          `{"name":"ADHOC_FOO"}`
+        ]),
         runCli([...stdio(), "--env", "ADHOC_FOO=from-flag", "call", "env", "--args", `{"name":"ADHOC_FOO"}`], {
           env: { ADHOC_FOO: "inherited" }
         }),
@@ -183,7 +195,18 @@ describe("effect-mcp --url", () => {
       const [human, call, json, servers, refused] = yield* all(
         runCli(["--url", url, ...headers, "list", "tools"]),
         runCli(["--url", url, ...headers, "call", "echo", "--args", `{"text":"hi"}`]),
-        runCli(["call", "echo", "--args", `{"text":"hi"}`, "--json", "--url", url, ...headers, "--server", "127.0.0.1"]),
+        runCli([
+          "call",
+          "echo",
+          "--args",
+          `{"text":"hi"}`,
+          "--json",
+          "--url",
+          url,
+          ...headers,
+          "--server",
+          "127.0.0.1"
+        ]),
         runCli(["--url", url, ...headers, "servers", "--json", "--era", "modern"]),
         // no API key: the server answers 403
         runCli(["--url", url, "list", "tools"])
@@ -216,17 +239,38 @@ describe("effect-mcp server flags: usage errors (exit 2, nothing started)", () =
     Effect.gen(function*() {
       const config = files.path("none.json")
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
-        [["--stdio", "node server.js", "--url", "http://127.0.0.1:1/mcp", "list", "tools"], "--stdio and --url cannot be used together"],
-        [["--stdio", "node server.js", "--config", config, "list", "tools"], "--config and --stdio cannot be used together"],
-        [["list", "tools", "--url", "http://127.0.0.1:1/mcp", "-c", config], "--config and --url cannot be used together"],
-        [["--url", "ws://127.0.0.1:1/mcp", "list", "tools"], "--url must be an http:// or https:// URL, got \"ws://127.0.0.1:1/mcp\""],
-        [["--url", "file:///etc/passwd", "list", "tools"], "--url must be an http:// or https:// URL, got \"file:///etc/passwd\""],
-        [["--url", "127.0.0.1:3000/mcp", "list", "tools"], "--url must be an http:// or https:// URL, got \"127.0.0.1:3000/mcp\""],
+        [
+          ["--stdio", "node server.js", "--url", "http://127.0.0.1:1/mcp", "list", "tools"],
+          "--stdio and --url cannot be used together"
+        ],
+        [
+          ["--stdio", "node server.js", "--config", config, "list", "tools"],
+          "--config and --stdio cannot be used together"
+        ],
+        [
+          ["list", "tools", "--url", "http://127.0.0.1:1/mcp", "-c", config],
+          "--config and --url cannot be used together"
+        ],
+        [
+          ["--url", "ws://127.0.0.1:1/mcp", "list", "tools"],
+          "--url must be an http:// or https:// URL, got \"ws://127.0.0.1:1/mcp\""
+        ],
+        [
+          ["--url", "file:///etc/passwd", "list", "tools"],
+          "--url must be an http:// or https:// URL, got \"file:///etc/passwd\""
+        ],
+        [
+          ["--url", "127.0.0.1:3000/mcp", "list", "tools"],
+          "--url must be an http:// or https:// URL, got \"127.0.0.1:3000/mcp\""
+        ],
         [["--url", "localhost:3000/mcp", "list", "tools"], "--url must be an http:// or https:// URL"],
         [["--url", "not a url", "list", "tools"], "--url must be an http:// or https:// URL, got \"not a url\""],
         [["--stdio", "", "list", "tools"], "--stdio needs a command line"],
         [["--stdio", "  \t ", "list", "tools"], "--stdio needs a command line"],
-        [["--stdio", "''", "list", "tools"], "--stdio needs a command line, e.g. --stdio \"node server.js\": the command is empty"],
+        [
+          ["--stdio", "''", "list", "tools"],
+          "--stdio needs a command line, e.g. --stdio \"node server.js\": the command is empty"
+        ],
         [["--stdio", "node 'server.js", "list", "tools"], "--stdio has an unterminated ' quote"],
         [["--stdio", "node server.js\\", "list", "tools"], "--stdio ends with a lone backslash"],
         [["--header", "X-Api-Key: 1", "-c", config, "list", "tools"], "--header goes with --url"],
@@ -237,7 +281,10 @@ describe("effect-mcp server flags: usage errors (exit 2, nothing started)", () =
         [["--name", "x", "list", "tools"], "--name goes with --stdio or --url"],
         [["--stdio", "node server.js", "--env", "NOEQUALS", "list", "tools"], "--env \"NOEQUALS\": expected KEY=VALUE"],
         [["--stdio", "node server.js", "--env", "=1", "list", "tools"], "--env \"=1\": expected KEY=VALUE"],
-        [["--url", "http://127.0.0.1:1/mcp", "-H", "no colon", "list", "tools"], "--header \"no colon\": expected \"Name: value\""],
+        [
+          ["--url", "http://127.0.0.1:1/mcp", "-H", "no colon", "list", "tools"],
+          "--header \"no colon\": expected \"Name: value\""
+        ],
         [["--url", "http://127.0.0.1:1/mcp", "-H", "Bad Name: 1", "list", "tools"], "expected \"Name: value\""],
         [["--stdio", "node server.js", "--cwd", files.path("absent"), "list", "tools"], "is not a directory"],
         [["--stdio", "node server.js", "login"], "server \"server\" is not an HTTP server"],
@@ -256,7 +303,17 @@ describe("effect-mcp server flags: usage errors (exit 2, nothing started)", () =
     Effect.gen(function*() {
       const [help, loginHelp] = yield* all(runCli(["--help"]), runCli(["login", "--help"]))
       assertExit(help, 0)
-      for (const part of ["--stdio COMMAND", "--url URL", "--header, -H", "--env, -e KEY=VALUE", "--inherit-env", "--cwd DIR", "--name NAME"]) {
+      for (
+        const part of [
+          "--stdio COMMAND",
+          "--url URL",
+          "--header, -H",
+          "--env, -e KEY=VALUE",
+          "--inherit-env",
+          "--cwd DIR",
+          "--name NAME"
+        ]
+      ) {
         assert.include(help.stdout, part)
       }
       assert.include(help.stdout, "no shell is run")
@@ -292,8 +349,14 @@ describe("the command line of --stdio", () => {
 
   it("names the server after the program, or the script of a launcher, or the URL's host", () => {
     assert.strictEqual(Adhoc.stdioName("node", ["build/server.js"]), "server")
-    assert.strictEqual(Adhoc.stdioName("/usr/bin/node", ["--conditions=development", "./x/weather-server.ts"]), "weather-server")
-    assert.strictEqual(Adhoc.stdioName("npx", ["-y", "@modelcontextprotocol/server-everything@2.0.0", "stdio"]), "server-everything")
+    assert.strictEqual(
+      Adhoc.stdioName("/usr/bin/node", ["--conditions=development", "./x/weather-server.ts"]),
+      "weather-server"
+    )
+    assert.strictEqual(
+      Adhoc.stdioName("npx", ["-y", "@modelcontextprotocol/server-everything@2.0.0", "stdio"]),
+      "server-everything"
+    )
     assert.strictEqual(Adhoc.stdioName("uvx", ["mcp-server-fetch"]), "mcp-server-fetch")
     assert.strictEqual(Adhoc.stdioName("python3", ["-m", "mcp_server_git"]), "mcp_server_git")
     assert.strictEqual(Adhoc.stdioName("deno", ["run", "-A", "main.ts"]), "main")

@@ -2,8 +2,8 @@
  * The format of `--answers` and the check of an answer against a requested
  * form (answers.ts), and the URLs a URL elicitation may show (questions.ts).
  */
-import { assert, describe, it } from "@effect/vitest"
 import type { McpSchema } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as Answers from "../src/internal/answers.ts"
 import * as Questions from "../src/internal/questions.ts"
@@ -50,7 +50,10 @@ describe("--answers", () => {
     assert.include(problem("\"yes\""), "the answer must be a JSON object, got \"yes\"")
     assert.include(problem("[[]]"), "answer 1 must be a JSON object, got []")
     assert.include(problem("{\"action\":\"decline\",\"content\":{}}"), "is a decline, which has no \"content\"")
-    assert.include(problem("{\"action\":\"accept\",\"content\":[1]}"), "the \"content\" of the answer must be a JSON object")
+    assert.include(
+      problem("{\"action\":\"accept\",\"content\":[1]}"),
+      "the \"content\" of the answer must be a JSON object"
+    )
   })
 })
 

@@ -40,8 +40,20 @@ describe("--answers: form elicitations", () => {
       Effect.gen(function*() {
         const on = [...asking, "--era", era]
         const [values, full, declined, list, ranOut, every] = yield* all(
-          runCli([...on, "call", "signup", "--answers", "{\"name\":\"Ada\",\"age\":36,\"tags\":[\"x\",\"z\"],\"pet\":\"dog\"}"]),
-          runCli([...on, "call", "signup", "--answers", "{\"action\":\"accept\",\"content\":{\"name\":\"Bo\",\"age\":7}}"]),
+          runCli([
+            ...on,
+            "call",
+            "signup",
+            "--answers",
+            "{\"name\":\"Ada\",\"age\":36,\"tags\":[\"x\",\"z\"],\"pet\":\"dog\"}"
+          ]),
+          runCli([
+            ...on,
+            "call",
+            "signup",
+            "--answers",
+            "{\"action\":\"accept\",\"content\":{\"name\":\"Bo\",\"age\":7}}"
+          ]),
           runCli([...on, "call", "signup", "--answers", "{\"action\":\"decline\"}"]),
           runCli([...on, "call", "two_forms", "--answers", "[{\"a\":\"one\"},{\"action\":\"cancel\"}]"]),
           runCli([...on, "call", "two_forms", "--answers", "[{\"a\":\"one\"}]"]),
@@ -77,7 +89,15 @@ describe("--answers: form elicitations", () => {
     Effect.gen(function*() {
       const [unfit, missing, notJson, notObject, badAction, mixed] = yield* all(
         runCli([...asking, "call", "signup", "--answers", "{\"name\":\"A\",\"age\":\"old\",\"nope\":1}"]),
-        runCli([...asking, "--era", "legacy", "call", "signup", "--answers", "{\"name\":\"Ada\",\"tags\":[\"x\",\"y\",\"z\"]}"]),
+        runCli([
+          ...asking,
+          "--era",
+          "legacy",
+          "call",
+          "signup",
+          "--answers",
+          "{\"name\":\"Ada\",\"tags\":[\"x\",\"y\",\"z\"]}"
+        ]),
         runCli([...asking, "call", "signup", "--answers", "{"]),
         runCli([...asking, "call", "signup", "--answers", "[{\"a\":1},2]"]),
         runCli([...asking, "call", "signup", "--answers", "{\"action\":\"maybe\"}"]),
@@ -86,7 +106,10 @@ describe("--answers: form elicitations", () => {
       assertExit(unfit, 2)
       assert.strictEqual(unfit.stdout, "")
       assert.include(unfit.stderr, `effect-mcp: --answers do not fit the form of ${ASKS}: `)
-      assert.include(unfit.stderr, "\"nope\" is not a field of the form (its fields: name, age, color, tags, subscribe, pet)")
+      assert.include(
+        unfit.stderr,
+        "\"nope\" is not a field of the form (its fields: name, age, color, tags, subscribe, pet)"
+      )
       assert.include(unfit.stderr, "\"name\" is shorter than 2 characters")
       assert.include(unfit.stderr, "\"age\" expected an integer, got \"old\"")
       assertExit(missing, 2)
@@ -127,15 +150,54 @@ describe("URL elicitations", () => {
       const notOpened = files.path("not-opened.txt")
       const [accepted, legacy, open, script, hostile, declined, none] = yield* all(
         runCli([...asking, "call", "visit", "--args", "{\"url\":\"https://example.com/done?x=1\"}", "--answers", "{}"]),
-        runCli([...asking, "--era", "legacy", "call", "visit", "--args", "{\"url\":\"http://127.0.0.1:9/x\"}", "--answers", "[{}]"]),
-        runCli([...asking, "call", "visit", "--open", "--args", "{\"url\":\"https://example.com/open\"}", "--answers", "{}"], {
+        runCli([
+          ...asking,
+          "--era",
+          "legacy",
+          "call",
+          "visit",
+          "--args",
+          "{\"url\":\"http://127.0.0.1:9/x\"}",
+          "--answers",
+          "[{}]"
+        ]),
+        runCli([
+          ...asking,
+          "call",
+          "visit",
+          "--open",
+          "--args",
+          "{\"url\":\"https://example.com/open\"}",
+          "--answers",
+          "{}"
+        ], {
           env: browser
         }),
-        runCli([...asking, "call", "visit", "--open", "--args", "{\"url\":\"javascript:alert(1)\"}", "--answers", "{}"], {
-          env: { EFFECT_MCP_BROWSER: `${process.execPath} ${recorder} ${notOpened}` }
-        }),
-        runCli([...asking, "call", "visit", "--args", JSON.stringify({ url: "https://example.com/\x1b[2J\u202e/x" }), "--answers", "{}"]),
-        runCli([...asking, "call", "visit", "--open", "--args", "{\"url\":\"https://example.com/no\"}", "--answers", "{\"action\":\"decline\"}"], {
+        runCli(
+          [...asking, "call", "visit", "--open", "--args", "{\"url\":\"javascript:alert(1)\"}", "--answers", "{}"],
+          {
+            env: { EFFECT_MCP_BROWSER: `${process.execPath} ${recorder} ${notOpened}` }
+          }
+        ),
+        runCli([
+          ...asking,
+          "call",
+          "visit",
+          "--args",
+          JSON.stringify({ url: "https://example.com/\x1b[2J\u202e/x" }),
+          "--answers",
+          "{}"
+        ]),
+        runCli([
+          ...asking,
+          "call",
+          "visit",
+          "--open",
+          "--args",
+          "{\"url\":\"https://example.com/no\"}",
+          "--answers",
+          "{\"action\":\"decline\"}"
+        ], {
           env: { EFFECT_MCP_BROWSER: `${process.execPath} ${recorder} ${notOpened}` }
         }),
         runCli([...asking, "call", "visit", "--args", "{\"url\":\"https://example.com/later\"}"])
@@ -156,7 +218,10 @@ describe("URL elicitations", () => {
       assert.strictEqual(readFileSync(opened, "utf8"), "https://example.com/open")
       assertExit(script, 0)
       assert.deepStrictEqual(got(script), { action: "decline" })
-      assert.include(script.stderr, "asks you to go to a URL: Finish signing in: declined, as it is not an http: or https: URL")
+      assert.include(
+        script.stderr,
+        "asks you to go to a URL: Finish signing in: declined, as it is not an http: or https: URL"
+      )
       assert.notInclude(script.stderr, "javascript")
       assertExit(hostile, 0)
       assert.notMatch(hostile.stderr, ESC)
@@ -165,7 +230,10 @@ describe("URL elicitations", () => {
       assert.deepStrictEqual(got(declined), { action: "decline" })
       assertExit(none, 0)
       assert.deepStrictEqual(got(none), { action: "decline" })
-      assert.include(none.stderr, "  https://example.com/later\n  (host: example.com)\neffect-mcp: declined, as there is no terminal")
+      assert.include(
+        none.stderr,
+        "  https://example.com/later\n  (host: example.com)\neffect-mcp: declined, as there is no terminal"
+      )
       yield* Effect.sleep("300 millis")
       assert.isFalse(existsSync(notOpened), "no opener for a declined or non-http(s) URL")
     }))
@@ -215,7 +283,8 @@ describe("--sampling-command", () => {
         runCli([...asking, "--era", "modern", ...sampling("fail"), "call", "haiku"]),
         runCli([...asking, "--sampling-command", "'unterminated", "call", "haiku"])
       )
-      const failed = "effect-mcp: server \"asking-server\" asks to sample an LLM (1 message): --sampling-command failed: "
+      const failed =
+        "effect-mcp: server \"asking-server\" asks to sample an LLM (1 message): --sampling-command failed: "
       assertExit(garbage, 0)
       assert.match(garbage.stdout, /^error: /)
       assert.include(garbage.stderr, `${failed}its output is not JSON ("certainly! here is a haiku")`)
@@ -284,7 +353,13 @@ describe("server-everything (2025-11-25)", () => {
   it.live("trigger-elicitation-request: accepted with --answers (its defaults filled), declined, or declined without a terminal", () =>
     Effect.gen(function*() {
       const [accepted, declined, unasked] = yield* all(
-        runCli([...serverEverything, "call", "trigger-elicitation-request", "--answers", "{\"name\":\"Ada\",\"check\":true}"]),
+        runCli([
+          ...serverEverything,
+          "call",
+          "trigger-elicitation-request",
+          "--answers",
+          "{\"name\":\"Ada\",\"check\":true}"
+        ]),
         runCli([...serverEverything, "call", "trigger-elicitation-request", "--answers", "{\"action\":\"decline\"}"]),
         runCli([...serverEverything, "call", "trigger-elicitation-request"])
       )
@@ -312,7 +387,14 @@ describe("server-everything (2025-11-25)", () => {
           "--answers",
           "{}"
         ]),
-        runCli([...serverEverything, ...sampling("ok"), "call", "trigger-sampling-request", "--args", "{\"prompt\":\"hi\"}"]),
+        runCli([
+          ...serverEverything,
+          ...sampling("ok"),
+          "call",
+          "trigger-sampling-request",
+          "--args",
+          "{\"prompt\":\"hi\"}"
+        ]),
         runCli([...serverEverything, "--root", files.dir, "call", "get-roots-list"])
       )
       assertExit(url, 0)

@@ -167,7 +167,13 @@ describe.skipIf(!hasScript())("at a terminal", () => {
           return yield* term.exit
         }),
         Effect.gen(function*() {
-          const term = yield* underTerminal([...stdio, "call", "visit", "--args", "{\"url\":\"https://example.com/sign-in\"}"])
+          const term = yield* underTerminal([
+            ...stdio,
+            "call",
+            "visit",
+            "--args",
+            "{\"url\":\"https://example.com/sign-in\"}"
+          ])
           yield* term.waitFor(/https:\/\/example\.com\/sign-in\s+\(host: example\.com\)/)
           yield* term.waitFor(/Go to it\?/)
           yield* term.type("\x1b")

@@ -50,7 +50,8 @@ const setup = (name: string, oauth?: Record<string, unknown>) =>
       })
     const authorizations = () => as.requestsTo("/authorize").length
     const tokenRequests = () => as.requestsTo("/token").length
-    const stored = () => JSON.parse(readFileSync(authFile, "utf8")) as { tokens: Record<string, any>; clients: Record<string, any> }
+    const stored = () =>
+      JSON.parse(readFileSync(authFile, "utf8")) as { tokens: Record<string, any>; clients: Record<string, any> }
     return { as, server, config, authFile, run, authorizations, tokenRequests, stored }
   })
 
@@ -106,7 +107,11 @@ describe("effect-mcp OAuth", () => {
       assert.deepStrictEqual(t.stored().clients, afterFirst.clients)
       const again = yield* t.run(["logout", "secure", "--json"])
       assertExit(again, 0)
-      assert.deepStrictEqual(JSON.parse(again.stdout), { server: "secure", resource: t.server.resource, signedOut: false })
+      assert.deepStrictEqual(JSON.parse(again.stdout), {
+        server: "secure",
+        resource: t.server.resource,
+        signedOut: false
+      })
 
       // and the next call signs in again
       const third = yield* t.run(["call", "echo", "--args", "{\"text\":\"back\"}"])
@@ -126,7 +131,11 @@ describe("effect-mcp OAuth", () => {
       assert.strictEqual(t.authorizations(), 4)
       const loginAgain = yield* t.run(["login", "secure", "--json"])
       assertExit(loginAgain, 0)
-      assert.deepStrictEqual(JSON.parse(loginAgain.stdout), { server: "secure", resource: t.server.resource, signedIn: true })
+      assert.deepStrictEqual(JSON.parse(loginAgain.stdout), {
+        server: "secure",
+        resource: t.server.resource,
+        signedIn: true
+      })
       assert.strictEqual(t.authorizations(), 4)
     }))
 

@@ -118,9 +118,12 @@ describe("effect-mcp", () => {
       assert.deepStrictEqual(parse(templates).map((entry: any) => [entry.server, entry.name]), [
         ["example", "notes://{topic}{?page}"]
       ])
-      assert.deepStrictEqual(parse(prompts).map((entry: any) => [entry.server, entry.name, entry.prompt.arguments.length]), [
-        ["example", "explain", 2]
-      ])
+      assert.deepStrictEqual(
+        parse(prompts).map((entry: any) => [entry.server, entry.name, entry.prompt.arguments.length]),
+        [
+          ["example", "explain", 2]
+        ]
+      )
       assert.match(promptsHuman.stdout, /^explain\s+example\s+topic, level\?\s+Explain a topic at a level$/m)
       // our example server speaks 2026-07-28; server-everything only initialize
       assert.deepStrictEqual(
@@ -149,7 +152,14 @@ describe("effect-mcp", () => {
         runCli(["list", "tools", "--qualify", "--json", ...cfg()]),
         runCli(["call", "everything_get-sum", "--qualify", "--args", "{\"a\":2,\"b\":40}", ...cfg()]),
         runCli(["call", "weather", "--qualify", "--args", "{\"city\":\"Oslo\"}", ...example]),
-        runCli(["prompt", "example_explain", "--qualify", "--args", "{\"topic\":\"groups\",\"level\":\"expert\"}", ...example])
+        runCli([
+          "prompt",
+          "example_explain",
+          "--qualify",
+          "--args",
+          "{\"topic\":\"groups\",\"level\":\"expert\"}",
+          ...example
+        ])
       )
       assertExit(listed, 0)
       const names: Array<string> = parse(listed).map((entry: any) => entry.name)
@@ -209,7 +219,10 @@ describe("effect-mcp", () => {
       )
       assertExit(human, 1)
       assert.strictEqual(human.stdout, "")
-      assert.include(human.stderr, "effect-mcp: tool weather returned an error result:\nInvalid arguments for tool weather")
+      assert.include(
+        human.stderr,
+        "effect-mcp: tool weather returned an error result:\nInvalid arguments for tool weather"
+      )
       assert.include(human.stderr, "city")
       assertExit(json, 1)
       const result = parse(json)
@@ -246,24 +259,27 @@ describe("effect-mcp", () => {
       assert.notInclude(everything.stderr, "\r")
     }))
 
-  it.live.skipIf(!hasScript())("progress on a terminal: one line redrawn in place, erased before the output", () =>
-    Effect.gen(function*() {
-      // script(1) gives the CLI a pseudo-terminal (stdout and stderr both)
-      const command = [process.execPath, bin, "call", "countdown", "--args", "'{\"from\":3}'", ...example].join(" ")
-      const id = randomUUID()
-      const output = yield* Effect.sync(() =>
-        execFileSync("script", ["-qec", command, "/dev/null"], {
-          encoding: "utf8",
-          timeout: 60_000,
-          env: { ...process.env, LC_EFFECT_MCP_CLI_TEST_RUN: id }
-        })
-      )
-      assert.deepStrictEqual(processesWith(`EFFECT_MCP_CLI_TEST_RUN=${id}`), [])
-      assert.include(output, "\r[#######-------------] 1/3 33% 3…\x1b[K")
-      assert.include(output, "\r[####################] 3/3 100% 1…\x1b[K")
-      // the line is erased, then the result printed
-      assert.include(output, "\r\x1b[Kliftoff")
-    }))
+  it.live.skipIf(!hasScript())(
+    "progress on a terminal: one line redrawn in place, erased before the output",
+    () =>
+      Effect.gen(function*() {
+        // script(1) gives the CLI a pseudo-terminal (stdout and stderr both)
+        const command = [process.execPath, bin, "call", "countdown", "--args", "'{\"from\":3}'", ...example].join(" ")
+        const id = randomUUID()
+        const output = yield* Effect.sync(() =>
+          execFileSync("script", ["-qec", command, "/dev/null"], {
+            encoding: "utf8",
+            timeout: 60_000,
+            env: { ...process.env, LC_EFFECT_MCP_CLI_TEST_RUN: id }
+          })
+        )
+        assert.deepStrictEqual(processesWith(`EFFECT_MCP_CLI_TEST_RUN=${id}`), [])
+        assert.include(output, "\r[#######-------------] 1/3 33% 3…\x1b[K")
+        assert.include(output, "\r[####################] 3/3 100% 1…\x1b[K")
+        // the line is erased, then the result printed
+        assert.include(output, "\r\x1b[Kliftoff")
+      })
+  )
 
   it.live("read: a listed resource, a URI matched by a template; an unknown URI is a usage error", () =>
     Effect.gen(function*() {
@@ -400,7 +416,16 @@ describe("effect-mcp", () => {
         runCli(["servers", "--qualify", "--json", ...cfg("eras.json")]),
         runCli(["servers", "--qualify", "--era", "legacy", ...cfg("eras.json")]),
         runCli(["servers", "--qualify", "--era", "modern", "--json", ...cfg("eras.json")]),
-        runCli(["call", "rainy_weather", "--qualify", "--era", "modern", "--args", "{\"city\":\"Oslo\"}", ...cfg("eras.json")]),
+        runCli([
+          "call",
+          "rainy_weather",
+          "--qualify",
+          "--era",
+          "modern",
+          "--args",
+          "{\"city\":\"Oslo\"}",
+          ...cfg("eras.json")
+        ]),
         runCli(["servers", "--server", "everything", "--era", "modern", ...cfg()]),
         runCli(["servers", ...cfg("bad-era.json")]),
         runCli(["servers", "--era", "newest", ...example])
@@ -413,7 +438,10 @@ describe("effect-mcp", () => {
       assertExit(legacy, 0)
       const lines = legacy.stdout.trimEnd().split("\n")
       assert.match(lines[0]!, /^SERVER\s+TRANSPORT\s+STATUS\s+IMPLEMENTATION\s+ERA\s+PROTOCOL\s+TOOLS\s+/)
-      assert.match(legacy.stdout, /^example\s+Stdio\s+up\s+example-server 1\.0\.0\s+legacy\s+2025-11-25\s+2\s+1\s+1\s+1$/m)
+      assert.match(
+        legacy.stdout,
+        /^example\s+Stdio\s+up\s+example-server 1\.0\.0\s+legacy\s+2025-11-25\s+2\s+1\s+1\s+1$/m
+      )
       assert.match(legacy.stdout, /^rainy\s+Stdio\s+up\s+rainy 1\.0\.0\s+legacy\s+2025-11-25\s+1\s+0\s+0\s+0$/m)
       // --era modern overrides rainy's "legacy", and calls go through in that era
       assertExit(modern, 0)
@@ -440,7 +468,20 @@ describe("effect-mcp", () => {
         runCli(["--version"])
       )
       assertExit(help, 0)
-      for (const part of ["servers", "list", "call", "read", "prompt", "--config", "--server", "--era", "--qualify", "--json"]) {
+      for (
+        const part of [
+          "servers",
+          "list",
+          "call",
+          "read",
+          "prompt",
+          "--config",
+          "--server",
+          "--era",
+          "--qualify",
+          "--json"
+        ]
+      ) {
         assert.include(help.stdout, part)
       }
       assert.strictEqual(help.stderr, "")

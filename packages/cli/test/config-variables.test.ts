@@ -8,9 +8,9 @@
  * the variable (exit 3, like any server that cannot connect), `--server`
  * picks the others.
  */
-import { afterAll, assert, describe, it } from "@effect/vitest"
 import { McpConfig, McpError, McpGroup } from "@effect-mcp/core"
 import { NodeMcpGroup } from "@effect-mcp/platform-node"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Logger } from "effect"
 import { assertExit, runCli, tempDir, weatherServer } from "./utils/cli.ts"
 
@@ -38,12 +38,16 @@ const assertMasked = (text: string) => {
 describe("mcp.json variables in a group", () => {
   it.live("an unset variable: its server is down with the variable named, the other server works", () =>
     Effect.gen(function*() {
-      const servers = yield* McpConfig.decode({
-        mcpServers: {
-          rainy: { command: "${NODE}", args: [weatherServer] },
-          broken: { command: "${NODE}", args: [weatherServer], env: { API_KEY: "${UNSET_VAR_FOR_TEST}" } }
-        }
-      }, "mcp.json", { env })
+      const servers = yield* McpConfig.decode(
+        {
+          mcpServers: {
+            rainy: { command: "${NODE}", args: [weatherServer] },
+            broken: { command: "${NODE}", args: [weatherServer], env: { API_KEY: "${UNSET_VAR_FOR_TEST}" } }
+          }
+        },
+        "mcp.json",
+        { env }
+      )
       const group = yield* McpGroup.make({ servers, startupFailure: "down", reconnect: false, liveness: false }).pipe(
         Effect.provide(NodeMcpGroup.layerConnector({ stderr: "capture" }))
       )
@@ -54,7 +58,10 @@ describe("mcp.json variables in a group", () => {
       const broken = statuses.find((status) => status.name === "broken")!
       assert.strictEqual(broken.status, "down")
       assert.strictEqual(broken.error?.reason._tag, "ConfigError")
-      assert.include(broken.error?.message, `mcp.json: server "broken": env.API_KEY: the variable UNSET_VAR_FOR_TEST is not set`)
+      assert.include(
+        broken.error?.message,
+        `mcp.json: server "broken": env.API_KEY: the variable UNSET_VAR_FOR_TEST is not set`
+      )
       assert.strictEqual(statuses.find((status) => status.name === "rainy")?.status, "up")
       const unavailable = yield* Effect.flip(group.client("broken"))
       assert.strictEqual(unavailable.reason._tag, "ServerUnavailableError")
@@ -69,13 +76,17 @@ describe("mcp.json variables in a group", () => {
   it.live("the values of variables are masked in the group's errors, statuses and logs", () =>
     Effect.gen(function*() {
       const lines: Array<string> = []
-      const servers = yield* McpConfig.decode({
-        mcpServers: {
-          spawn: { command: "${CMD}", args: ["--token", "${KEY}"] },
-          // nothing listens on port 1
-          web: { url: "http://127.0.0.1:1/mcp?key=${KEY}" }
-        }
-      }, "mcp.json", { env })
+      const servers = yield* McpConfig.decode(
+        {
+          mcpServers: {
+            spawn: { command: "${CMD}", args: ["--token", "${KEY}"] },
+            // nothing listens on port 1
+            web: { url: "http://127.0.0.1:1/mcp?key=${KEY}" }
+          }
+        },
+        "mcp.json",
+        { env }
+      )
       const errors = yield* Effect.gen(function*() {
         const group = yield* McpGroup.make({ servers, startupFailure: "down", reconnect: false, liveness: false })
         const statuses = yield* group.servers
@@ -144,5 +155,3 @@ describe("effect-mcp over a config naming an unset variable", () => {
       assert.include(servers.stdout, "rainy")
     }))
 })
-
-

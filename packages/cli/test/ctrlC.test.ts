@@ -39,7 +39,12 @@ const files = tempDir({
 const launcher = files.path("cli/bin/effect-mcp.js")
 
 beforeAll(() => {
-  execFileSync(process.execPath, [join(root, "scripts/build-cli.mjs"), "--quiet", "--outdir", files.path("cli/dist/bundle")], {
+  execFileSync(process.execPath, [
+    join(root, "scripts/build-cli.mjs"),
+    "--quiet",
+    "--outdir",
+    files.path("cli/dist/bundle")
+  ], {
     cwd: root,
     stdio: "pipe",
     timeout: 120_000
@@ -84,7 +89,10 @@ const start = (args: ReadonlyArray<string>): Run => {
     marker: `EFFECT_MCP_CLI_TEST_RUN=${id}`,
     stderrCount: (pattern, times) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => done(new Error(`not ${times} × ${pattern} on stderr within 30 s:\n${stderr}`)), 30_000)
+        const timer = setTimeout(
+          () => done(new Error(`not ${times} × ${pattern} on stderr within 30 s:\n${stderr}`)),
+          30_000
+        )
         const done = (error?: Error) => {
           clearTimeout(timer)
           listeners.delete(check)
@@ -125,12 +133,20 @@ const interrupt = (run: Run) =>
 
 /** Exit 130 within the limit, nothing left: all three checked at once, so a failure tells the whole story. */
 const assertQuickAndClean = (
-  ended: { readonly code: number | null; readonly signal: string | null; readonly elapsed: number; readonly left: ReadonlyArray<number>; readonly stderr: string }
+  ended: {
+    readonly code: number | null
+    readonly signal: string | null
+    readonly elapsed: number
+    readonly left: ReadonlyArray<number>
+    readonly stderr: string
+  }
 ) =>
   assert.deepStrictEqual(
     { code: ended.code, withinLimit: ended.elapsed < LIMIT_MS, left: ended.left },
     { code: 130, withinLimit: true, left: [] },
-    `exit ${ended.code ?? ended.signal} ${Math.round(ended.elapsed)} ms after SIGINT (SIGKILLed by the test after ${KILL_AFTER_MS / 1000} s), ` +
+    `exit ${ended.code ?? ended.signal} ${Math.round(ended.elapsed)} ms after SIGINT (SIGKILLed by the test after ${
+      KILL_AFTER_MS / 1000
+    } s), ` +
       `${ended.left.length} process(es) of the run left; stderr:\n${ended.stderr}`
   )
 
@@ -147,23 +163,31 @@ const cleanup = (run: Run) =>
   })
 
 describe("effect-mcp (bundled) and Ctrl-C over ten servers that ignore stdin's end and SIGTERM", () => {
-  it.live("list tools, every server still starting (none answers initialize): SIGINT exits 130 within 5 s, no process left", () =>
-    Effect.gen(function*() {
-      const run = start(["--config", files.path("silent.json"), "--verbose", "list", "tools"])
-      yield* Effect.addFinalizer(() => cleanup(run))
-      // --verbose passes the servers' stderr through: every one has read its initialize
-      yield* Effect.promise(() => run.stderrCount(/stubborn \d+: got initialize/, SERVERS))
-      assert.lengthOf(processesWith(run.marker), SERVERS + 1, "the command and its ten servers")
-      assertQuickAndClean(yield* interrupt(run))
-    }), 60_000)
+  it.live(
+    "list tools, every server still starting (none answers initialize): SIGINT exits 130 within 5 s, no process left",
+    () =>
+      Effect.gen(function*() {
+        const run = start(["--config", files.path("silent.json"), "--verbose", "list", "tools"])
+        yield* Effect.addFinalizer(() => cleanup(run))
+        // --verbose passes the servers' stderr through: every one has read its initialize
+        yield* Effect.promise(() => run.stderrCount(/stubborn \d+: got initialize/, SERVERS))
+        assert.lengthOf(processesWith(run.marker), SERVERS + 1, "the command and its ten servers")
+        assertQuickAndClean(yield* interrupt(run))
+      }),
+    60_000
+  )
 
-  it.live("serve --port 0 (an interactive wait), every server up: SIGINT exits 130 within 5 s, no process left", () =>
-    Effect.gen(function*() {
-      const run = start(["--config", files.path("answering.json"), "serve", "--port", "0"])
-      yield* Effect.addFinalizer(() => cleanup(run))
-      yield* Effect.promise(() => run.stderrCount(/^effect-mcp: serving .* on http:\/\/127\.0\.0\.1:\d+\/mcp/m, 1))
-      // the gateway may hold a second session (a process) of each legacy server, opened ahead
-      assert.isAtLeast(processesWith(run.marker).length, SERVERS + 1, "the command and its ten servers")
-      assertQuickAndClean(yield* interrupt(run))
-    }), 60_000)
+  it.live(
+    "serve --port 0 (an interactive wait), every server up: SIGINT exits 130 within 5 s, no process left",
+    () =>
+      Effect.gen(function*() {
+        const run = start(["--config", files.path("answering.json"), "serve", "--port", "0"])
+        yield* Effect.addFinalizer(() => cleanup(run))
+        yield* Effect.promise(() => run.stderrCount(/^effect-mcp: serving .* on http:\/\/127\.0\.0\.1:\d+\/mcp/m, 1))
+        // the gateway may hold a second session (a process) of each legacy server, opened ahead
+        assert.isAtLeast(processesWith(run.marker).length, SERVERS + 1, "the command and its ten servers")
+        assertQuickAndClean(yield* interrupt(run))
+      }),
+    60_000
+  )
 })

@@ -60,7 +60,10 @@ const assertClean = (ran: Ran) => {
 
 describe("Format: terminal safety", () => {
   it("writes out controls visibly, keeps newlines and tabs (not in a table cell)", () => {
-    assert.strictEqual(Format.terminal("a\u001b[2Jb\r\nc\td\re\u009bf\u007f\u202eg\u0000"), "a\\x1b[2Jb\nc\td\\x0de\\x9bf\\x7f\\u202eg\\x00")
+    assert.strictEqual(
+      Format.terminal("a\u001b[2Jb\r\nc\td\re\u009bf\u007f\u202eg\u0000"),
+      "a\\x1b[2Jb\nc\td\\x0de\\x9bf\\x7f\\u202eg\\x00"
+    )
     assert.strictEqual(Format.terminal("a\tb\nc", { line: true }), "a b\\nc")
     assert.strictEqual(Format.table(["A"], [["x\u001b]8;;u\u0007y"]]), "A\nx\\x1b]8;;u\\x07y")
   })
@@ -96,7 +99,10 @@ describe("effect-mcp: terminal escapes and secrets", () => {
       assert.include(tools.stdout, "\\x1b]8;;file:///etc/passwd\\x07click\\x1b]8;;\\x07 here \\x1b[2J and \\u202eeht")
       // --json: JSON escapes, which decode to the server's text
       const listed = JSON.parse(json.stdout) as Array<{ tool: { description: string; title: string } }>
-      assert.strictEqual(listed[0]!.tool.description, "\u001b]8;;file:///etc/passwd\u0007click\u001b]8;;\u0007 here \u001b[2J and \u202eeht")
+      assert.strictEqual(
+        listed[0]!.tool.description,
+        "\u001b]8;;file:///etc/passwd\u0007click\u001b]8;;\u0007 here \u001b[2J and \u202eeht"
+      )
       assert.strictEqual(listed[0]!.tool.title, "Evil \u009b31m title")
       assert.include(call.stdout, "result \\x1b[2J\\x1b]52;c;cHduZWQ=\\x1b\\ done")
       assert.include(servers.stdout, "escape\\x1b[5m-fixture")

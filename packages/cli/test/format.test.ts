@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import * as McpCli from "../src/McpCli.ts"
 import * as Format from "../src/internal/format.ts"
+import * as McpCli from "../src/McpCli.ts"
 
 describe("output formatting", () => {
   it("aligns columns and leaves the last one unpadded", () => {
@@ -13,7 +13,11 @@ describe("output formatting", () => {
 
   it("prints tools with their servers, the first line of the description only", () => {
     const text = Format.tools([
-      { server: "a", name: "echo", tool: { name: "echo", description: "Echoes\nsecond line", inputSchema: { type: "object" } } }
+      {
+        server: "a",
+        name: "echo",
+        tool: { name: "echo", description: "Echoes\nsecond line", inputSchema: { type: "object" } }
+      }
     ])
     assert.strictEqual(text, "TOOL  SERVER  DESCRIPTION\necho  a       Echoes")
     assert.strictEqual(Format.tools([]), "(no tools)")
@@ -63,7 +67,10 @@ describe("output formatting", () => {
     }
     const array = McpCli.parseArgs("[1]")
     assert.isTrue(Result.isFailure(array) && array.failure.message.includes("must be a JSON object, got an array"))
-    assert.deepStrictEqual(McpCli.parsePromptArgs("{\"topic\":\"x\",\"n\":2,\"b\":true}"), Result.succeed({ topic: "x", n: "2", b: "true" }))
+    assert.deepStrictEqual(
+      McpCli.parsePromptArgs("{\"topic\":\"x\",\"n\":2,\"b\":true}"),
+      Result.succeed({ topic: "x", n: "2", b: "true" })
+    )
     const nested = McpCli.parsePromptArgs("{\"topic\":{}}")
     assert.isTrue(Result.isFailure(nested) && nested.failure.message.includes("\"topic\""))
   })
@@ -71,7 +78,13 @@ describe("output formatting", () => {
   it("exit codes are distinct and carried by the failure", () => {
     const codes = Object.values(McpCli.ExitCode)
     assert.strictEqual(new Set(codes).size, codes.length)
-    assert.strictEqual(new McpCli.CliFailure({ kind: "Connection", description: "x" })["~effect/Runtime/errorExitCode"], 3)
-    assert.strictEqual(new McpCli.CliFailure({ kind: "ToolError", description: "x" })["~effect/Runtime/errorExitCode"], 1)
+    assert.strictEqual(
+      new McpCli.CliFailure({ kind: "Connection", description: "x" })["~effect/Runtime/errorExitCode"],
+      3
+    )
+    assert.strictEqual(
+      new McpCli.CliFailure({ kind: "ToolError", description: "x" })["~effect/Runtime/errorExitCode"],
+      1
+    )
   })
 })

@@ -43,7 +43,10 @@ describe("effect-mcp: one server configured twice", () => {
       assert.isTrue(rows.some((row) => /\sa\s/.test(row)) && rows.some((row) => /\sb\s/.test(row)), listed.stdout)
       assertExit(json, 0)
       const entries = JSON.parse(json.stdout) as ReadonlyArray<{ readonly server: string; readonly name: string }>
-      assert.deepStrictEqual(entries.filter((entry) => entry.name === features).map((entry) => entry.server).sort(), ["a", "b"])
+      assert.deepStrictEqual(entries.filter((entry) => entry.name === features).map((entry) => entry.server).sort(), [
+        "a",
+        "b"
+      ])
 
       assertExit(ambiguous, 2)
       assert.strictEqual(ambiguous.stdout, "")

@@ -15,11 +15,17 @@ const recorder = (isTTY: boolean, columns = 80) =>
 
 describe("progress bar", () => {
   it("renders a bounded bar with count, percentage and message", () => {
-    assert.strictEqual(Progress.render({ progress: 2, total: 5, message: "two" }, 80), "[########------------] 2/5 40% two")
+    assert.strictEqual(
+      Progress.render({ progress: 2, total: 5, message: "two" }, 80),
+      "[########------------] 2/5 40% two"
+    )
     assert.strictEqual(Progress.render({ progress: 7 }, 80), "[progress] 7")
     assert.strictEqual(Progress.render({ progress: 1.5, total: 3 }, 80), "[##########----------] 1.50/3 50%")
     // out-of-range values are clamped, control characters dropped
-    assert.strictEqual(Progress.render({ progress: 9, total: 3, message: "a\nb\x1b[31m" }, 80), "[####################] 9/3 100% a b[31m")
+    assert.strictEqual(
+      Progress.render({ progress: 9, total: 3, message: "a\nb\x1b[31m" }, 80),
+      "[####################] 9/3 100% a b[31m"
+    )
     // C1 controls (0x9b is CSI on some terminals) and bidi overrides from a server never reach the terminal
     assert.strictEqual(Progress.render({ progress: 1, message: "a\x9b2Jb\u202ec\x85" }, 80), "[progress] 1 a2Jbc")
     const long = Progress.render({ progress: 1, total: 2, message: "x".repeat(500) }, 40)

@@ -85,50 +85,70 @@ const replica = (name: string, redis: string) =>
   })
 
 describe.skipIf(!RedisServer.available)("effect-mcp serve --redis", () => {
-  it.live("a held call's retries on another replica reach the holder; its death is told at once", () =>
-    Effect.gen(function*() {
-      const redis = yield* RedisServer.start
-      const a = yield* replica("a", redis.url)
-      const b = yield* replica("b", redis.url)
+  it.live(
+    "a held call's retries on another replica reach the holder; its death is told at once",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* RedisServer.start
+        const a = yield* replica("a", redis.url)
+        const b = yield* replica("b", redis.url)
 
-      const round1 = yield* confirmTwice(a.url, "c1")
-      assert.strictEqual(round1.result?.resultType, "input_required", JSON.stringify(round1))
-      const round2 = yield* confirmTwice(b.url, "c1", { inputResponses: answering(round1, "yes"), requestState: round1.result.requestState })
-      assert.strictEqual(round2.result?.resultType, "input_required", JSON.stringify(round2))
-      const done = yield* confirmTwice(b.url, "c1", { inputResponses: answering(round2, "sure"), requestState: round2.result.requestState })
-      assert.match(done.result?.content?.[0]?.text ?? JSON.stringify(done), /confirm_twice c1: yes, sure/)
-      assert.deepStrictEqual(runs().filter((line) => line.endsWith(" c1")), ["confirm_twice c1"])
+        const round1 = yield* confirmTwice(a.url, "c1")
+        assert.strictEqual(round1.result?.resultType, "input_required", JSON.stringify(round1))
+        const round2 = yield* confirmTwice(b.url, "c1", {
+          inputResponses: answering(round1, "yes"),
+          requestState: round1.result.requestState
+        })
+        assert.strictEqual(round2.result?.resultType, "input_required", JSON.stringify(round2))
+        const done = yield* confirmTwice(b.url, "c1", {
+          inputResponses: answering(round2, "sure"),
+          requestState: round2.result.requestState
+        })
+        assert.match(done.result?.content?.[0]?.text ?? JSON.stringify(done), /confirm_twice c1: yes, sure/)
+        assert.deepStrictEqual(runs().filter((line) => line.endsWith(" c1")), ["confirm_twice c1"])
 
-      // the holder killed between rounds: the retry on `b` is told at once, and nothing runs again
-      const held = yield* confirmTwice(a.url, "c2")
-      assert.strictEqual(held.result?.resultType, "input_required")
-      // its servers: the group's connection, and the session of its own the call took
-      const pids = processesWith(a.running.marker)
-      assert.isAtLeast(pids.length, 2)
-      process.kill(a.running.pid, "SIGKILL")
-      yield* Effect.sleep("50 millis")
-      const started = performance.now()
-      const gone = yield* confirmTwice(b.url, "c2", { inputResponses: answering(held, "yes"), requestState: held.result.requestState })
-      const took = performance.now() - started
-      assert.strictEqual(gone.error?.code, -32602, JSON.stringify(gone))
-      assert.include(gone.error.message, "held by replica a, which is gone")
-      assert.deepStrictEqual(gone.error.data, { holder: "a", idempotent: false })
-      assert.isBelow(took, 1000)
-      assert.deepStrictEqual(runs().filter((line) => line.endsWith(" c2")), ["confirm_twice c2"])
+        // the holder killed between rounds: the retry on `b` is told at once, and nothing runs again
+        const held = yield* confirmTwice(a.url, "c2")
+        assert.strictEqual(held.result?.resultType, "input_required")
+        // its servers: the group's connection, and the session of its own the call took
+        const pids = processesWith(a.running.marker)
+        assert.isAtLeast(pids.length, 2)
+        process.kill(a.running.pid, "SIGKILL")
+        yield* Effect.sleep("50 millis")
+        const started = performance.now()
+        const gone = yield* confirmTwice(b.url, "c2", {
+          inputResponses: answering(held, "yes"),
+          requestState: held.result.requestState
+        })
+        const took = performance.now() - started
+        assert.strictEqual(gone.error?.code, -32602, JSON.stringify(gone))
+        assert.include(gone.error.message, "held by replica a, which is gone")
+        assert.deepStrictEqual(gone.error.data, { holder: "a", idempotent: false })
+        assert.isBelow(took, 1000)
+        assert.deepStrictEqual(runs().filter((line) => line.endsWith(" c2")), ["confirm_twice c2"])
 
-      // `a`'s own servers died with it (their stdin ended)
-      for (let i = 0; i < 200 && pids.some(isRunning); i++) yield* Effect.sleep("25 millis")
-      for (const pid of pids) assert.isFalse(isRunning(pid), `process ${pid} of the killed replica is still running`)
+        // `a`'s own servers died with it (their stdin ended)
+        for (let i = 0; i < 200 && pids.some(isRunning); i++) yield* Effect.sleep("25 millis")
+        for (const pid of pids) assert.isFalse(isRunning(pid), `process ${pid} of the killed replica is still running`)
 
-      // a replica is ready while its Redis answers
-      const readyz = new URL("/readyz", b.url).href
-      assert.strictEqual((yield* send(readyz, { method: "GET" })).status, 200)
-      yield* redis.kill
-      assert.strictEqual((yield* send(readyz, { method: "GET" })).status, 503)
-    }).pipe(Effect.scoped), 60_000)
+        // a replica is ready while its Redis answers
+        const readyz = new URL("/readyz", b.url).href
+        assert.strictEqual((yield* send(readyz, { method: "GET" })).status, 200)
+        yield* redis.kill
+        assert.strictEqual((yield* send(readyz, { method: "GET" })).status, 503)
+      }).pipe(Effect.scoped),
+    60_000
+  )
 
   it("checks the replica flags", () => {
-    const none = { redis: Option.none(), redisPrefix: Option.none(), replicaId: Option.none(), relayHost: Option.none(), relayPort: Option.none(), relayAdvertise: Option.none() }
+    const none = {
+      redis: Option.none(),
+      redisPrefix: Option.none(),
+      replicaId: Option.none(),
+      relayHost: Option.none(),
+      relayPort: Option.none(),
+      relayAdvertise: Option.none()
+    }
     const failure = (flags: Partial<Cluster.Flags>, http = true) => {
       const result = Cluster.parse({ ...none, ...flags } as Cluster.Flags, http)
       return Result.isFailure(result) ? result.failure.message : undefined
@@ -137,11 +157,37 @@ describe.skipIf(!RedisServer.available)("effect-mcp serve --redis", () => {
     assert.match(failure({ relayPort: Option.some(7070) })!, /--relay-port goes with --redis URL/)
     assert.match(failure({ redis: Option.some("redis://x:6379") }, false)!, /not --serve-stdio/)
     assert.match(failure({ redis: Option.some("http://x:6379") })!, /redis:\/\/ or rediss:\/\//)
-    assert.match(failure({ redis: Option.some("redis://x"), replicaId: Option.some("a\u001b[31m") })!, /--replica-id may hold/)
-    assert.match(failure({ redis: Option.some("redis://x"), relayHost: Option.some("10.0.0.1") })!, /--relay-host goes with --relay-port/)
-    assert.match(failure({ redis: Option.some("redis://x"), relayPort: Option.some(1), relayHost: Option.some("0.0.0.0") })!, /--relay-advertise/)
-    assert.match(failure({ redis: Option.some("redis://x"), relayPort: Option.some(1), relayAdvertise: Option.some("file:///x") })!, /http:\/\/ or https:\/\//)
-    const ok = Result.getOrThrow(Cluster.parse({ ...none, redis: Option.some("rediss://h:1"), replicaId: Option.some("r-1"), relayPort: Option.some(0) } as Cluster.Flags, true))
+    assert.match(
+      failure({ redis: Option.some("redis://x"), replicaId: Option.some("a\u001b[31m") })!,
+      /--replica-id may hold/
+    )
+    assert.match(
+      failure({ redis: Option.some("redis://x"), relayHost: Option.some("10.0.0.1") })!,
+      /--relay-host goes with --relay-port/
+    )
+    assert.match(
+      failure({ redis: Option.some("redis://x"), relayPort: Option.some(1), relayHost: Option.some("0.0.0.0") })!,
+      /--relay-advertise/
+    )
+    assert.match(
+      failure({
+        redis: Option.some("redis://x"),
+        relayPort: Option.some(1),
+        relayAdvertise: Option.some("file:///x")
+      })!,
+      /http:\/\/ or https:\/\//
+    )
+    const ok = Result.getOrThrow(
+      Cluster.parse(
+        {
+          ...none,
+          redis: Option.some("rediss://h:1"),
+          replicaId: Option.some("r-1"),
+          relayPort: Option.some(0)
+        } as Cluster.Flags,
+        true
+      )
+    )
     assert.deepStrictEqual(ok, { url: "rediss://h:1", prefix: undefined, replicaId: "r-1", direct: { port: 0 } })
   })
 })

@@ -6,9 +6,9 @@
  * usage errors; and no server process left once it ends (SIGTERM: 130;
  * stdin closed by the client: 0).
  */
-import { afterAll, assert, describe, it } from "@effect/vitest"
 import { McpClient, McpContent, type McpError, McpTransport } from "@effect-mcp/core"
 import { NodeMcpStdio } from "@effect-mcp/platform-node"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Context, Effect, Exit, Layer, Option, Result, Scope } from "effect"
@@ -66,7 +66,9 @@ const sdkClient = (url: string, headers?: Record<string, string>) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const client = new Client({ name: "official-sdk", version: "1.0.0" })
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), headers === undefined ? {} : { requestInit: { headers } }))
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), headers === undefined ? {} : { requestInit: { headers } })
+      )
       return client
     }),
     (client) => Effect.promise(() => client.close().catch(() => undefined))
@@ -135,8 +137,13 @@ describe("effect-mcp serve", () => {
       const hidden = yield* client.callTool("example__countdown", { from: 1 }).pipe(Effect.flip)
       const unknown = yield* client.callTool("nothing__here", {}).pipe(Effect.flip)
       const protocol = (error: McpError.McpError) =>
-        error.reason._tag === "ProtocolError" ? { code: error.reason.code, message: error.reason.message } : error.reason
-      assert.deepStrictEqual(protocol(hidden), { code: -32602, message: "Unknown tool: example__countdown (code -32602)" })
+        error.reason._tag === "ProtocolError"
+          ? { code: error.reason.code, message: error.reason.message }
+          : error.reason
+      assert.deepStrictEqual(protocol(hidden), {
+        code: -32602,
+        message: "Unknown tool: example__countdown (code -32602)"
+      })
       assert.deepStrictEqual(protocol(unknown), { code: -32602, message: "Unknown tool: nothing__here (code -32602)" })
 
       // the CLI and its two servers
@@ -185,7 +192,10 @@ describe("effect-mcp serve", () => {
       const behind = yield* startProtectedServer(as)
       const own = yield* Effect.promise(() => as.issueToken({ sub: "gateway", aud: behind.resource }))
       const cfg = files.path("protected.json")
-      writeFileSync(cfg, JSON.stringify({ mcpServers: { secure: { url: behind.url, headers: { Authorization: `Bearer ${own}` } } } }))
+      writeFileSync(
+        cfg,
+        JSON.stringify({ mcpServers: { secure: { url: behind.url, headers: { Authorization: `Bearer ${own}` } } } })
+      )
       const running = yield* startCli([
         "serve",
         "-c",
@@ -223,7 +233,10 @@ describe("effect-mcp serve", () => {
         })
       const anonymous = yield* initialize()
       assert.strictEqual(anonymous.status, 401)
-      assert.match(anonymous.challenge, /^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/)
+      assert.match(
+        anonymous.challenge,
+        /^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/
+      )
       assert.strictEqual((yield* initialize(`Bearer ${own}`)).status, 401)
 
       // a token for the endpoint, of another subject
@@ -246,7 +259,14 @@ describe("effect-mcp serve", () => {
 })
 
 describe("serve's flags", () => {
-  const none = { allowTools: [], denyTools: [], allowPrompts: [], denyPrompts: [], allowResources: [], denyResources: [] }
+  const none = {
+    allowTools: [],
+    denyTools: [],
+    allowPrompts: [],
+    denyPrompts: [],
+    allowResources: [],
+    denyResources: []
+  }
   const component = (kind: "tool" | "prompt" | "resource" | "resourceTemplate", upstreamName: string) => ({
     kind,
     name: `s__${upstreamName}`,
@@ -305,7 +325,10 @@ describe("serve's flags", () => {
     assert.deepInclude(http({}), { port: 0, host: "127.0.0.1", auth: undefined })
     assert.deepInclude(http({ host: Option.some("[::1]") }), { host: "::1", auth: undefined })
     assert.deepInclude(http({ host: Option.some("localhost") }), { host: "localhost" })
-    assert.deepInclude(http({ host: Option.some("0.0.0.0"), allowUnauthenticated: true }), { host: "0.0.0.0", auth: undefined })
+    assert.deepInclude(http({ host: Option.some("0.0.0.0"), allowUnauthenticated: true }), {
+      host: "0.0.0.0",
+      auth: undefined
+    })
     const protectedFront = http({
       ...auth,
       host: Option.some("10.0.0.5"),
@@ -319,19 +342,26 @@ describe("serve's flags", () => {
     })
     assert.strictEqual(protectedFront.issuer, "https://auth.example.com")
     assert.strictEqual(
-      http({ ...auth, host: Option.some("::"), authResource: Option.some("https://mcp.example.com/mcp") })?.auth?.resource,
+      http({ ...auth, host: Option.some("::"), authResource: Option.some("https://mcp.example.com/mcp") })?.auth
+        ?.resource,
       "https://mcp.example.com/mcp"
     )
     assert.include(failure({ host: Option.some("192.168.1.2") }), "--host 192.168.1.2 serves beyond this machine")
     assert.include(failure({ ...auth, host: Option.some("0.0.0.0") }), "--auth-resource URL")
     assert.include(failure({ authJwksUrl: auth.authJwksUrl }), "needs both --auth-issuer URL")
-    assert.include(failure({ ...auth, authIssuer: Option.some("auth.example.com") }), "--auth-issuer must be an http:// or https:// URL")
+    assert.include(
+      failure({ ...auth, authIssuer: Option.some("auth.example.com") }),
+      "--auth-issuer must be an http:// or https:// URL"
+    )
     assert.include(failure({ port: Option.some(-1) }), "--port must be a port number")
     assert.include(failure({ host: Option.some(" ") }), "--host needs an address")
   })
 
   it("front: --serve-stdio alone", () => {
-    assert.deepStrictEqual(Front.parse({ ...flags, port: Option.none(), serveStdio: true }), Result.succeed({ _tag: "Stdio" }))
+    assert.deepStrictEqual(
+      Front.parse({ ...flags, port: Option.none(), serveStdio: true }),
+      Result.succeed({ _tag: "Stdio" })
+    )
     assert.include(
       failure({ port: Option.none(), serveStdio: true, allowUnauthenticated: true, ...auth }),
       "--allow-unauthenticated, --auth-issuer, --auth-jwks-url go with --port, not --serve-stdio"

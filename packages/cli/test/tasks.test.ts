@@ -6,9 +6,9 @@
  * Streamable HTTP server on 127.0.0.1 in this process (tasks outlive a CLI
  * run there; each bearer token is its own principal).
  */
-import { afterAll, assert, describe, it } from "@effect/vitest"
 import { McpAuth, McpServer, McpTool } from "@effect-mcp/core"
 import { NodeMcpHttpServer } from "@effect-mcp/platform-node"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Layer, Ref, Schema, Scope } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -79,10 +79,21 @@ describe("effect-mcp call of a task tool, over stdio", () => {
         const file = files.path(`go-${era}`)
         // gated may run as a task: 2026-07-28 servers make one; 2025-11-25 ones are asked with --task
         const task = era === "legacy" ? ["--task"] : []
-        const running = yield* startCli([...stdio, "--era", era, "call", "gated", ...task, "--args", JSON.stringify({ file })])
+        const running = yield* startCli([
+          ...stdio,
+          "--era",
+          era,
+          "call",
+          "gated",
+          ...task,
+          "--args",
+          JSON.stringify({ file })
+        ])
         // 2026-07-28 reports the task's progress as its status message; 2025-11-25 as progress
         const [, id] = yield* running.stderrMatching(new RegExp(`^task (${UUID}) working`, "m"))
-        if (era === "modern") yield* running.stderrMatching(new RegExp(`^task ${id} working: waiting for .*go-modern$`, "m"))
+        if (era === "modern") {
+          yield* running.stderrMatching(new RegExp(`^task ${id} working: waiting for .*go-modern$`, "m"))
+        }
         writeFileSync(file, "")
         const ran = yield* running.exit
         assertExit(ran, 0)
@@ -133,7 +144,14 @@ describe("effect-mcp call of a task tool, over stdio", () => {
 
   it.live("--no-wait on a stdio server prints the id and warns that the task ends with the server", () =>
     Effect.gen(function*() {
-      const ran = yield* runCli([...stdio, "call", "gated", "--no-wait", "--args", JSON.stringify({ file: files.path("never") })])
+      const ran = yield* runCli([
+        ...stdio,
+        "call",
+        "gated",
+        "--no-wait",
+        "--args",
+        JSON.stringify({ file: files.path("never") })
+      ])
       assertExit(ran, 0)
       assert.match(ran.stdout, new RegExp(`^${UUID}\n$`))
       assert.include(ran.stderr, "a stdio server, which stops as effect-mcp exits")
@@ -154,7 +172,10 @@ describe("effect-mcp tasks, over stdio", () => {
         runCli([...two, "tasks", "list", "--era", "modern"])
       )
       assertExit(ambiguous, 2)
-      assert.include(ambiguous.stderr, "task ids are per server: choose one with --server <name> (the servers are: a, b)")
+      assert.include(
+        ambiguous.stderr,
+        "task ids are per server: choose one with --server <name> (the servers are: a, b)"
+      )
       assertExit(legacy, 0)
       assert.strictEqual(legacy.stdout, "(no tasks)\n")
       assertExit(modern, 2)
@@ -203,7 +224,10 @@ describe("effect-mcp tasks, over Streamable HTTP", () => {
 
       const cancelled = yield* runCli([...alice, "tasks", "cancel", id])
       assertExit(cancelled, 0)
-      assert.match(cancelled.stdout, new RegExp(`^cancelled task ${id} on 127\\.0\\.0\\.1 \\(status: cancelled\\)$`, "m"))
+      assert.match(
+        cancelled.stdout,
+        new RegExp(`^cancelled task ${id} on 127\\.0\\.0\\.1 \\(status: cancelled\\)$`, "m")
+      )
       assert.isTrue(yield* server.wasInterrupted, "the handler was interrupted")
       const after = yield* runCli([...alice, "tasks", "get", id, "--json"])
       assertExit(after, 0)
@@ -258,7 +282,11 @@ describe("effect-mcp tasks, over Streamable HTTP", () => {
       assert.match(list.stdout, /^TASK\s+SERVER\s+STATUS\s+UPDATED\s+MESSAGE$/m)
       assert.match(list.stdout, new RegExp(`^${id}\\s+127\\.0\\.0\\.1\\s+working\\s`, "m"))
       assertExit(json, 0)
-      assert.deepStrictEqual(parse(json).map((row: any) => [row.taskId, row.server, row.status]), [[id, "127.0.0.1", "working"]])
+      assert.deepStrictEqual(parse(json).map((row: any) => [row.taskId, row.server, row.status]), [[
+        id,
+        "127.0.0.1",
+        "working"
+      ]])
       assertExit(get, 0)
       assert.strictEqual(parse(get).status, "working")
       assertExit(other, 0)

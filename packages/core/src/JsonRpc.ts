@@ -9,8 +9,8 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
 import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -180,7 +180,12 @@ export const ErrorResponseSchema = Schema.Struct({
  * @category schemas
  * @since 0.1.0
  */
-export const MessageSchema = Schema.Union([RequestSchema, NotificationSchema, SuccessResponseSchema, ErrorResponseSchema])
+export const MessageSchema = Schema.Union([
+  RequestSchema,
+  NotificationSchema,
+  SuccessResponseSchema,
+  ErrorResponseSchema
+])
 
 // -----------------------------------------------------------------------------
 // Error codes
@@ -290,8 +295,7 @@ export type Classified =
   | { readonly _tag: "Response"; readonly message: SuccessResponse | ErrorResponse }
   | { readonly _tag: "Invalid"; readonly id: RequestId | null; readonly reason: string }
 
-const isId = (u: unknown): u is RequestId =>
-  typeof u === "string" || (typeof u === "number" && Number.isInteger(u))
+const isId = (u: unknown): u is RequestId => typeof u === "string" || (typeof u === "number" && Number.isInteger(u))
 
 const isParams = (u: unknown) => u === undefined || typeof u === "object" && u !== null
 
@@ -309,8 +313,12 @@ export const classify = (u: unknown): Classified => {
   const id = isId(u.id) ? u.id : null
   if (u.jsonrpc !== "2.0") return { _tag: "Invalid", id, reason: "jsonrpc must be \"2.0\"" }
   const answers = "result" in u || "error" in u
-  if ("method" in u && answers) return { _tag: "Invalid", id, reason: "a message cannot be both a request and a response" }
-  if ("result" in u && "error" in u) return { _tag: "Invalid", id, reason: "a response cannot carry both result and error" }
+  if ("method" in u && answers) {
+    return { _tag: "Invalid", id, reason: "a message cannot be both a request and a response" }
+  }
+  if ("result" in u && "error" in u) {
+    return { _tag: "Invalid", id, reason: "a response cannot carry both result and error" }
+  }
   if (typeof u.method === "string") {
     if (!isParams(u.params)) return { _tag: "Invalid", id, reason: "params must be an object or an array" }
     if ("id" in u) {

@@ -16,13 +16,13 @@
  *
  * @since 0.2.0
  */
+import type * as Prompt from "effect/ai/Prompt"
+import type * as Tool from "effect/ai/Tool"
+import type * as Toolkit from "effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import type * as JsonSchema from "effect/JsonSchema"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import type * as Prompt from "effect/ai/Prompt"
-import type * as Tool from "effect/ai/Tool"
-import type * as Toolkit from "effect/ai/Toolkit"
 import * as Output from "./internal/ai/output.ts"
 import type * as McpClient from "./McpClient.ts"
 import type * as McpError from "./McpError.ts"
@@ -230,7 +230,11 @@ export const serveToolkit = <Tools extends Record<string, Tool.Any>>(
 > =>
   Layer.unwrap(
     Effect.zipWith(
-      toolkit as unknown as Effect.Effect<Toolkit.WithHandler<Record<string, Tool.Any>>, never, Tool.HandlersFor<Tools>>,
+      toolkit as unknown as Effect.Effect<
+        Toolkit.WithHandler<Record<string, Tool.Any>>,
+        never,
+        Tool.HandlersFor<Tools>
+      >,
       // loaded when the layer is built, not with this module
       Effect.promise(() => import("./internal/ai/serve.ts")),
       (built, Serve) =>

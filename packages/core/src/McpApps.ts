@@ -222,7 +222,8 @@ export const resource = <E = never, R = never>(options: ResourceOptions<E, R>): 
     cache,
     mimeType: MIME_TYPE,
     _meta: McpApp.withUi(options._meta, ui),
-    read: (context) => Effect.map(read(context), (contents) => [McpApp.contentItem(options.uri, MIME_TYPE, ui, contents)])
+    read: (context) =>
+      Effect.map(read(context), (contents) => [McpApp.contentItem(options.uri, MIME_TYPE, ui, contents)])
   })
 }
 
@@ -371,7 +372,8 @@ export const clientExtension = (
  * @category client
  * @since 0.3.0
  */
-export const toolUi = (tool: Pick<McpSchema.Tool, "_meta">): ToolUi | undefined => McpApp.toolUi(tool._meta, RESOURCE_URI_META_KEY)
+export const toolUi = (tool: Pick<McpSchema.Tool, "_meta">): ToolUi | undefined =>
+  McpApp.toolUi(tool._meta, RESOURCE_URI_META_KEY)
 
 /**
  * Reads the app of a tool (by name, looked up in the client's tool list, or
@@ -393,5 +395,7 @@ export const readToolApp = (
 // -----------------------------------------------------------------------------
 
 const requireUiScheme = (where: string, uri: string): void => {
-  if (!McpApp.isUiUri(uri)) throw new Cause.IllegalArgumentError(`${where}: an app's URI must be ui://…, got ${JSON.stringify(uri)}`)
+  if (!McpApp.isUiUri(uri)) {
+    throw new Cause.IllegalArgumentError(`${where}: an app's URI must be ui://…, got ${JSON.stringify(uri)}`)
+  }
 }

@@ -182,14 +182,18 @@ export interface Options extends NotificationHandlers {
    * `roots: { listChanged: true }` as `roots` does): for a client that asks
    * someone else (a gateway, its own client).
    */
-  readonly listRoots?: ((context: McpSession.RequestContext) => Effect.Effect<ReadonlyArray<McpSchema.Root>, McpError.McpError>) | undefined
+  readonly listRoots?:
+    | ((context: McpSession.RequestContext) => Effect.Effect<ReadonlyArray<McpSchema.Root>, McpError.McpError>)
+    | undefined
   /**
    * Sees every notification from the server as it is read, in order, before
    * anything read after it (a reply included) is handled: for a bridge that
    * must pass notifications on before the answer of the request they belong
    * to. Called on the session's reading fiber: it must not block.
    */
-  readonly observeNotification?: ((notification: { readonly method: string; readonly params?: unknown }) => void) | undefined
+  readonly observeNotification?:
+    | ((notification: { readonly method: string; readonly params?: unknown }) => void)
+    | undefined
   /**
    * The extensions this client takes, by id with their settings, declared
    * as `capabilities.extensions` in both eras, e.g.
@@ -495,5 +499,4 @@ export const make = Effect.fn("McpClient.make")(function*(
  */
 export const layer = (
   options: Options
-): Layer.Layer<McpClient, McpError.McpError, McpTransport> =>
-  Layer.effect(McpClient, make(options))
+): Layer.Layer<McpClient, McpError.McpError, McpTransport> => Layer.effect(McpClient, make(options))

@@ -93,7 +93,8 @@ export type Era = "modern" | "legacy"
  * @category models
  * @since 0.1.0
  */
-export type AfterInitialize<M extends McpMethod.Request> = M["name"] extends typeof McpSchema.Initialize.name ? never : M
+export type AfterInitialize<M extends McpMethod.Request> = M["name"] extends typeof McpSchema.Initialize.name ? never
+  : M
 
 /**
  * Any notification but `notifications/initialized`.
@@ -155,7 +156,8 @@ export class McpClientSession extends Context.Service<McpClientSession, ClientSe
 export const make = Effect.fn("McpClientSession.make")(function*(
   options: Options
 ): Effect.fn.Return<ClientSession, McpError.McpError, McpTransport | Scope.Scope> {
-  const all = options.supportedVersions ?? [...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS]
+  const all = options.supportedVersions ??
+    [...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS]
   const modern = all.filter(McpSchema.isModernProtocolVersion)
   const supported = all.filter((version) => !McpSchema.isModernProtocolVersion(version))
   const capabilities = options.capabilities ?? {}
@@ -178,7 +180,9 @@ export const make = Effect.fn("McpClientSession.make")(function*(
   const transport = yield* McpTransport
   if (era !== "legacy" && modern.length > 0 && transport.statefulOnly !== true) {
     const envelope: StatelessClient.Envelope = {
-      version: options.protocolVersion !== undefined && modern.includes(options.protocolVersion) ? options.protocolVersion : modern[0]!,
+      version: options.protocolVersion !== undefined && modern.includes(options.protocolVersion)
+        ? options.protocolVersion
+        : modern[0]!,
       clientInfo: options.clientInfo,
       capabilities: modernCapabilities(capabilities, options.extensions),
       logLevel: undefined
@@ -216,8 +220,11 @@ export const make = Effect.fn("McpClientSession.make")(function*(
     ...session,
     // the current span's trace context goes along in both eras
     request: (method, params, requestOptions) =>
-      StatelessClient.withEnvelopeThen(params, undefined, (wire) =>
-        session.request(method, wire as McpMethod.Params<typeof method>, requestOptions)),
+      StatelessClient.withEnvelopeThen(
+        params,
+        undefined,
+        (wire) => session.request(method, wire as McpMethod.Params<typeof method>, requestOptions)
+      ),
     era: "legacy",
     protocolVersion: result.protocolVersion,
     serverInfo: result.serverInfo,

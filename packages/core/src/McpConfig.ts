@@ -28,15 +28,15 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import type * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
-import * as Predicate from "effect/Predicate"
+import * as Secrets from "./internal/config/secrets.ts"
+import { expandEntry, type Expansion, formatPath } from "./internal/config/variables.ts"
 import * as McpError from "./McpError.ts"
 import type * as McpGroup from "./McpGroup.ts"
-import * as Secrets from "./internal/config/secrets.ts"
-import { type Expansion, expandEntry, formatPath } from "./internal/config/variables.ts"
 
 // -----------------------------------------------------------------------------
 // Schemas
@@ -230,8 +230,7 @@ const decodeWith = <S extends Schema.Codec<any, unknown>>(
   }))
 }
 
-const describe = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value
+const describe = (value: unknown): string => value === null ? "null" : Array.isArray(value) ? "an array" : typeof value
 
 const eraOf = (entry: { readonly era?: Era }): McpGroup.CommonParams =>
   entry.era === undefined ? {} : { era: entry.era }
@@ -243,7 +242,10 @@ const remoteParams = (
 ): Result.Result<McpGroup.ServerParams, McpError.McpError> => {
   if (entry.transport !== undefined && entry.type !== undefined && entry.transport !== entry.type) {
     return Result.fail(
-      McpError.config(source, `"transport" says ${entry.transport} and "type" says ${entry.type}`, { server, field: "type" })
+      McpError.config(source, `"transport" says ${entry.transport} and "type" says ${entry.type}`, {
+        server,
+        field: "type"
+      })
     )
   }
   const protocol = new URL(entry.url).protocol
@@ -258,10 +260,17 @@ const remoteParams = (
     case "websocket":
     case "ws":
       if (!isWs) {
-        return Result.fail(McpError.config(source, `a WebSocket URL starts with ws:// or wss://, got ${protocol}//`, { server, field: "url" }))
+        return Result.fail(
+          McpError.config(source, `a WebSocket URL starts with ws:// or wss://, got ${protocol}//`, {
+            server,
+            field: "url"
+          })
+        )
       }
       if (entry.oauth !== undefined && entry.oauth !== false) {
-        return Result.fail(McpError.config(source, "OAuth is for HTTP servers, not WebSocket ones", { server, field: "oauth" }))
+        return Result.fail(
+          McpError.config(source, "OAuth is for HTTP servers, not WebSocket ones", { server, field: "oauth" })
+        )
       }
       return Result.succeed({ _tag: "WebSocket", url: entry.url, ...headers, ...era })
     case "sse":
@@ -271,7 +280,9 @@ const remoteParams = (
         return Result.fail(
           McpError.config(
             source,
-            `an HTTP URL starts with http:// or https://, got ${protocol}//${given === undefined ? "" : ` (${field}: ${given})`}`,
+            `an HTTP URL starts with http:// or https://, got ${protocol}//${
+              given === undefined ? "" : ` (${field}: ${given})`
+            }`,
             { server, field: "url" }
           )
         )

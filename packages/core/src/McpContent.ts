@@ -28,8 +28,7 @@ const base64 = (data: Uint8Array | string): string => typeof data === "string" ?
  * @category constructors
  * @since 0.1.0
  */
-export const text = (text: string, extras?: Extras): McpSchema.TextContent =>
-  withExtras({ type: "text", text }, extras)
+export const text = (text: string, extras?: Extras): McpSchema.TextContent => withExtras({ type: "text", text }, extras)
 
 /**
  * An image block from bytes (or base64 text).

@@ -234,7 +234,9 @@ export const skill = (
   differences?: ReadonlyArray<string>
 ): McpError =>
   new McpError({
-    reason: new SkillError(differences === undefined ? { check, uri, description } : { check, uri, description, differences })
+    reason: new SkillError(
+      differences === undefined ? { check, uri, description } : { check, uri, description, differences }
+    )
   })
 
 /**

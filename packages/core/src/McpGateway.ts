@@ -33,9 +33,9 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import * as Capabilities from "./internal/gateway/capabilities.ts"
 import type * as McpAuth from "./McpAuth.ts"
 import * as McpGroup from "./McpGroup.ts"
-import * as Capabilities from "./internal/gateway/capabilities.ts"
 import * as McpServer from "./McpServer.ts"
 
 // -----------------------------------------------------------------------------
@@ -106,10 +106,11 @@ export type Policy = (
  * @category constructors
  * @since 0.3.0
  */
-export const scopesPolicy = (required: Readonly<Record<string, ReadonlyArray<string>>>): Policy => (component, { auth }) => {
-  const scopes = required[component.server]
-  return scopes === undefined || (auth !== undefined && scopes.some((scope) => auth.scopes.includes(scope)))
-}
+export const scopesPolicy =
+  (required: Readonly<Record<string, ReadonlyArray<string>>>): Policy => (component, { auth }) => {
+    const scopes = required[component.server]
+    return scopes === undefined || (auth !== undefined && scopes.some((scope) => auth.scopes.includes(scope)))
+  }
 
 // -----------------------------------------------------------------------------
 // Options

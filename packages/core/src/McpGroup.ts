@@ -39,8 +39,8 @@ import type { ServerParams } from "./internal/group/params.ts"
 import type * as McpClient from "./McpClient.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpSchema from "./McpSchema.ts"
-import type * as McpTask from "./McpTask.ts"
 import type * as McpServer from "./McpServer.ts"
+import type * as McpTask from "./McpTask.ts"
 import type { McpTransport } from "./McpTransport.ts"
 
 // The group itself (`internal/group/group.ts`, with the client) and the
@@ -305,7 +305,11 @@ export interface Group {
    * server's scope is closed. A name already in the group fails with a
    * `NameCollisionError` of kind `"server"`.
    */
-  readonly connect: (name: string, params: ServerParams, options?: ConnectOptions) => Effect.Effect<void, McpError.McpError>
+  readonly connect: (
+    name: string,
+    params: ServerParams,
+    options?: ConnectOptions
+  ) => Effect.Effect<void, McpError.McpError>
   /**
    * Removes a server's components and closes its scope (its process or
    * connection ends before this returns). An unknown name fails with a

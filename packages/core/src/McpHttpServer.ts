@@ -18,9 +18,9 @@
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
-import type * as HttpRouter from "effect/http/HttpRouter"
 import type * as InternalState from "./internal/http/server/state.ts"
 import type * as JsonRpc from "./JsonRpc.ts"
 import type * as McpError from "./McpError.ts"
@@ -423,7 +423,12 @@ export const withHealth = <A, E, R>(
   options: HealthOptions | undefined,
   serve: (health: Layer.Layer<never, never, HttpRouter.HttpRouter>) => Layer.Layer<A, E, R>
 ): Layer.Layer<A, E, R> =>
-  Layer.unwrap(Effect.map(Effect.promise(() => import("./internal/http/server/health.ts")), (Health) => Health.withHealth(options, serve)))
+  Layer.unwrap(
+    Effect.map(
+      Effect.promise(() => import("./internal/http/server/health.ts")),
+      (Health) => Health.withHealth(options, serve)
+    )
+  )
 
 // the sessions' state (and the SSE encoder it uses) is loaded when first
 // needed, not with this module: a program that imports the barrel but serves
@@ -462,7 +467,9 @@ export const withGracefulShutdown = <A, E, R>(self: Layer.Layer<A, E, R>): Layer
     const drains = new Set<Effect.Effect<void>>()
     // built after `self`, so closed before it
     const first = Layer.effectDiscard(
-      Effect.addFinalizer(() => Effect.forEach(Array.from(drains), (drain) => drain, { concurrency: "unbounded", discard: true }))
+      Effect.addFinalizer(() =>
+        Effect.forEach(Array.from(drains), (drain) => drain, { concurrency: "unbounded", discard: true })
+      )
     )
     return first.pipe(Layer.provideMerge(Layer.provide(self, Layer.succeed(InternalState.Drains, drains))))
   }))

@@ -12,8 +12,8 @@
  * @since 0.1.0
  */
 import * as Exit from "effect/Exit"
-import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import * as Schema from "effect/Schema"
+import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 

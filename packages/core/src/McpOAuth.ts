@@ -27,11 +27,11 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as jose from "jose"
+import * as internal from "./internal/oauth/egress.ts"
 import * as McpAuth from "./McpAuth.ts"
 import type * as McpError from "./McpError.ts"
 import * as McpHttpClient from "./McpHttpClient.ts"
 import type * as McpTransport from "./McpTransport.ts"
-import * as internal from "./internal/oauth/egress.ts"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -397,4 +397,9 @@ export const layerTransport = (
   http?: Omit<McpHttpClient.Options, "url" | "auth"> | undefined,
   platform?: Platform | undefined
 ): Layer.Layer<McpTransport.McpTransport, McpError.McpError, McpAuth.McpAuthStore | HttpClient.HttpClient> =>
-  Layer.unwrap(Effect.map(make(options, platform), (auth) => McpHttpClient.layer({ ...http, url: String(options.serverUrl), auth })))
+  Layer.unwrap(
+    Effect.map(
+      make(options, platform),
+      (auth) => McpHttpClient.layer({ ...http, url: String(options.serverUrl), auth })
+    )
+  )

@@ -31,7 +31,10 @@ const trimSlash = (path: string): string => path.replace(/\/+$/, "")
  * @category discovery
  * @since 0.3.0
  */
-export const protectedResourceMetadataUrls = (serverUrl: URL, fromChallenge?: string | undefined): ReadonlyArray<URL> => {
+export const protectedResourceMetadataUrls = (
+  serverUrl: URL,
+  fromChallenge?: string | undefined
+): ReadonlyArray<URL> => {
   const out: Array<URL> = []
   const push = (url: URL | undefined) => {
     if (url !== undefined && !out.some((seen) => seen.href === url.href)) out.push(url)
@@ -434,7 +437,9 @@ export const tokenAuthMethod = (
     registered === "client_secret_basic" || registered === "client_secret_post" || registered === "none" ||
     registered === "private_key_jwt"
   ) {
-    if (registered === "none" || client.clientSecret !== undefined || registered === "private_key_jwt") return registered
+    if (registered === "none" || client.clientSecret !== undefined || registered === "private_key_jwt") {
+      return registered
+    }
   }
   if (client.clientSecret === undefined) return "none"
   if (supported === undefined || supported.length === 0) return "client_secret_basic"

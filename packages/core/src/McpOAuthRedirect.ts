@@ -123,7 +123,10 @@ export const makeWebStorage = (storage: Storage, options?: WebStorageOptions): {
       catch: failed("cannot be read", prefix + key)
     })
   const set = (key: string, value: unknown): Effect.Effect<void, McpError.McpError> =>
-    Effect.try({ try: () => storage.setItem(prefix + key, JSON.stringify(value)), catch: failed("cannot be written", prefix + key) })
+    Effect.try({
+      try: () => storage.setItem(prefix + key, JSON.stringify(value)),
+      catch: failed("cannot be written", prefix + key)
+    })
   const remove = (key: string): Effect.Effect<void, McpError.McpError> =>
     Effect.try({ try: () => storage.removeItem(prefix + key), catch: failed("cannot be removed", prefix + key) })
   const store = McpAuth.McpAuthStore.of({
@@ -189,7 +192,10 @@ interface Location {
 const assignLocation = (url: URL): Effect.Effect<void, McpError.McpError> =>
   Effect.try({
     try: () => (globalThis as unknown as { readonly location: Location }).location.assign(url.href),
-    catch: (cause) => McpError.auth("Authorization", `cannot navigate to the authorization server: ${McpError.messageOf(cause)}`, { cause })
+    catch: (cause) =>
+      McpError.auth("Authorization", `cannot navigate to the authorization server: ${McpError.messageOf(cause)}`, {
+        cause
+      })
   })
 
 /**
@@ -217,7 +223,9 @@ export const makeAuthorizer = (
           : Effect.fail(McpError.auth(
             "Refused",
             `the authorization URL is ${
-              authorizationUrl.protocol === "http:" ? `http on ${authorizationUrl.host}` : `a ${authorizationUrl.protocol} URL`
+              authorizationUrl.protocol === "http:"
+                ? `http on ${authorizationUrl.host}`
+                : `a ${authorizationUrl.protocol} URL`
             }: only an https URL (or http on a loopback host) is opened`
           ))
     })
@@ -229,7 +237,9 @@ export const makeAuthorizer = (
  * @category layers
  * @since 0.3.0
  */
-export const layerAuthorizer = (options: AuthorizerOptions): Layer.Layer<McpAuth.McpAuthorizer, never, PendingAuthorizations> =>
+export const layerAuthorizer = (
+  options: AuthorizerOptions
+): Layer.Layer<McpAuth.McpAuthorizer, never, PendingAuthorizations> =>
   Layer.effect(McpAuth.McpAuthorizer, makeAuthorizer(options))
 
 // -----------------------------------------------------------------------------
@@ -258,7 +268,9 @@ export class AuthorizationDenied extends Data.TaggedError("AuthorizationDenied")
  * @since 0.3.0
  */
 export const denialOf = (error: McpError.McpError): AuthorizationDenied | undefined =>
-  error.reason._tag === "AuthError" && error.reason.cause instanceof AuthorizationDenied ? error.reason.cause : undefined
+  error.reason._tag === "AuthError" && error.reason.cause instanceof AuthorizationDenied
+    ? error.reason.cause
+    : undefined
 
 /**
  * `true` when `url` carries an authorization response (`state`, with `code`

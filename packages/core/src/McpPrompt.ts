@@ -45,15 +45,21 @@ export interface McpPrompt<out R = never> {
   ) => Effect.Effect<McpSchema.GetPromptResult, McpError.McpError, R>
   readonly complete: Readonly<Record<string, McpResource.Complete<R>>>
   /** Answers `completion/complete` for this prompt whole, in place of `complete` (a gateway's, passing the request on). */
-  readonly completion?: ((
-    params: McpSchema.CompleteRequestParams,
-    context: McpServer.RequestContext
-  ) => Effect.Effect<McpSchema.CompleteResult, McpError.McpError, R>) | undefined
+  readonly completion?:
+    | ((
+      params: McpSchema.CompleteRequestParams,
+      context: McpServer.RequestContext
+    ) => Effect.Effect<McpSchema.CompleteResult, McpError.McpError, R>)
+    | undefined
   /** 2026-07-28: hold a `prompts/get` instead of replaying it when it asks the client (see `McpTool.Info.hold`). */
   readonly hold?: boolean | undefined
 }
 
-type StringFields = { readonly [key: string]: Schema.Codec<any, string, any, never> | Schema.optionalKey<Schema.Codec<any, string, any, never>> }
+type StringFields = {
+  readonly [key: string]:
+    | Schema.Codec<any, string, any, never>
+    | Schema.optionalKey<Schema.Codec<any, string, any, never>>
+}
 
 /**
  * A prompt. Its arguments are decoded with `arguments`; bad ones are answered
@@ -105,7 +111,10 @@ export const make = <Fields extends StringFields = {}, E = never, R = never, R2 
           McpError.invalidParams("prompts/get", `${options.name}: ${SchemaIssue.makeFormatterDefault()(error.issue)}`)
         ),
         Effect.flatMap((decoded) =>
-          Failure.guard(Failure.siteOf(context, "prompt", options.name), Effect.suspend(() => options.get(decoded, context)))
+          Failure.guard(
+            Failure.siteOf(context, "prompt", options.name),
+            Effect.suspend(() => options.get(decoded, context))
+          )
         ),
         Effect.map(toResult)
       ),

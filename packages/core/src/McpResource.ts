@@ -61,7 +61,9 @@ export interface McpResource<out R = never> {
   readonly resource: McpSchema.Resource
   /** Cache hints of this definition's list entry (and, for resources, reads) in 2026-07-28 answers; default: the server's. */
   readonly cache?: Partial<McpSchema.CacheHints> | undefined
-  readonly read: (context: McpServer.RequestContext) => Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError, R>
+  readonly read: (
+    context: McpServer.RequestContext
+  ) => Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError, R>
   /** 2026-07-28: hold a read instead of replaying it when it asks the client (see `McpTool.Info.hold`). */
   readonly hold?: boolean | undefined
 }
@@ -87,13 +89,17 @@ export interface McpResourceTemplate<out R = never> {
     context: McpServer.RequestContext
   ) => Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError, R>
   /** Concrete resources of this template, for `resources/list`. */
-  readonly list: ((context: McpServer.RequestContext) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, McpError.McpError, R>) | undefined
+  readonly list:
+    | ((context: McpServer.RequestContext) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, McpError.McpError, R>)
+    | undefined
   readonly complete: Readonly<Record<string, Complete<R>>>
   /** Answers `completion/complete` for this template whole, in place of `complete` (a gateway's, passing the request on). */
-  readonly completion?: ((
-    params: McpSchema.CompleteRequestParams,
-    context: McpServer.RequestContext
-  ) => Effect.Effect<McpSchema.CompleteResult, McpError.McpError, R>) | undefined
+  readonly completion?:
+    | ((
+      params: McpSchema.CompleteRequestParams,
+      context: McpServer.RequestContext
+    ) => Effect.Effect<McpSchema.CompleteResult, McpError.McpError, R>)
+    | undefined
   /** 2026-07-28: hold a read instead of replaying it when it asks the client (see `McpTool.Info.hold`). */
   readonly hold?: boolean | undefined
 }
@@ -125,12 +131,14 @@ export interface Info {
  * @category constructors
  * @since 0.1.0
  */
-export const make = <E, R>(options: Info & {
-  readonly uri: string
-  readonly name: string
-  readonly size?: number | undefined
-  readonly read: (context: McpServer.RequestContext) => Effect.Effect<Contents, E, R>
-}): McpResource<R> => ({
+export const make = <E, R>(
+  options: Info & {
+    readonly uri: string
+    readonly name: string
+    readonly size?: number | undefined
+    readonly read: (context: McpServer.RequestContext) => Effect.Effect<Contents, E, R>
+  }
+): McpResource<R> => ({
   _tag: "McpResource",
   uri: options.uri,
   resource: listing({ uri: options.uri, name: options.name }, { ...options, size: options.size }),
@@ -167,18 +175,24 @@ export const template = <
   E = never,
   R = never,
   R2 = never
->(options: Info & {
-  readonly uriTemplate: T
-  readonly name: string
-  readonly variables?: V | undefined
-  readonly list?: ((context: McpServer.RequestContext) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, E, R2>) | undefined
-  readonly complete?: { readonly [K in UriTemplate.Variables<T>]?: Complete<R2> } | undefined
-  readonly read: (
-    variables: { readonly [K in UriTemplate.Variables<T>]: K extends keyof V ? Schema.Schema.Type<NonNullable<V[K]>> : string },
-    uri: string,
-    context: McpServer.RequestContext
-  ) => Effect.Effect<Contents, E, R>
-}): McpResourceTemplate<R | R2 | VariableServices<V>> => {
+>(
+  options: Info & {
+    readonly uriTemplate: T
+    readonly name: string
+    readonly variables?: V | undefined
+    readonly list?:
+      | ((context: McpServer.RequestContext) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, E, R2>)
+      | undefined
+    readonly complete?: { readonly [K in UriTemplate.Variables<T>]?: Complete<R2> } | undefined
+    readonly read: (
+      variables: {
+        readonly [K in UriTemplate.Variables<T>]: K extends keyof V ? Schema.Schema.Type<NonNullable<V[K]>> : string
+      },
+      uri: string,
+      context: McpServer.RequestContext
+    ) => Effect.Effect<Contents, E, R>
+  }
+): McpResourceTemplate<R | R2 | VariableServices<V>> => {
   const parsed = UriTemplate.make(options.uriTemplate)
   const decoders: Record<string, (input: unknown) => Effect.Effect<unknown, Schema.SchemaError, any>> = {}
   for (const [name, schema] of Object.entries(options.variables ?? {})) {
@@ -190,7 +204,8 @@ export const template = <
     uriTemplate: options.uriTemplate,
     template: listing({ uriTemplate: options.uriTemplate, name: options.name }, options),
     cache: options.cache,
-    match: (uri) => UriTemplate.match(parsed, uri) as Option.Option<Readonly<Record<string, string | ReadonlyArray<string>>>>,
+    match: (uri) =>
+      UriTemplate.match(parsed, uri) as Option.Option<Readonly<Record<string, string | ReadonlyArray<string>>>>,
     read: (uri, variables, context) =>
       Effect.forEach(Object.entries(variables), ([name, value]) => {
         const decode = decoders[name]
@@ -211,12 +226,16 @@ export const template = <
       ),
     list: list === undefined
       ? undefined
-      : (context) => Failure.guard(Failure.siteOf(context, "resource", options.uriTemplate), Effect.suspend(() => list(context))),
+      : (context) =>
+        Failure.guard(Failure.siteOf(context, "resource", options.uriTemplate), Effect.suspend(() => list(context))),
     complete: (options.complete ?? {}) as Record<string, Complete<R2>>
   }
 }
 
-type VariableServices<V> = { readonly [K in keyof V]-?: NonNullable<V[K]> extends Schema.Top ? NonNullable<V[K]>["DecodingServices"] : never }[keyof V]
+type VariableServices<V> = {
+  readonly [K in keyof V]-?: NonNullable<V[K]> extends Schema.Top ? NonNullable<V[K]>["DecodingServices"]
+    : never
+}[keyof V]
 
 // -----------------------------------------------------------------------------
 // Errors

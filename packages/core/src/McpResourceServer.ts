@@ -137,7 +137,8 @@ export const metadata = (options: Options, resource: string | URL): Record<strin
  * @category metadata
  * @since 0.1.0
  */
-export const metadataUrl = (resource: string | URL): string => ResourceMetadata.metadataUrl(McpAuth.canonicalResource(resource))
+export const metadataUrl = (resource: string | URL): string =>
+  ResourceMetadata.metadataUrl(McpAuth.canonicalResource(resource))
 
 /**
  * The metadata document as routes of the `HttpRouter` in context, for an

@@ -11,7 +11,6 @@
  *
  * @since 0.1.0
  */
-import type * as McpMethod from "./McpMethod.ts"
 import { Complete } from "./internal/schema/completion.ts"
 import { Elicit, ElicitationComplete } from "./internal/schema/elicitation.ts"
 import { Initialize, Initialized, Ping } from "./internal/schema/lifecycle.ts"
@@ -33,6 +32,7 @@ import { Discover, SubscriptionsAcknowledged, SubscriptionsListen } from "./inte
 import { CancelTask, GetTask, GetTaskPayload, ListTasks, TaskStatusNotification } from "./internal/schema/tasks.ts"
 import { TasksNotification, UpdateTask } from "./internal/schema/tasksModern.ts"
 import { CallTool, ListTools, ToolListChanged } from "./internal/schema/tools.ts"
+import type * as McpMethod from "./McpMethod.ts"
 
 export * from "./internal/schema/base.ts"
 export * from "./internal/schema/completion.ts"
@@ -92,8 +92,7 @@ export const isSupportedProtocolVersion = (version: unknown): version is Protoco
 // -----------------------------------------------------------------------------
 
 // Each key must equal its declaration's name (checked by the compiler).
-const byRequestName = <const T extends { readonly [K in keyof T]: McpMethod.Request<K & string> }>(table: T): T =>
-  table
+const byRequestName = <const T extends { readonly [K in keyof T]: McpMethod.Request<K & string> }>(table: T): T => table
 
 const byNotificationName = <const T extends { readonly [K in keyof T]: McpMethod.Notification<K & string> }>(
   table: T

@@ -15,17 +15,17 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import type * as Duration from "effect/Duration"
 import type { HeaderParam } from "./internal/jsonSchema/headers.ts"
 import * as InternalContext from "./internal/server/context.ts"
-import { makeServer } from "./internal/server/server.ts"
 import * as Logging from "./internal/server/logging.ts"
+import { makeServer } from "./internal/server/server.ts"
 import * as JsonRpc from "./JsonRpc.ts"
 import type * as McpAuth from "./McpAuth.ts"
 import * as McpError from "./McpError.ts"
@@ -181,7 +181,8 @@ export interface RequestContext extends NotificationContext {
  * @category references
  * @since 0.1.0
  */
-export const CurrentRequestContext: Context.Reference<RequestContext | undefined> = InternalContext.CurrentRequestContext
+export const CurrentRequestContext: Context.Reference<RequestContext | undefined> =
+  InternalContext.CurrentRequestContext
 
 /**
  * The context of the request being handled, if any.
@@ -452,8 +453,9 @@ export const register = <const Definitions extends ReadonlyArray<Definition<any>
  * @category constructors
  * @since 0.1.0
  */
-export const serve: Effect.Effect<McpServerSession.ServerSession, never, McpServer | McpTransport | Scope.Scope> = Effect
-  .flatMap(McpServer, (server) => server.serve)
+export const serve: Effect.Effect<McpServerSession.ServerSession, never, McpServer | McpTransport | Scope.Scope> =
+  Effect
+    .flatMap(McpServer, (server) => server.serve)
 
 /**
  * One served connection as a layer (its session, to await its end).
@@ -461,10 +463,11 @@ export const serve: Effect.Effect<McpServerSession.ServerSession, never, McpServ
  * @category layers
  * @since 0.1.0
  */
-export const layerSession: Layer.Layer<McpServerSession.McpServerSession, never, McpServer | McpTransport> = Layer.effect(
-  McpServerSession.McpServerSession,
-  serve
-)
+export const layerSession: Layer.Layer<McpServerSession.McpServerSession, never, McpServer | McpTransport> = Layer
+  .effect(
+    McpServerSession.McpServerSession,
+    serve
+  )
 
 /**
  * The error a handler fails with when the request can only go on after the
@@ -488,7 +491,9 @@ const bridge = Logger.make<unknown, void>(({ fiber, logLevel, message }) => {
   const parts = Array.isArray(message) ? message : [message]
   const data = parts.length === 1 ? parts[0] : parts
   // keeps the request's origin, so that Streamable HTTP answers the log line on the request's stream
-  Effect.runFork(Effect.provideService(context.log(Logging.fromEffect(logLevel), data), RequestOrigin, fiber.getRef(RequestOrigin)))
+  Effect.runFork(
+    Effect.provideService(context.log(Logging.fromEffect(logLevel), data), RequestOrigin, fiber.getRef(RequestOrigin))
+  )
 })
 
 /**

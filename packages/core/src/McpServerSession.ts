@@ -18,12 +18,12 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Held from "./internal/era/held.ts"
-import { make as makeEngine } from "./internal/session/engine.ts"
 import * as RequestState from "./internal/era/requestState.ts"
-import * as Versions from "./internal/era/versions.ts"
-import * as Shared from "./internal/server/sessionHandlers.ts"
 import * as Stateful from "./internal/era/stateful.ts"
 import * as Stateless from "./internal/era/stateless.ts"
+import * as Versions from "./internal/era/versions.ts"
+import * as Shared from "./internal/server/sessionHandlers.ts"
+import { make as makeEngine } from "./internal/session/engine.ts"
 import type * as McpError from "./McpError.ts"
 import * as McpMethod from "./McpMethod.ts"
 import * as McpSchema from "./McpSchema.ts"
@@ -171,7 +171,10 @@ export const makeHeldCalls = (
  */
 export const handler = <M extends McpMethod.Request>(
   method: M,
-  handle: (params: McpMethod.Params<M>, context: RequestContext) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>
+  handle: (
+    params: McpMethod.Params<M>,
+    context: RequestContext
+  ) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>
 ): Handler => ({ method, handle })
 
 /**

@@ -147,7 +147,10 @@ export interface NotificationHandler {
  */
 export const handler = <M extends McpMethod.Request>(
   method: M,
-  handle: (params: McpMethod.Params<M>, context: RequestContext) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>
+  handle: (
+    params: McpMethod.Params<M>,
+    context: RequestContext
+  ) => Effect.Effect<McpMethod.Result<M>, McpError.McpError>
 ): Handler => ({ method, handle })
 
 /**
@@ -185,10 +188,12 @@ export interface Options {
    * message, an error object refuses it (requests get it as their response,
    * notifications are dropped).
    */
-  readonly admit?: ((
-    message: JsonRpc.Request | JsonRpc.Notification,
-    kind: "request" | "notification"
-  ) => JsonRpc.ErrorObject | undefined) | undefined
+  readonly admit?:
+    | ((
+      message: JsonRpc.Request | JsonRpc.Notification,
+      kind: "request" | "notification"
+    ) => JsonRpc.ErrorObject | undefined)
+    | undefined
   /**
    * Sees every notification the peer sends, in order, before it is handled
    * (including `notifications/progress` and `notifications/cancelled`). It

@@ -21,13 +21,13 @@
  */
 export * from "./internal/schema/skills.ts"
 import type * as Effect from "effect/Effect"
+import type { Skill } from "./internal/schema/skills.ts"
 import * as Catalogs from "./internal/skills/catalog.ts"
 import * as Files_ from "./internal/skills/files.ts"
 import * as Serve from "./internal/skills/serve.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpExtension from "./McpExtension.ts"
 import type * as McpSchema from "./McpSchema.ts"
-import type { Skill } from "./internal/schema/skills.ts"
 
 // -----------------------------------------------------------------------------
 // Storage

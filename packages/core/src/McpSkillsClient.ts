@@ -28,13 +28,13 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Skills from "./internal/schema/skills.ts"
 import * as Client from "./internal/skillsClient/client.ts"
 import * as Group from "./internal/skillsClient/group.ts"
 import * as McpClient from "./McpClient.ts"
 import type * as McpError from "./McpError.ts"
 import type * as McpGroup from "./McpGroup.ts"
 import type * as McpSchema from "./McpSchema.ts"
-import type * as Skills from "./internal/schema/skills.ts"
 
 // -----------------------------------------------------------------------------
 // Models

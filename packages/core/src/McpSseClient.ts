@@ -61,7 +61,10 @@ export const make: (
   "McpSseClient.make"
 )((options: Options) =>
   // the transport (`effect/http`) is loaded when one is made, not with this module
-  Effect.flatMap(Effect.promise(() => import("./internal/sse/client.ts")), (Internal) => Internal.makeTransport(options))
+  Effect.flatMap(
+    Effect.promise(() => import("./internal/sse/client.ts")),
+    (Internal) => Internal.makeTransport(options)
+  )
 )
 
 /**

@@ -92,4 +92,6 @@ export interface Options {
  */
 export const layerRoute = (options?: Options): Layer.Layer<never, never, McpServer | HttpRouter.HttpRouter> =>
   // the routes (`effect/http`) are loaded when the layer is built, not with this module
-  Layer.unwrap(Effect.map(Effect.promise(() => import("./internal/sse/server.ts")), (Internal) => Internal.layerRoute(options)))
+  Layer.unwrap(
+    Effect.map(Effect.promise(() => import("./internal/sse/server.ts")), (Internal) => Internal.layerRoute(options))
+  )

@@ -116,7 +116,11 @@ export interface Service {
     f: (record: TaskRecord) => TaskRecord | undefined
   ) => Effect.Effect<Option.Option<TaskRecord>, McpError.McpError>
   /** A requestor's tasks, newest first, `limit` a page. */
-  readonly list: (requestor: string, cursor: string | undefined, limit: number) => Effect.Effect<Page, McpError.McpError>
+  readonly list: (
+    requestor: string,
+    cursor: string | undefined,
+    limit: number
+  ) => Effect.Effect<Page, McpError.McpError>
   /**
    * The task's current version, then every later one as it is updated (a
    * slow reader may skip to the newest); ends when the task is removed or

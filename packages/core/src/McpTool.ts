@@ -172,31 +172,46 @@ export interface Info {
  * @since 0.1.0
  */
 export const make: {
-  <O extends Schema.Top, E, R>(name: string, options: Info & {
-    readonly input?: undefined
-    readonly output: O
-    readonly handler: (input: NoInput, context: McpServer.RequestContext) => Effect.Effect<O["Type"], E, R>
-  }): McpTool<R | O["EncodingServices"]>
-  <E, R>(name: string, options: Info & {
-    readonly input?: undefined
-    readonly output?: undefined
-    readonly handler: (input: NoInput, context: McpServer.RequestContext) => Effect.Effect<Output, E, R>
-  }): McpTool<R>
-  <I extends Schema.Top, O extends Schema.Top, E, R>(name: string, options: Info & {
-    readonly input: I
-    readonly output: O
-    readonly handler: (input: I["Type"], context: McpServer.RequestContext) => Effect.Effect<O["Type"], E, R>
-  }): McpTool<R | I["DecodingServices"] | O["EncodingServices"]>
-  <I extends Schema.Top, E, R>(name: string, options: Info & {
-    readonly input: I
-    readonly output?: undefined
-    readonly handler: (input: I["Type"], context: McpServer.RequestContext) => Effect.Effect<Output, E, R>
-  }): McpTool<R | I["DecodingServices"]>
-} = (name: string, options: Info & {
-  readonly input?: Schema.Top | undefined
-  readonly output?: Schema.Top | undefined
-  readonly handler: (input: any, context: McpServer.RequestContext) => Effect.Effect<any, any, any>
-}): McpTool<any> => {
+  <O extends Schema.Top, E, R>(
+    name: string,
+    options: Info & {
+      readonly input?: undefined
+      readonly output: O
+      readonly handler: (input: NoInput, context: McpServer.RequestContext) => Effect.Effect<O["Type"], E, R>
+    }
+  ): McpTool<R | O["EncodingServices"]>
+  <E, R>(
+    name: string,
+    options: Info & {
+      readonly input?: undefined
+      readonly output?: undefined
+      readonly handler: (input: NoInput, context: McpServer.RequestContext) => Effect.Effect<Output, E, R>
+    }
+  ): McpTool<R>
+  <I extends Schema.Top, O extends Schema.Top, E, R>(
+    name: string,
+    options: Info & {
+      readonly input: I
+      readonly output: O
+      readonly handler: (input: I["Type"], context: McpServer.RequestContext) => Effect.Effect<O["Type"], E, R>
+    }
+  ): McpTool<R | I["DecodingServices"] | O["EncodingServices"]>
+  <I extends Schema.Top, E, R>(
+    name: string,
+    options: Info & {
+      readonly input: I
+      readonly output?: undefined
+      readonly handler: (input: I["Type"], context: McpServer.RequestContext) => Effect.Effect<Output, E, R>
+    }
+  ): McpTool<R | I["DecodingServices"]>
+} = (
+  name: string,
+  options: Info & {
+    readonly input?: Schema.Top | undefined
+    readonly output?: Schema.Top | undefined
+    readonly handler: (input: any, context: McpServer.RequestContext) => Effect.Effect<any, any, any>
+  }
+): McpTool<any> => {
   const input = options.input ?? Schema.Struct({})
   const decode = Schema.decodeUnknownEffect(input as Schema.Codec<unknown, unknown, any>)
   const encode = options.output === undefined
@@ -220,7 +235,11 @@ export const make: {
         onFailure: (error) => Effect.succeed(invalidArguments(name, error.issue)),
         onSuccess: (input) => {
           const result = Effect.suspend(() => options.handler(input, context))
-          return run(name, context, encode === undefined ? Effect.map(result, toResult) : Effect.flatMap(result, structured))
+          return run(
+            name,
+            context,
+            encode === undefined ? Effect.map(result, toResult) : Effect.flatMap(result, structured)
+          )
         }
       })
   }
@@ -249,14 +268,17 @@ const currentValidator: Effect.Effect<JsonSchemaValidator.JsonSchemaValidator.Se
  * @category constructors
  * @since 0.1.0
  */
-export const fromJsonSchema = <E, R>(name: string, options: Info & {
-  readonly inputSchema: McpSchema.Tool["inputSchema"]
-  readonly outputSchema?: McpSchema.Tool["outputSchema"] | undefined
-  readonly handler: (
-    input: Readonly<Record<string, unknown>>,
-    context: McpServer.RequestContext
-  ) => Effect.Effect<Output | Readonly<Record<string, unknown>>, E, R>
-}): McpTool<R> => ({
+export const fromJsonSchema = <E, R>(
+  name: string,
+  options: Info & {
+    readonly inputSchema: McpSchema.Tool["inputSchema"]
+    readonly outputSchema?: McpSchema.Tool["outputSchema"] | undefined
+    readonly handler: (
+      input: Readonly<Record<string, unknown>>,
+      context: McpServer.RequestContext
+    ) => Effect.Effect<Output | Readonly<Record<string, unknown>>, E, R>
+  }
+): McpTool<R> => ({
   _tag: "McpTool",
   name,
   tool: listing(name, options, options.inputSchema, options.outputSchema),
@@ -266,14 +288,20 @@ export const fromJsonSchema = <E, R>(name: string, options: Info & {
     Effect.flatMap(currentValidator, (validator) => {
       const input = (args ?? {}) as Record<string, unknown>
       const problems = validator.compile(options.inputSchema)(input)
-      if (problems.length > 0) return Effect.succeed(errorResult(`Invalid arguments for tool ${name}:\n${problems.join("\n")}`))
-      return run(name, context, Effect.map(Effect.suspend(() => options.handler(input, context)), (value) =>
-        options.outputSchema === undefined
-          ? toResult(value as Output)
-          : {
-            content: [{ type: "text", text: JSON.stringify(value) }],
-            structuredContent: value as Record<string, unknown>
-          }))
+      if (problems.length > 0) {
+        return Effect.succeed(errorResult(`Invalid arguments for tool ${name}:\n${problems.join("\n")}`))
+      }
+      return run(
+        name,
+        context,
+        Effect.map(Effect.suspend(() => options.handler(input, context)), (value) =>
+          options.outputSchema === undefined
+            ? toResult(value as Output)
+            : {
+              content: [{ type: "text", text: JSON.stringify(value) }],
+              structuredContent: value as Record<string, unknown>
+            })
+      )
     })
 })
 
@@ -390,7 +418,9 @@ const issueFormatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 const invalidArguments = (name: string, issue: SchemaIssue.Issue): McpSchema.CallToolResult => {
   const problems = issueFormatter(issue).issues.map((problem) => {
-    const path = problem.path === undefined || problem.path.length === 0 ? "(arguments)" : problem.path.map(String).join(".")
+    const path = problem.path === undefined || problem.path.length === 0
+      ? "(arguments)"
+      : problem.path.map(String).join(".")
     return `- ${path}: ${problem.message}`
   })
   return errorResult(`Invalid arguments for tool ${name}:\n${problems.join("\n")}`)

@@ -20,11 +20,11 @@ import * as Scheduler from "effect/Scheduler"
 import type * as Scope from "effect/Scope"
 import type * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
+import { ndjsonDecoder } from "./internal/framing/ndjson.ts"
+import * as Direct from "./internal/transport/direct.ts"
 import * as JsonRpc from "./JsonRpc.ts"
 import type * as McpAuth from "./McpAuth.ts"
 import * as McpError from "./McpError.ts"
-import { ndjsonDecoder } from "./internal/framing/ndjson.ts"
-import * as Direct from "./internal/transport/direct.ts"
 
 // -----------------------------------------------------------------------------
 // Service
@@ -139,17 +139,17 @@ export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
  * @category framing
  * @since 0.1.0
  */
-export const decodeNdjson = (options?: NdjsonOptions) =>
-<E, R>(self: Stream.Stream<Uint8Array, E, R>): Stream.Stream<unknown, E, R> => {
-  const maxLineBytes = options?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
-  return self.pipe(
-    Stream.mapAccum(
-      () => ndjsonDecoder(maxLineBytes),
-      (decoder, chunk) => [decoder, decoder.push(chunk)] as const,
-      { onHalt: (decoder) => decoder.end() }
+export const decodeNdjson =
+  (options?: NdjsonOptions) => <E, R>(self: Stream.Stream<Uint8Array, E, R>): Stream.Stream<unknown, E, R> => {
+    const maxLineBytes = options?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
+    return self.pipe(
+      Stream.mapAccum(
+        () => ndjsonDecoder(maxLineBytes),
+        (decoder, chunk) => [decoder, decoder.push(chunk)] as const,
+        { onHalt: (decoder) => decoder.end() }
+      )
     )
-  )
-}
+  }
 
 /**
  * The receiving end of a byte pipe the process reads itself (a child's
@@ -256,7 +256,9 @@ export const makeNdjson = Effect.fn("McpTransport.makeNdjson")(function*(options
     incoming: options.input.pipe(decodeNdjson({ maxLineBytes: options.maxLineBytes })),
     // the outbox is unbounded: an offer never waits
     send: (frame) =>
-      Effect.suspend(() => Queue.offerUnsafe(outbox, frame) ? Effect.void : Effect.fail(McpError.closed("transport closed")))
+      Effect.suspend(() =>
+        Queue.offerUnsafe(outbox, frame) ? Effect.void : Effect.fail(McpError.closed("transport closed"))
+      )
   })
 })
 

@@ -139,7 +139,9 @@ export const serve: (
   const Auth = auth === undefined ? undefined : yield* loadAuth
   yield* Effect.scoped(Effect.gen(function*() {
     const socketTransport = yield* Internal.make(socket)
-    const transport = auth === undefined ? socketTransport : Auth!.withAuth(socketTransport, auth, options?.authenticator)
+    const transport = auth === undefined
+      ? socketTransport
+      : Auth!.withAuth(socketTransport, auth, options?.authenticator)
     const session = yield* Effect.provideService(server.serve, McpTransport, transport)
     const expiresAt = auth?.expiresAt
     if (expiresAt === undefined) return yield* session.awaitClose

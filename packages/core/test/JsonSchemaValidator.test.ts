@@ -30,7 +30,12 @@ describe("JsonSchemaValidator: the default, with nothing provided", () => {
 
   it.effect("an invalid value: every problem, each naming its path", () =>
     Effect.gen(function*() {
-      const problems = yield* JsonSchemaValidator.validate(Counter, { count: "3", name: "a", tags: ["ok", 2], owner: {} })
+      const problems = yield* JsonSchemaValidator.validate(Counter, {
+        count: "3",
+        name: "a",
+        tags: ["ok", 2],
+        owner: {}
+      })
       assert.deepStrictEqual(problems, [
         "/count: Instance type \"string\" is invalid. Expected \"integer\".",
         "/name: String is too short (1 < 2).",
@@ -126,7 +131,9 @@ describe("JsonSchemaValidator.compile", () => {
 
   it("paths escape / and ~ as JSON Pointer does", () => {
     const check = JsonSchemaValidator.compile({ type: "object", properties: { "a/b~c": { type: "string" } } })
-    assert.deepStrictEqual(check({ "a/b~c": 1 }), ["/a~1b~0c: Instance type \"number\" is invalid. Expected \"string\"."])
+    assert.deepStrictEqual(check({ "a/b~c": 1 }), [
+      "/a~1b~0c: Instance type \"number\" is invalid. Expected \"string\"."
+    ])
   })
 
   it("an unreadable schema reports the problem for every value instead of throwing", () => {
@@ -150,7 +157,10 @@ describe("JsonSchemaValidator.compile", () => {
   })
 
   it("does not touch the caller's schema, even a frozen one", () => {
-    const schema = Object.freeze({ type: "object", properties: Object.freeze({ a: Object.freeze({ type: "string" }) }) })
+    const schema = Object.freeze({
+      type: "object",
+      properties: Object.freeze({ a: Object.freeze({ type: "string" }) })
+    })
     const check = JsonSchemaValidator.compile(schema)
     assert.deepStrictEqual(check({ a: "x" }), [])
     assert.deepStrictEqual(check({ a: 1 }), ["/a: Instance type \"number\" is invalid. Expected \"string\"."])

@@ -22,7 +22,9 @@ import { ValidatorLayer } from "./utils/validator.ts"
 // -----------------------------------------------------------------------------
 
 /** The calls the model makes, given the tools it is shown; a string is its answer instead. */
-type Plan = (tools: ReadonlyArray<Tool.Any>) => ReadonlyArray<{ readonly name: string; readonly params: unknown }> | string
+type Plan = (
+  tools: ReadonlyArray<Tool.Any>
+) => ReadonlyArray<{ readonly name: string; readonly params: unknown }> | string
 
 /** What the model reads of a tool result: its model output, else its JSON. */
 const view = (part: Prompt.ToolMessagePart): string =>
@@ -177,7 +179,9 @@ describe("McpAi.toolkit", () => {
       assert.deepStrictEqual(requests[0]!.tools.map((tool) => tool.name), ["read_note", "stats"])
 
       // a filtered toolkit
-      const filtered = yield* McpAi.toolkit(client, { filter: (entry) => entry.tool.annotations?.readOnlyHint === true })
+      const filtered = yield* McpAi.toolkit(client, {
+        filter: (entry) => entry.tool.annotations?.readOnlyHint === true
+      })
       assert.deepStrictEqual(Object.keys(filtered.tools), ["read_note"])
     }))
 
@@ -217,9 +221,16 @@ describe("McpAi.toolkit", () => {
       assert.strictEqual(result?.isFailure, true)
       assert.instanceOf(result?.result, McpAi.ToolFailure)
       const failure = result?.result as McpAi.ToolFailure
-      assert.deepStrictEqual([failure.tool, failure.message, failure.structuredContent], ["broken", "disk on fire", undefined])
+      assert.deepStrictEqual([failure.tool, failure.message, failure.structuredContent], [
+        "broken",
+        "disk on fire",
+        undefined
+      ])
       assert.strictEqual(refused?.isFailure, true)
-      assert.strictEqual((refused?.result as McpAi.ToolFailure).message, "The arguments of broken must be a JSON object")
+      assert.strictEqual(
+        (refused?.result as McpAi.ToolFailure).message,
+        "The arguments of broken must be a JSON object"
+      )
       assert.strictEqual(
         text,
         `final: failed broken: {"_tag":"McpToolFailure","tool":"broken","message":"disk on fire"}` +
@@ -239,9 +250,14 @@ describe("McpAi.toolkit", () => {
       const before = yield* converse("Use the late tool", toolkit).pipe(Effect.provide(model))
       assert.strictEqual(before.text, "no tool named late")
 
-      yield* server.register(McpTool.make("late", { input: Schema.Struct({}), handler: () => Effect.succeed("late result") }))
+      yield* server.register(
+        McpTool.make("late", { input: Schema.Struct({}), handler: () => Effect.succeed("late result") })
+      )
       // the client refreshes its list on `list_changed`
-      yield* client.tools.changes.pipe(Stream.filter((tools) => tools.some((tool) => tool.name === "late")), Stream.runHead)
+      yield* client.tools.changes.pipe(
+        Stream.filter((tools) => tools.some((tool) => tool.name === "late")),
+        Stream.runHead
+      )
 
       const after = yield* converse("Use the late tool", toolkit).pipe(Effect.provide(model))
       assert.strictEqual(after.text, "final: ok late: late result")
@@ -251,9 +267,14 @@ describe("McpAi.toolkit", () => {
     Effect.gen(function*() {
       const long = "x".repeat(100)
       const hostile = ["a.b", "a/b", "a_b", long, "ünï cödé", "9lives"]
-      const client = yield* connect(serverOf(...hostile.map((name) =>
-        McpTool.make(name, { input: Schema.Struct({}), handler: () => Effect.succeed(`I am ${name}`) })
-      )))
+      const client = yield* connect(
+        serverOf(...hostile.map((name) =>
+          McpTool.make(name, {
+            input: Schema.Struct({}),
+            handler: () => Effect.succeed(`I am ${name}`)
+          })
+        ))
+      )
       const requests: Array<LanguageModel.ProviderOptions> = []
       const plan: Plan = (tools) => tools.map((tool) => ({ name: tool.name, params: {} }))
 
@@ -320,8 +341,10 @@ const Tools = Toolkit.make(Divide, Repeat, Wipe, Lookup)
 const calculator = (wiped: Ref.Ref<boolean>) =>
   McpAi.serveToolkit(Tools).pipe(
     Layer.provide(Tools.toLayer({
-      divide: ({ a, b }) => b === 0 ? Effect.fail(new DivisionByZero({ dividend: a })) : Effect.succeed({ quotient: a / b }),
-      repeat: ({ times, word }) => times < 1 ? Effect.fail("nothing to repeat") : Effect.succeed({ text: word.repeat(times) }),
+      divide: ({ a, b }) =>
+        b === 0 ? Effect.fail(new DivisionByZero({ dividend: a })) : Effect.succeed({ quotient: a / b }),
+      repeat: ({ times, word }) =>
+        times < 1 ? Effect.fail("nothing to repeat") : Effect.succeed({ text: word.repeat(times) }),
       wipe: () => Ref.set(wiped, true),
       lookup: (params) => Effect.succeed(`value of ${(params as { key: string }).key}`)
     })),
@@ -362,7 +385,10 @@ describe("McpAi.serveToolkit", () => {
         openWorldHint: true
       })
       // the encoded side of the parameters: the count is a string
-      assert.strictEqual((listedTool(tools, "repeat").inputSchema.properties?.times as { type?: unknown }).type, "string")
+      assert.strictEqual(
+        (listedTool(tools, "repeat").inputSchema.properties?.times as { type?: unknown }).type,
+        "string"
+      )
       assert.strictEqual(listedTool(tools, "wipe").outputSchema, undefined)
 
       // a result, as structured content

@@ -54,7 +54,12 @@ interface Case {
 const CASES: ReadonlyArray<Case> = [
   {
     label: "the whole _meta.ui",
-    tool: { name: "weather", resourceUri: "ui://weather/view.html", visibility: ["model", "app"], meta: { "example.com/owner": "me" } },
+    tool: {
+      name: "weather",
+      resourceUri: "ui://weather/view.html",
+      visibility: ["model", "app"],
+      meta: { "example.com/owner": "me" }
+    },
     resource: {
       uri: "ui://weather/view.html",
       name: "Weather View",
@@ -97,7 +102,10 @@ const registerOfficial = (server: OfficialServer, c: Case) => {
   const { resource, tool } = c
   const toolMeta = tool.flat === true
     ? { ...tool.meta, [RESOURCE_URI_META_KEY]: tool.resourceUri }
-    : { ...tool.meta, ui: { resourceUri: tool.resourceUri, ...(tool.visibility ? { visibility: [...tool.visibility] } : {}) } }
+    : {
+      ...tool.meta,
+      ui: { resourceUri: tool.resourceUri, ...(tool.visibility ? { visibility: [...tool.visibility] } : {}) }
+    }
   registerAppTool(server, tool.name, { description: "a tool", _meta: toolMeta }, async () => ({
     content: [{ type: "text", text: "ok" }]
   }))
@@ -131,7 +139,10 @@ const ours = (c: Case) => {
     handler
   })
   // the flat form names the resource by URI; the others by the resource itself
-  return [app, McpApps.linkTool(made, { resourceUri: tool.flat === true ? tool.resourceUri : app, visibility: tool.visibility })] as const
+  return [
+    app,
+    McpApps.linkTool(made, { resourceUri: tool.flat === true ? tool.resourceUri : app, visibility: tool.visibility })
+  ] as const
 }
 
 /** An official v2 client connected in memory to an official v2 server, closed with the scope. */
@@ -167,7 +178,14 @@ describe("McpApps", () => {
           const ourTool = (yield* client.listTools()).tools.find((t) => t.name === c.tool.name)!
           assert.deepStrictEqual(ourTool._meta, theirTool._meta)
 
-          const pick = (r: any) => ({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType, _meta: r._meta })
+          const pick = (r: any) => ({
+            uri: r.uri,
+            name: r.name,
+            title: r.title,
+            description: r.description,
+            mimeType: r.mimeType,
+            _meta: r._meta
+          })
           const theirResource = (yield* Effect.promise(() => theirs.listResources())).resources[0]
           const ourResource = (yield* client.listResources()).resources[0]
           assert.deepStrictEqual(pick(ourResource), pick(theirResource))
@@ -195,7 +213,10 @@ describe("McpApps", () => {
       const clientCapabilities = extensions === undefined ? {} : { extensions }
       const theirs = getUiCapability(clientCapabilities as any)
       const supported = theirs?.mimeTypes?.some((type) => type.replace(/\s/g, "") === RESOURCE_MIME_TYPE) === true
-      assert.deepStrictEqual(McpApps.clientCapability({ clientCapabilities }), supported ? theirs as McpApps.ClientCapability : undefined)
+      assert.deepStrictEqual(
+        McpApps.clientCapability({ clientCapabilities }),
+        supported ? theirs as McpApps.ClientCapability : undefined
+      )
       assert.strictEqual(McpApps.clientSupports({ clientCapabilities }), supported)
     }
   })
@@ -293,7 +314,12 @@ describe("McpApps fallback", () => {
           textOnly.callTool("weather", { city: "D" })
         ], { concurrency: "unbounded" })
         assert.deepStrictEqual(results.map((r) => r.structuredContent === undefined), [false, true, false, true])
-        assert.deepStrictEqual(results.map(textOf), ["Forecast for A shown.", "B: 21.5 °C", "Forecast for C shown.", "D: 21.5 °C"])
+        assert.deepStrictEqual(results.map(textOf), [
+          "Forecast for A shown.",
+          "B: 21.5 °C",
+          "Forecast for C shown.",
+          "D: 21.5 °C"
+        ])
       }))
   }
 })

@@ -54,7 +54,10 @@ describe("McpAuth.canonicalResource", () => {
   it("lower-cases scheme and host, drops the fragment and a bare host's slash, keeps the path", () => {
     assert.strictEqual(McpAuth.canonicalResource("HTTPS://MCP.Example.com/"), "https://mcp.example.com")
     assert.strictEqual(McpAuth.canonicalResource("https://mcp.example.com"), "https://mcp.example.com")
-    assert.strictEqual(McpAuth.canonicalResource("https://mcp.example.com/Server/mcp#x"), "https://mcp.example.com/Server/mcp")
+    assert.strictEqual(
+      McpAuth.canonicalResource("https://mcp.example.com/Server/mcp#x"),
+      "https://mcp.example.com/Server/mcp"
+    )
     assert.strictEqual(McpAuth.canonicalResource("http://127.0.0.1:8080/mcp/"), "http://127.0.0.1:8080/mcp/")
   })
 })
@@ -80,27 +83,41 @@ const makeServer = (accepted: ReadonlySet<string>, elevated: ReadonlySet<string>
   const seen: Array<Seen> = []
   const client = HttpClient.make((request) =>
     Effect.sync(() => {
-      const body = request.body._tag === "Uint8Array" ? JSON.parse(new TextDecoder().decode(request.body.body)) : undefined
+      const body = request.body._tag === "Uint8Array"
+        ? JSON.parse(new TextDecoder().decode(request.body.body))
+        : undefined
       const authorization = request.headers["authorization"]
       seen.push({ method: request.method, authorization, body })
       const token = authorization?.replace(/^Bearer /, "")
       const reply = (response: Response) => HttpClientResponse.fromWeb(request, response)
       if (token === undefined || !accepted.has(token)) {
-        return reply(new Response("unauthorized", {
-          status: 401,
-          headers: { "www-authenticate": `Bearer resource_metadata="http://mcp.test/.well-known/oauth-protected-resource/mcp"` }
-        }))
+        return reply(
+          new Response("unauthorized", {
+            status: 401,
+            headers: {
+              "www-authenticate": `Bearer resource_metadata="http://mcp.test/.well-known/oauth-protected-resource/mcp"`
+            }
+          })
+        )
       }
-      if (request.method !== "POST") return reply(new Response(null, { status: request.method === "DELETE" ? 200 : 405 }))
+      if (request.method !== "POST") {
+        return reply(new Response(null, { status: request.method === "DELETE" ? 200 : 405 }))
+      }
       if (body.method === "tools/call" && !elevated.has(token)) {
-        return reply(new Response("", {
-          status: 403,
-          headers: { "www-authenticate": `Bearer error="insufficient_scope", scope="tools:call"` }
-        }))
+        return reply(
+          new Response("", {
+            status: 403,
+            headers: { "www-authenticate": `Bearer error="insufficient_scope", scope="tools:call"` }
+          })
+        )
       }
       if (!("id" in body)) return reply(new Response(null, { status: 202 }))
       const result = body.method === "initialize"
-        ? { protocolVersion: body.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } }
+        ? {
+          protocolVersion: body.params.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: "s", version: "1" }
+        }
         : body.method === "tools/call"
         ? { content: [{ type: "text", text: "ok" }] }
         : {}

@@ -61,7 +61,9 @@ const connect = (options: Partial<McpClient.Options> = {}) =>
   Effect.gen(function*() {
     const recorded = yield* recordingServer
     const link = yield* McpTransport.makeInMemoryLink
-    yield* Layer.build(McpServer.layerSession.pipe(Layer.provide([link.server, Layer.succeed(McpServer.McpServer, recorded.server)])))
+    yield* Layer.build(
+      McpServer.layerSession.pipe(Layer.provide([link.server, Layer.succeed(McpServer.McpServer, recorded.server)]))
+    )
     const client = yield* connectOver(link.client, { era: "modern", ...options })
     return { ...recorded, client }
   })
@@ -110,7 +112,8 @@ describe("McpClient (2026-07-28): a client that follows changes", () => {
       const { client, count, listens } = yield* connect()
       const followers = yield* Effect.forEach(
         [client.tools, client.prompts, client.resources, client.resourceTemplates] as const,
-        (list: McpClient.CachedList<unknown>) => Effect.forkChild(Stream.runDrain(list.changes), { startImmediately: true })
+        (list: McpClient.CachedList<unknown>) =>
+          Effect.forkChild(Stream.runDrain(list.changes), { startImmediately: true })
       )
       yield* Effect.all([client.tools.get, client.prompts.get, client.resources.get, client.resourceTemplates.get], {
         concurrency: "unbounded"
@@ -130,7 +133,9 @@ describe("McpClient (2026-07-28): a client that follows changes", () => {
         concurrency: "unbounded"
       })
       for (const list of [client.tools, client.prompts, client.resources, client.resourceTemplates] as const) {
-        yield* Effect.forkChild(Stream.runDrain((list as McpClient.CachedList<unknown>).changes), { startImmediately: true })
+        yield* Effect.forkChild(Stream.runDrain((list as McpClient.CachedList<unknown>).changes), {
+          startImmediately: true
+        })
       }
       yield* quiet
       assert.deepStrictEqual(listens(), [ALL])
@@ -183,9 +188,14 @@ describe("McpClient (2026-07-28): a client that follows changes", () => {
       const { client, listens } = yield* connect()
       const follower = yield* Effect.forkChild(Stream.runDrain(client.tools.changes), { startImmediately: true })
       yield* quiet
-      const watching = yield* Effect.forkChild(Stream.runDrain(client.watchResource("file:///x")), { startImmediately: true })
+      const watching = yield* Effect.forkChild(Stream.runDrain(client.watchResource("file:///x")), {
+        startImmediately: true
+      })
       yield* quiet
-      assert.deepStrictEqual(listens(), [{ toolsListChanged: true }, { toolsListChanged: true, resourceSubscriptions: ["file:///x"] }])
+      assert.deepStrictEqual(listens(), [{ toolsListChanged: true }, {
+        toolsListChanged: true,
+        resourceSubscriptions: ["file:///x"]
+      }])
       yield* Fiber.interruptAll([follower, watching])
     }))
 
@@ -242,7 +252,9 @@ describe("McpClient (2026-07-28): a client that follows changes", () => {
       yield* Effect.forkChild(Stream.runDrain(client.tools.changes), { startImmediately: true })
       const listen = (yield* server.next) as JsonRpc.Request
       assert.strictEqual(listen.method, "subscriptions/listen")
-      assert.deepStrictEqual((listen.params as { readonly notifications: unknown }).notifications, { toolsListChanged: true })
+      assert.deepStrictEqual((listen.params as { readonly notifications: unknown }).notifications, {
+        toolsListChanged: true
+      })
       // the list is asked for only once the stream is acknowledged: no change can fall between the two
       const listing = yield* Effect.forkChild(client.tools.get, { startImmediately: true })
       yield* settle
@@ -258,7 +270,9 @@ describe("McpClient (2026-07-28): a client that follows changes", () => {
       yield* TestClock.adjust("1 second")
       const again = (yield* server.next) as JsonRpc.Request
       assert.strictEqual(again.method, "subscriptions/listen")
-      assert.deepStrictEqual((again.params as { readonly notifications: unknown }).notifications, { toolsListChanged: true })
+      assert.deepStrictEqual((again.params as { readonly notifications: unknown }).notifications, {
+        toolsListChanged: true
+      })
       yield* acknowledge(again)
       yield* answerList
     }))

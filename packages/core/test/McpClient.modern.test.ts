@@ -32,7 +32,10 @@ const TwoSteps = McpTool.make("two_steps", {
   input: Schema.Struct({}),
   handler: (_, context) =>
     Effect.gen(function*() {
-      const model = yield* context.createMessage({ messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 5 })
+      const model = yield* context.createMessage({
+        messages: [{ role: "user", content: { type: "text", text: "hi" } }],
+        maxTokens: 5
+      })
       const roots = yield* context.listRoots()
       return `${JSON.stringify(model.content)} ${roots.map((root) => root.uri).join(",")}`
     })
@@ -42,7 +45,10 @@ const File = McpResource.make({ uri: "file:///x", name: "x", read: () => Effect.
 
 const answers: Partial<McpClient.Options> = {
   elicitation: { form: () => Effect.succeed({ action: "accept" as const, content: { name: "Ada" } }) },
-  sampling: { handler: () => Effect.succeed({ role: "assistant" as const, model: "m", content: { type: "text" as const, text: "yo" } }) },
+  sampling: {
+    handler: () =>
+      Effect.succeed({ role: "assistant" as const, model: "m", content: { type: "text" as const, text: "yo" } })
+  },
   roots: [{ uri: "file:///work", name: "work" }]
 }
 
@@ -52,7 +58,9 @@ const connect = (client: Partial<McpClient.Options> = {}, server: Partial<McpSer
     const mcp = yield* McpServer.make({ name: "s", version: "1", ...server })
     for (const definition of [Greet, TwoSteps, File]) yield* mcp.register(definition)
     const link = yield* McpTransport.makeInMemoryLink
-    yield* Layer.build(McpServer.layerSession.pipe(Layer.provide([link.server, Layer.succeed(McpServer.McpServer, mcp)])))
+    yield* Layer.build(
+      McpServer.layerSession.pipe(Layer.provide([link.server, Layer.succeed(McpServer.McpServer, mcp)]))
+    )
     return { server: mcp, client: yield* connectOver(link.client, { ...answers, ...client }) }
   })
 
@@ -87,7 +95,10 @@ describe("McpClient: input-required rounds", () => {
     Effect.gen(function*() {
       const { client } = yield* connect()
       assert.strictEqual(textOf(yield* client.callTool("greet", {})), "Hello, Ada (modern)")
-      assert.strictEqual(textOf(yield* client.callTool("two_steps", {})), "{\"type\":\"text\",\"text\":\"yo\"} file:///work")
+      assert.strictEqual(
+        textOf(yield* client.callTool("two_steps", {})),
+        "{\"type\":\"text\",\"text\":\"yo\"} file:///work"
+      )
     }))
 
   it.effect("past maxInputRounds: a clear error", () =>
@@ -103,7 +114,8 @@ describe("McpClient: input-required rounds", () => {
       const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair
       const server = yield* rawPeer(serverEnd)
       const calling = yield* Effect.forkChild(
-        Effect.flatMap(connectOver(Layer.succeed(McpTransport.McpTransport, clientEnd)), (client) => client.callTool("t", {})),
+        Effect.flatMap(connectOver(Layer.succeed(McpTransport.McpTransport, clientEnd)), (client) =>
+          client.callTool("t", {})),
         { startImmediately: true }
       )
       const discover = (yield* server.next) as JsonRpc.Request
@@ -128,9 +140,12 @@ describe("McpClient: the _meta envelope", () => {
     Effect.gen(function*() {
       const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair
       const server = yield* rawPeer(serverEnd)
-      const connecting = yield* Effect.forkChild(connectOver(Layer.succeed(McpTransport.McpTransport, clientEnd), answers), {
-        startImmediately: true
-      })
+      const connecting = yield* Effect.forkChild(
+        connectOver(Layer.succeed(McpTransport.McpTransport, clientEnd), answers),
+        {
+          startImmediately: true
+        }
+      )
       const discover = (yield* server.next) as JsonRpc.Request
       const meta = (discover.params as { _meta: Record<string, unknown> })._meta
       assert.strictEqual(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28")
@@ -139,7 +154,13 @@ describe("McpClient: the _meta envelope", () => {
       assert.deepStrictEqual(Object.keys(capabilities).sort(), ["elicitation", "extensions", "roots", "sampling"])
       // the tasks extension is declared (McpClient's `tasks` option, on by default)
       assert.deepStrictEqual(capabilities.extensions, { "io.modelcontextprotocol/tasks": {} })
-      yield* server.send(JsonRpc.success(discover.id, { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} } }))
+      yield* server.send(
+        JsonRpc.success(discover.id, {
+          resultType: "complete",
+          supportedVersions: ["2026-07-28"],
+          capabilities: { tools: {} }
+        })
+      )
       const client = yield* Fiber.join(connecting)
       yield* client.setLoggingLevel("warning")
       const spans: Array<string> = []
@@ -150,7 +171,11 @@ describe("McpClient: the _meta envelope", () => {
           return new Tracer.NativeSpan(options)
         }
       })
-      yield* client.listTools().pipe(Effect.withSpan("caller"), Effect.withTracer(tracer), Effect.forkChild({ startImmediately: true }))
+      yield* client.listTools().pipe(
+        Effect.withSpan("caller"),
+        Effect.withTracer(tracer),
+        Effect.forkChild({ startImmediately: true })
+      )
       yield* settle
       const list = (yield* server.next) as JsonRpc.Request
       const listMeta = (list.params as { _meta: Record<string, unknown> })._meta
@@ -165,9 +190,12 @@ describe("McpClient: version negotiation", () => {
     Effect.gen(function*() {
       const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair
       const server = yield* rawPeer(serverEnd)
-      const connecting = yield* Effect.forkChild(connectOver(Layer.succeed(McpTransport.McpTransport, clientEnd), answers), {
-        startImmediately: true
-      })
+      const connecting = yield* Effect.forkChild(
+        connectOver(Layer.succeed(McpTransport.McpTransport, clientEnd), answers),
+        {
+          startImmediately: true
+        }
+      )
       const versionOf = (frame: JsonRpc.Request) =>
         (frame.params as { _meta: Record<string, unknown> })._meta["io.modelcontextprotocol/protocolVersion"]
       const refuse = (frame: JsonRpc.Request) =>
@@ -182,7 +210,13 @@ describe("McpClient: version negotiation", () => {
       assert.strictEqual(again.method, "server/discover")
       assert.notStrictEqual(again.id, discover.id)
       assert.strictEqual(versionOf(again), "2026-07-28")
-      yield* server.send(JsonRpc.success(again.id, { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} } }))
+      yield* server.send(
+        JsonRpc.success(again.id, {
+          resultType: "complete",
+          supportedVersions: ["2026-07-28"],
+          capabilities: { tools: {} }
+        })
+      )
       const client = yield* Fiber.join(connecting)
       assert.strictEqual(client.era, "modern")
       const listing = yield* Effect.forkChild(client.listTools(), { startImmediately: true })
@@ -206,7 +240,13 @@ describe("McpClient: a hostile tools/list", () => {
         startImmediately: true
       })
       const discover = (yield* server.next) as JsonRpc.Request
-      yield* server.send(JsonRpc.success(discover.id, { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} } }))
+      yield* server.send(
+        JsonRpc.success(discover.id, {
+          resultType: "complete",
+          supportedVersions: ["2026-07-28"],
+          capabilities: { tools: {} }
+        })
+      )
       const client = yield* Fiber.join(connecting)
       const listing = yield* Effect.forkChild(client.tools.get, { startImmediately: true })
       const list = (yield* server.next) as JsonRpc.Request
@@ -227,7 +267,9 @@ describe("McpClient: cache hints", () => {
   it.effect("a cached list stays for the server's ttlMs, then the next get fetches it again (TestClock)", () =>
     Effect.gen(function*() {
       // no change notifications: only the hint can make the list stale
-      const { client, server } = yield* connect({ autoRefresh: false }, { cache: { ttlMs: 1_000, cacheScope: "public" } })
+      const { client, server } = yield* connect({ autoRefresh: false }, {
+        cache: { ttlMs: 1_000, cacheScope: "public" }
+      })
       assert.deepStrictEqual((yield* client.tools.get).map((tool) => tool.name), ["greet", "two_steps"])
       yield* server.register(McpTool.make("late", { input: Schema.Struct({}), handler: () => Effect.succeed("late") }))
       yield* TestClock.adjust("500 millis")
@@ -247,7 +289,11 @@ describe("McpClient: listen-driven lists", () => {
       yield* settle
       assert.deepStrictEqual((yield* client.tools.get).map((tool) => tool.name), ["greet", "late", "two_steps"])
       // a watched resource: its URI joins the listen stream's filter
-      const updates = yield* client.watchResource("file:///x").pipe(Stream.take(1), Stream.runCollect, Effect.forkChild({ startImmediately: true }))
+      const updates = yield* client.watchResource("file:///x").pipe(
+        Stream.take(1),
+        Stream.runCollect,
+        Effect.forkChild({ startImmediately: true })
+      )
       // the stream is reopened with the URI: notify until it arrives (bounded)
       for (let attempt = 0; attempt < 20 && updates.pollUnsafe() === undefined; attempt++) {
         yield* settle
@@ -265,17 +311,24 @@ describe("McpClient: keep-alive against a 2026-07-28 server", () => {
       const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair
       const server = yield* rawPeer(serverEnd)
       const connecting = yield* Effect.forkChild(
-        connectOver(Layer.succeed(McpTransport.McpTransport, clientEnd), { era: "modern", keepAlive: { interval: "10 seconds" } }),
+        connectOver(Layer.succeed(McpTransport.McpTransport, clientEnd), {
+          era: "modern",
+          keepAlive: { interval: "10 seconds" }
+        }),
         { startImmediately: true }
       )
       const discover = (yield* server.next) as JsonRpc.Request
-      yield* server.send(JsonRpc.success(discover.id, { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: {} }))
+      yield* server.send(
+        JsonRpc.success(discover.id, { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: {} })
+      )
       const client = yield* Fiber.join(connecting)
       for (let round = 0; round < 5; round++) {
         yield* TestClock.adjust("10 seconds")
         const ping = (yield* server.next) as JsonRpc.Request
         assert.strictEqual(ping.method, "ping")
-        yield* server.send(JsonRpc.failure(ping.id, { code: JsonRpc.ErrorCode.MethodNotFound, message: "Method not found" }))
+        yield* server.send(
+          JsonRpc.failure(ping.id, { code: JsonRpc.ErrorCode.MethodNotFound, message: "Method not found" })
+        )
         yield* settle
       }
       // three failures in a row would have ended it

@@ -8,9 +8,9 @@ import * as McpSchema from "../src/McpSchema.ts"
 import * as McpServerSession from "../src/McpServerSession.ts"
 import * as McpSession from "../src/McpSession.ts"
 import * as McpTransport from "../src/McpTransport.ts"
+import { clientInfo, connectOver, serverInfo } from "./utils/client.ts"
 import { settle } from "./utils/peer.ts"
 import { ValidatorLayer } from "./utils/validator.ts"
-import { clientInfo, connectOver, serverInfo } from "./utils/client.ts"
 
 const allCapabilities: McpSchema.ServerCapabilities = {
   tools: { listChanged: true },
@@ -74,9 +74,12 @@ describe("McpClient: requests", () => {
             Effect.succeed({ resourceTemplates: [{ uriTemplate: "mem://{x}", name: "x" }] })),
           McpServerSession.handler(McpSchema.ReadResource, (params) =>
             Effect.succeed({ contents: [{ uri: params.uri, text: `contents of ${params.uri}` }] })),
-          McpServerSession.handler(McpSchema.Subscribe, (params) => Effect.as(record(`subscribe ${params.uri}`), {})),
-          McpServerSession.handler(McpSchema.Unsubscribe, (params) => Effect.as(record(`unsubscribe ${params.uri}`), {})),
-          McpServerSession.handler(McpSchema.ListPrompts, () => Effect.succeed({ prompts: [{ name: "greet" }] })),
+          McpServerSession.handler(McpSchema.Subscribe, (params) =>
+            Effect.as(record(`subscribe ${params.uri}`), {})),
+          McpServerSession.handler(McpSchema.Unsubscribe, (params) =>
+            Effect.as(record(`unsubscribe ${params.uri}`), {})),
+          McpServerSession.handler(McpSchema.ListPrompts, () =>
+            Effect.succeed({ prompts: [{ name: "greet" }] })),
           McpServerSession.handler(McpSchema.GetPrompt, (params) =>
             Effect.succeed({
               messages: [{ role: "user" as const, content: text(`hello ${params.arguments?.who}`) }]
@@ -93,11 +96,23 @@ describe("McpClient: requests", () => {
       assert.deepStrictEqual(client.serverCapabilities, allCapabilities)
 
       yield* client.ping()
-      assert.deepStrictEqual((yield* client.listTools()).tools.map((t) => t.name), ["echo"])
-      assert.deepStrictEqual((yield* client.callTool("echo", { a: 1 })).content, [text("{\"a\":1}")])
-      assert.deepStrictEqual((yield* client.listResources()).resources.map((r) => r.uri), ["mem://a"])
       assert.deepStrictEqual(
-        (yield* client.listResourceTemplates()).resourceTemplates.map((r) => r.uriTemplate),
+        (yield* client.listTools()).tools.map((t) =>
+          t.name
+        ),
+        ["echo"]
+      )
+      assert.deepStrictEqual((yield* client.callTool("echo", { a: 1 })).content, [text("{\"a\":1}")])
+      assert.deepStrictEqual(
+        (yield* client.listResources()).resources.map((r) =>
+          r.uri
+        ),
+        ["mem://a"]
+      )
+      assert.deepStrictEqual(
+        (yield* client.listResourceTemplates()).resourceTemplates.map((r) =>
+          r.uriTemplate
+        ),
         ["mem://{x}"]
       )
       assert.deepStrictEqual((yield* client.readResource("mem://a")).contents, [
@@ -105,7 +120,12 @@ describe("McpClient: requests", () => {
       ])
       yield* client.subscribeResource("mem://a")
       yield* client.unsubscribeResource("mem://a")
-      assert.deepStrictEqual((yield* client.listPrompts()).prompts.map((p) => p.name), ["greet"])
+      assert.deepStrictEqual(
+        (yield* client.listPrompts()).prompts.map((p) =>
+          p.name
+        ),
+        ["greet"]
+      )
       assert.deepStrictEqual((yield* client.getPrompt("greet", { who: "Ada" })).messages[0]?.content, text("hello Ada"))
       const completion = yield* client.complete({
         ref: { type: "ref/prompt", name: "greet" },
@@ -214,8 +234,14 @@ describe("McpClient: capabilities", () => {
         yield* declared({ sampling: { handler: never, tools: true, context: true } }),
         { sampling: { context: {}, tools: {} }, ...sampled }
       )
-      assert.deepStrictEqual(yield* declared({ elicitation: { form: never } }), { elicitation: { form: {} }, ...elicited })
-      assert.deepStrictEqual(yield* declared({ elicitation: { url: never } }), { elicitation: { url: {} }, ...elicited })
+      assert.deepStrictEqual(yield* declared({ elicitation: { form: never } }), {
+        elicitation: { form: {} },
+        ...elicited
+      })
+      assert.deepStrictEqual(yield* declared({ elicitation: { url: never } }), {
+        elicitation: { url: {} },
+        ...elicited
+      })
       assert.deepStrictEqual(yield* declared({ elicitation: { applyDefaults: false } }), {})
       assert.deepStrictEqual(yield* declared({ roots: [] }), { roots: { listChanged: true } })
       assert.deepStrictEqual(
@@ -401,7 +427,10 @@ describe("McpClient: server→client requests", () => {
           McpSession.notificationHandler(McpSchema.RootsListChanged, () => Deferred.succeed(changed, undefined))
         ]
       }, { roots: [{ uri: "file:///one", name: "one" }] })
-      assert.deepStrictEqual((yield* server.request(McpSchema.ListRoots, {})).roots, [{ uri: "file:///one", name: "one" }])
+      assert.deepStrictEqual((yield* server.request(McpSchema.ListRoots, {})).roots, [{
+        uri: "file:///one",
+        name: "one"
+      }])
       yield* client.setRoots([{ uri: "file:///two" }])
       yield* Deferred.await(changed)
       assert.deepStrictEqual(yield* client.roots, [{ uri: "file:///two" }])
@@ -460,9 +489,11 @@ describe("McpClient: notifications", () => {
       const link = yield* McpTransport.makeInMemoryLink
       const serverScope = yield* Scope.make()
       const server = Context.get(
-        yield* Layer.build(McpServerSession.layer({ serverInfo, capabilities: allCapabilities }).pipe(
-          Layer.provide(link.server)
-        )).pipe(Scope.provide(serverScope)),
+        yield* Layer.build(
+          McpServerSession.layer({ serverInfo, capabilities: allCapabilities }).pipe(
+            Layer.provide(link.server)
+          )
+        ).pipe(Scope.provide(serverScope)),
         McpServerSession.McpServerSession
       )
       const client = Context.get(
@@ -484,7 +515,10 @@ describe("McpClient: notifications", () => {
       const { client, server } = yield* connectToSession({
         handlers: [
           McpServerSession.handler(McpSchema.Subscribe, (params) => Effect.as(record(`subscribe ${params.uri}`), {})),
-          McpServerSession.handler(McpSchema.Unsubscribe, (params) => Effect.as(record(`unsubscribe ${params.uri}`), {}))
+          McpServerSession.handler(
+            McpSchema.Unsubscribe,
+            (params) => Effect.as(record(`unsubscribe ${params.uri}`), {})
+          )
         ]
       })
       const first = yield* Stream.runCollect(Stream.take(client.watchResource("mem://dir"), 2)).pipe(
@@ -508,7 +542,9 @@ describe("McpClient: notifications", () => {
     Effect.gen(function*() {
       const tools = yield* Ref.make<ReadonlyArray<McpSchema.Tool>>([tool("a")])
       const { client, server } = yield* connectToSession({
-        handlers: [McpServerSession.handler(McpSchema.ListTools, () => Effect.map(Ref.get(tools), (tools) => ({ tools })))]
+        handlers: [
+          McpServerSession.handler(McpSchema.ListTools, () => Effect.map(Ref.get(tools), (tools) => ({ tools })))
+        ]
       })
       assert.deepStrictEqual((yield* client.tools.get).map((t) => t.name), ["a"])
       const next = yield* client.tools.changes.pipe(
@@ -536,7 +572,9 @@ describe("McpClient: notifications", () => {
         ]
       }, { autoRefresh: { prompts: false } })
       yield* client.prompts.get
-      const changed = yield* Stream.runCollect(Stream.take(client.notificationsOf("notifications/prompts/list_changed"), 1))
+      const changed = yield* Stream.runCollect(
+        Stream.take(client.notificationsOf("notifications/prompts/list_changed"), 1)
+      )
         .pipe(Effect.forkChild({ startImmediately: true }))
       yield* settle
       yield* server.notify(McpSchema.PromptListChanged, {})

@@ -6,8 +6,8 @@ import * as McpSchema from "../src/McpSchema.ts"
 import * as McpServerSession from "../src/McpServerSession.ts"
 import * as McpSession from "../src/McpSession.ts"
 import * as McpTransport from "../src/McpTransport.ts"
-import { rawPeer } from "./utils/peer.ts"
 import { clientInfo, serverInfo } from "./utils/client.ts"
+import { rawPeer } from "./utils/peer.ts"
 
 const initializeResult = (protocolVersion: string, capabilities: McpSchema.ServerCapabilities = {}) => ({
   protocolVersion,
@@ -45,7 +45,9 @@ describe("McpClientSession: handshake", () => {
         clientInfo
       })
       assert.isUndefined(acquiring.pollUnsafe())
-      yield* server.send(JsonRpc.success(initialize.id, initializeResult("2025-06-18", { tools: { listChanged: true } })))
+      yield* server.send(
+        JsonRpc.success(initialize.id, initializeResult("2025-06-18", { tools: { listChanged: true } }))
+      )
       const initialized = (yield* server.next) as JsonRpc.Notification
       assert.strictEqual(initialized.method, "notifications/initialized")
       const exit = yield* Fiber.join(acquiring)
@@ -94,17 +96,24 @@ describe("McpClientSession: against McpServerSession", () => {
     serverInfo,
     capabilities: { tools: {} },
     handlers: [
-      McpServerSession.handler(McpSchema.ListTools, () =>
-        Effect.succeed({ tools: [{ name: "t", inputSchema: { type: "object" } }] }))
+      McpServerSession.handler(
+        McpSchema.ListTools,
+        () => Effect.succeed({ tools: [{ name: "t", inputSchema: { type: "object" } }] })
+      )
     ]
   })
 
   const connected = (client: Partial<McpClientSession.Options> = {}) =>
     Effect.gen(function*() {
       const link = yield* McpTransport.makeInMemoryLink
-      const server = Context.get(yield* Layer.build(Server.pipe(Layer.provide(link.server))), McpServerSession.McpServerSession)
+      const server = Context.get(
+        yield* Layer.build(Server.pipe(Layer.provide(link.server))),
+        McpServerSession.McpServerSession
+      )
       const scope = yield* Scope.make()
-      const context = yield* Layer.build(McpClientSession.layer({ clientInfo, ...client }).pipe(Layer.provide(link.client)))
+      const context = yield* Layer.build(
+        McpClientSession.layer({ clientInfo, ...client }).pipe(Layer.provide(link.client))
+      )
         .pipe(Scope.provide(scope))
       return { client: Context.get(context, McpClientSession.McpClientSession), server, scope }
     })
@@ -137,7 +146,9 @@ describe("McpClientSession: against McpServerSession", () => {
     Effect.gen(function*() {
       const { server } = yield* connected({
         capabilities: { roots: {} },
-        handlers: [McpSession.handler(McpSchema.ListRoots, () => Effect.succeed({ roots: [{ uri: "file:///w", name: "w" }] }))]
+        handlers: [
+          McpSession.handler(McpSchema.ListRoots, () => Effect.succeed({ roots: [{ uri: "file:///w", name: "w" }] }))
+        ]
       })
       const roots = yield* server.request(McpSchema.ListRoots, {})
       assert.deepStrictEqual(roots.roots, [{ uri: "file:///w", name: "w" }])

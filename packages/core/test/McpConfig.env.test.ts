@@ -28,22 +28,26 @@ const env = {
 describe("McpConfig.decode with env", () => {
   it.effect("expands ${VAR}, ${env:VAR} and ${VAR:-default} in command, args, env, url and headers", () =>
     Effect.gen(function*() {
-      const servers = yield* McpConfig.decode({
-        mcpServers: {
-          local: {
-            command: "${BIN}",
-            args: ["--dir", "${DIR}/files", "${MISSING:-fallback}", "${EMPTY:-used when empty}", "$NOT_BRACED"],
-            env: { API_TOKEN: "${TOKEN}", MODE: "${MODE:-dev}", BOTH: "${env:HOST}:${TOKEN}" },
-            inheritEnv: true
-          },
-          remote: {
-            url: "https://${HOST}/mcp",
-            headers: { Authorization: "Bearer ${TOKEN}" },
-            oauth: { clientId: "${HOST}", clientSecret: "${TOKEN}" }
-          },
-          literal: { command: "srv", args: ["${nope bad}", "${}"] }
-        }
-      }, "mcp.json", { env })
+      const servers = yield* McpConfig.decode(
+        {
+          mcpServers: {
+            local: {
+              command: "${BIN}",
+              args: ["--dir", "${DIR}/files", "${MISSING:-fallback}", "${EMPTY:-used when empty}", "$NOT_BRACED"],
+              env: { API_TOKEN: "${TOKEN}", MODE: "${MODE:-dev}", BOTH: "${env:HOST}:${TOKEN}" },
+              inheritEnv: true
+            },
+            remote: {
+              url: "https://${HOST}/mcp",
+              headers: { Authorization: "Bearer ${TOKEN}" },
+              oauth: { clientId: "${HOST}", clientSecret: "${TOKEN}" }
+            },
+            literal: { command: "srv", args: ["${nope bad}", "${}"] }
+          }
+        },
+        "mcp.json",
+        { env }
+      )
       assert.deepStrictEqual(servers.local, {
         _tag: "Stdio",
         command: "/opt/bin/server",
@@ -63,7 +67,10 @@ describe("McpConfig.decode with env", () => {
         McpConfig.secretsOf(servers.local!).map(Redacted.value).sort(),
         ["/data", "/opt/bin/server", "api.example.com", "tok-123456"]
       )
-      assert.deepStrictEqual(McpConfig.secretsOf(servers.remote!).map(Redacted.value).sort(), ["api.example.com", "tok-123456"])
+      assert.deepStrictEqual(McpConfig.secretsOf(servers.remote!).map(Redacted.value).sort(), [
+        "api.example.com",
+        "tok-123456"
+      ])
       assert.deepStrictEqual(McpConfig.secretsOf(servers.literal!), [])
       assert.strictEqual(String(McpConfig.secretsOf(servers.remote!)[0]), "<redacted>")
     }))
@@ -92,12 +99,16 @@ describe("McpConfig.decode with env", () => {
 
   it.effect("an unset variable concerns its server only: the others decode, it fails at connect", () =>
     Effect.gen(function*() {
-      const servers = yield* McpConfig.decode({
-        mcpServers: {
-          good: { command: "srv", env: { API_TOKEN: "${TOKEN}" } },
-          bad: { url: "https://example.com/mcp", headers: { Authorization: "Bearer ${UNSET_VAR}" } }
-        }
-      }, "mcp.json", { env })
+      const servers = yield* McpConfig.decode(
+        {
+          mcpServers: {
+            good: { command: "srv", env: { API_TOKEN: "${TOKEN}" } },
+            bad: { url: "https://example.com/mcp", headers: { Authorization: "Bearer ${UNSET_VAR}" } }
+          }
+        },
+        "mcp.json",
+        { env }
+      )
       assert.deepStrictEqual(Object.keys(servers), ["good", "bad"])
       assert.deepStrictEqual(servers.good, { _tag: "Stdio", command: "srv", env: { API_TOKEN: "tok-123456" } })
       assert.strictEqual(servers.bad!._tag, "Unresolved")

@@ -80,7 +80,13 @@ describe("McpConfig.decode", () => {
         mcpServers: {
           signed: {
             url: "https://example.com/mcp",
-            oauth: { clientId: "id", clientSecret: "s", scope: "a b", clientMetadataUrl: "https://app.example.com/c.json", callbackPort: 8765 }
+            oauth: {
+              clientId: "id",
+              clientSecret: "s",
+              scope: "a b",
+              clientMetadataUrl: "https://app.example.com/c.json",
+              callbackPort: 8765
+            }
           },
           legacy: { url: "https://example.com/sse", type: "sse", oauth: false },
           plain: { url: "https://example.com/other" }
@@ -89,13 +95,28 @@ describe("McpConfig.decode", () => {
       assert.deepStrictEqual(servers.signed, {
         _tag: "StreamableHttp",
         url: "https://example.com/mcp",
-        oauth: { clientId: "id", clientSecret: "s", scope: "a b", clientMetadataUrl: "https://app.example.com/c.json", callbackPort: 8765 }
+        oauth: {
+          clientId: "id",
+          clientSecret: "s",
+          scope: "a b",
+          clientMetadataUrl: "https://app.example.com/c.json",
+          callbackPort: 8765
+        }
       } as any)
       assert.deepStrictEqual(servers.legacy, { _tag: "Sse", url: "https://example.com/sse", oauth: false } as any)
       assert.isFalse("oauth" in servers.plain!)
-      const ws = configError(yield* Effect.flip(McpConfig.decode({ mcpServers: { s: { url: "ws://127.0.0.1:1", oauth: {} } } }, "mcp.json")))
+      const ws = configError(
+        yield* Effect.flip(McpConfig.decode({ mcpServers: { s: { url: "ws://127.0.0.1:1", oauth: {} } } }, "mcp.json"))
+      )
       assert.deepStrictEqual([ws.server, ws.field], ["s", "oauth"])
-      const port = configError(yield* Effect.flip(McpConfig.decode({ mcpServers: { h: { url: "http://127.0.0.1:1/mcp", oauth: { callbackPort: 70000 } } } }, "mcp.json")))
+      const port = configError(
+        yield* Effect.flip(
+          McpConfig.decode(
+            { mcpServers: { h: { url: "http://127.0.0.1:1/mcp", oauth: { callbackPort: 70000 } } } },
+            "mcp.json"
+          )
+        )
+      )
       assert.strictEqual(port.server, "h")
       assert.include(port.field ?? "", "oauth")
     }))
@@ -117,11 +138,19 @@ describe("McpConfig.decode", () => {
       assert.deepStrictEqual(servers.socket, { _tag: "WebSocket", url: "ws://127.0.0.1:9000/mcp", era: "auto" })
       assert.isFalse("era" in servers.plain!)
 
-      for (const [entry, got] of [[{ command: "srv", era: "2026-07-28" }, `"2026-07-28"`], [{ url: "http://h/", era: 2 }, "2"]] as const) {
+      for (
+        const [entry, got] of [[{ command: "srv", era: "2026-07-28" }, `"2026-07-28"`], [
+          { url: "http://h/", era: 2 },
+          "2"
+        ]] as const
+      ) {
         const error = yield* Effect.flip(McpConfig.decode({ mcpServers: { a: entry } }, "mcp.json"))
         const reason = configError(error)
         assert.deepStrictEqual([reason.source, reason.server, reason.field], ["mcp.json", "a", "era"])
-        assert.strictEqual(error.message, `mcp.json: server "a": era: Expected "auto", "modern" or "legacy", got ${got}`)
+        assert.strictEqual(
+          error.message,
+          `mcp.json: server "a": era: Expected "auto", "modern" or "legacy", got ${got}`
+        )
       }
     }))
 
@@ -129,27 +158,63 @@ describe("McpConfig.decode", () => {
     Effect.gen(function*() {
       type Where = { readonly server?: string | undefined; readonly field?: string | undefined }
       const cases: ReadonlyArray<readonly [unknown, Where, string]> = [
-        [[], { server: undefined, field: undefined }, `mcp.json: expected a JSON object with "mcpServers", got an array`],
+        [
+          [],
+          { server: undefined, field: undefined },
+          `mcp.json: expected a JSON object with "mcpServers", got an array`
+        ],
         [{ servers: {} }, { field: "mcpServers" }, `mcp.json: mcpServers: expected a JSON object with "mcpServers"`],
         [{ mcpServers: [] }, { field: "mcpServers" }, "mcp.json: mcpServers: Expected object, got []"],
         [{ mcpServers: { a: "npx" } }, { server: "a" }, `mcp.json: server "a": expected an object, got string`],
         [{ mcpServers: { a: {} } }, { server: "a" }, `needs a "command" (a stdio server) or a "url" (a remote server)`],
         [{ mcpServers: { a: { command: "x", url: "http://h/" } } }, { server: "a" }, `has both "command"`],
-        [{ mcpServers: { a: { command: 3 } } }, { server: "a", field: "command" }, `server "a": command: Expected string, got 3`],
+        [
+          { mcpServers: { a: { command: 3 } } },
+          { server: "a", field: "command" },
+          `server "a": command: Expected string, got 3`
+        ],
         [{ mcpServers: { a: { command: "" } } }, { server: "a", field: "command" }, "a non-empty command"],
         [
           { mcpServers: { github: { command: "npx", args: ["-y", 3] } } },
           { server: "github", field: "args[1]" },
           `mcp.json: server "github": args[1]: Expected string, got 3`
         ],
-        [{ mcpServers: { a: { command: "x", env: { PORT: 3000 } } } }, { server: "a", field: "env.PORT" }, "Expected string"],
-        [{ mcpServers: { a: { url: "not a url" } } }, { server: "a", field: "url" }, `url: Expected an absolute URL, got "not a url"`],
-        [{ mcpServers: { a: { url: "http://h/", transport: "grpc" } } }, { server: "a", field: "transport" }, `"streamable-http"`],
-        [{ mcpServers: { a: { url: "http://h/", headers: ["x"] } } }, { server: "a", field: "headers" }, "Expected object"],
-        [{ mcpServers: { a: { url: "http://h/", transport: "websocket" } } }, { server: "a", field: "url" }, "ws:// or wss://"],
-        [{ mcpServers: { a: { url: "ws://h/", transport: "sse" } } }, { server: "a", field: "url" }, "http:// or https://"],
+        [
+          { mcpServers: { a: { command: "x", env: { PORT: 3000 } } } },
+          { server: "a", field: "env.PORT" },
+          "Expected string"
+        ],
+        [
+          { mcpServers: { a: { url: "not a url" } } },
+          { server: "a", field: "url" },
+          `url: Expected an absolute URL, got "not a url"`
+        ],
+        [
+          { mcpServers: { a: { url: "http://h/", transport: "grpc" } } },
+          { server: "a", field: "transport" },
+          `"streamable-http"`
+        ],
+        [
+          { mcpServers: { a: { url: "http://h/", headers: ["x"] } } },
+          { server: "a", field: "headers" },
+          "Expected object"
+        ],
+        [
+          { mcpServers: { a: { url: "http://h/", transport: "websocket" } } },
+          { server: "a", field: "url" },
+          "ws:// or wss://"
+        ],
+        [
+          { mcpServers: { a: { url: "ws://h/", transport: "sse" } } },
+          { server: "a", field: "url" },
+          "http:// or https://"
+        ],
         [{ mcpServers: { a: { url: "ftp://h/" } } }, { server: "a", field: "url" }, "http:// or https://"],
-        [{ mcpServers: { a: { url: "http://h/", transport: "sse", type: "http" } } }, { server: "a", field: "type" }, "says"]
+        [
+          { mcpServers: { a: { url: "http://h/", transport: "sse", type: "http" } } },
+          { server: "a", field: "type" },
+          "says"
+        ]
       ]
       for (const [json, where, message] of cases) {
         const error = yield* Effect.flip(McpConfig.decode(json, "mcp.json"))
@@ -165,7 +230,10 @@ describe("McpConfig.decode", () => {
 describe("McpConfig.parse", () => {
   it.effect("parses JSON text; text that is not JSON fails naming the source", () =>
     Effect.gen(function*() {
-      const servers = yield* McpConfig.parse(`{ "mcpServers": { "a": { "command": "srv", "args": ["--x"] } } }`, "a.json")
+      const servers = yield* McpConfig.parse(
+        `{ "mcpServers": { "a": { "command": "srv", "args": ["--x"] } } }`,
+        "a.json"
+      )
       assert.deepStrictEqual(servers, { a: { _tag: "Stdio", command: "srv", args: ["--x"] } })
       const error = yield* Effect.flip(McpConfig.parse(`{ "mcpServers": `, "/etc/mcp.json"))
       const reason = configError(error)

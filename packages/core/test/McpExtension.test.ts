@@ -33,7 +33,11 @@ const extension = McpExtension.make({
     McpExtension.request(Echo, (params, context) =>
       params.text === ""
         ? Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, "nothing to say"))
-        : Effect.succeed({ said: params.text.toUpperCase(), declared: McpExtension.clientDeclares(context, ID), era: context.era }))
+        : Effect.succeed({
+          said: params.text.toUpperCase(),
+          declared: McpExtension.clientDeclares(context, ID),
+          era: context.era
+        }))
   ]
 })
 
@@ -92,7 +96,10 @@ describe("McpExtension", () => {
         })
         yield* server.register(counted)
         yield* server.unregister(extension)
-        const client = yield* McpTest.client(Layer.succeed(McpServer.McpServer, server), { era, extensions: { [ID]: {} } })
+        const client = yield* McpTest.client(Layer.succeed(McpServer.McpServer, server), {
+          era,
+          extensions: { [ID]: {} }
+        })
         assert.isUndefined((client.serverCapabilities as any).extensions?.[ID])
         assert.deepStrictEqual((client.serverCapabilities as any).extensions?.["com.example/counted"], {})
         // refused before sending: the server does not declare it
@@ -100,7 +107,10 @@ describe("McpExtension", () => {
         assert.strictEqual(unsupported._tag, "McpError")
         // sent anyway (a method declared without the capability): unknown to the server
         const unknown = yield* Effect.flip(client.session.request(Unchecked, { text: "hi" }))
-        assert.strictEqual(unknown.reason._tag === "ProtocolError" && unknown.reason.code, JsonRpc.ErrorCode.MethodNotFound)
+        assert.strictEqual(
+          unknown.reason._tag === "ProtocolError" && unknown.reason.code,
+          JsonRpc.ErrorCode.MethodNotFound
+        )
         assert.strictEqual(unsupported.reason._tag, "UnsupportedError")
         assert.strictEqual(attached, 1)
         yield* server.unregister(counted)
@@ -114,7 +124,9 @@ describe("McpExtension", () => {
       const withResource = McpExtension.make({
         id: "com.example/with-resource",
         requests: [],
-        definitions: [McpResource.make({ uri: "example://readme", name: "readme", read: () => Effect.succeed("hello") })]
+        definitions: [
+          McpResource.make({ uri: "example://readme", name: "readme", read: () => Effect.succeed("hello") })
+        ]
       })
       yield* server.register(withResource)
       const client = yield* McpTest.client(Layer.succeed(McpServer.McpServer, server), { era: "legacy" })

@@ -20,7 +20,10 @@ import { clientInfo, textOf } from "./utils/client.ts"
 import { ValidatorLayer } from "./utils/validator.ts"
 
 type Era = "modern" | "legacy"
-const PAIRS: ReadonlyArray<readonly [Era, Era]> = [["legacy", "legacy"], ["legacy", "modern"], ["modern", "legacy"], ["modern", "modern"]]
+const PAIRS: ReadonlyArray<readonly [Era, Era]> = [["legacy", "legacy"], ["legacy", "modern"], ["modern", "legacy"], [
+  "modern",
+  "modern"
+]]
 
 /** A server with one app tool whose answer depends on whether the caller renders apps. */
 const appServer = (name: string) => {
@@ -77,10 +80,14 @@ const gatewayOver = (
 
 /** A gateway over both app servers speaking `behind`, and a client speaking `front`. */
 const setup = (front: Era, behind: Era, client: Partial<McpClient.Options> = {}) =>
-  gatewayOver({
-    weather: McpGroup.inMemory(weather.layer, { era: behind }),
-    clock: McpGroup.inMemory(clock.layer, { era: behind })
-  }, front, client)
+  gatewayOver(
+    {
+      weather: McpGroup.inMemory(weather.layer, { era: behind }),
+      clock: McpGroup.inMemory(clock.layer, { era: behind })
+    },
+    front,
+    client
+  )
 
 /** A server whose app has the same URI as other servers' (`ui://widget/index.html`). */
 const sameUri = (name: string) => {
@@ -159,7 +166,10 @@ describe("McpGateway and MCP Apps", () => {
   // colliding ui:// resources and rewrite the tools' `_meta.ui` in step).
   it.effect.fails("each tool's app is its own server's, even when two servers use the same ui:// URI", () =>
     Effect.gen(function*() {
-      const client = yield* gatewayOver({ a: McpGroup.inMemory(sameUri("a")), b: McpGroup.inMemory(sameUri("b")) }, "modern")
+      const client = yield* gatewayOver(
+        { a: McpGroup.inMemory(sameUri("a")), b: McpGroup.inMemory(sameUri("b")) },
+        "modern"
+      )
       assert.strictEqual((yield* McpApps.readToolApp(client, "a__a")).html, "<p>a</p>")
       assert.strictEqual((yield* McpApps.readToolApp(client, "b__b")).html, "<p>b</p>")
     }))

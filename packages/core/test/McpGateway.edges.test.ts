@@ -76,7 +76,9 @@ describe("McpGateway: names", () => {
         "名前"
       ]
       const tools = hostile.map((name) => McpTool.make(name, { handler: () => Effect.succeed(name) }))
-      const { connect } = yield* gateway({ up: McpGroup.inMemory(McpServer.layer({ name: "up", version: "1" }, ...tools)) })
+      const { connect } = yield* gateway({
+        up: McpGroup.inMemory(McpServer.layer({ name: "up", version: "1" }, ...tools))
+      })
       const client = yield* connect()
       const listed = (yield* client.listTools()).tools
       assert.strictEqual(listed.length, hostile.length)
@@ -98,10 +100,14 @@ describe("McpGateway: names", () => {
   it.effect("two servers with the same tool name: the name hook keeps them apart", () =>
     Effect.gen(function*() {
       const echo = (who: string) => McpTool.make("echo", { handler: () => Effect.succeed(who) })
-      const { connect } = yield* gateway({
-        a: McpGroup.inMemory(McpServer.layer({ name: "a", version: "1" }, echo("a"))),
-        b: McpGroup.inMemory(McpServer.layer({ name: "b", version: "1" }, echo("b")))
-      }, {}, { nameHook: McpGroup.prefixed() })
+      const { connect } = yield* gateway(
+        {
+          a: McpGroup.inMemory(McpServer.layer({ name: "a", version: "1" }, echo("a"))),
+          b: McpGroup.inMemory(McpServer.layer({ name: "b", version: "1" }, echo("b")))
+        },
+        {},
+        { nameHook: McpGroup.prefixed() }
+      )
       const client = yield* connect()
       assert.deepStrictEqual((yield* client.listTools()).tools.map((tool) => tool.name).sort(), ["a__echo", "b__echo"])
       assert.strictEqual(textOf(yield* client.callTool("b__echo", {})), "b")
@@ -115,7 +121,9 @@ describe("McpGateway: servers that fail", () => {
       const hang = McpTool.make("hang", {
         handler: () => Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(cancelled, undefined)))
       })
-      const { connect } = yield* gateway({ slow: McpGroup.inMemory(McpServer.layer({ name: "slow", version: "1" }, hang)) }, {
+      const { connect } = yield* gateway({
+        slow: McpGroup.inMemory(McpServer.layer({ name: "slow", version: "1" }, hang))
+      }, {
         callTimeout: "5 seconds"
       })
       const client = yield* connect({ requestTimeout: "1 minute" })
@@ -133,12 +141,20 @@ describe("McpGateway: servers that fail", () => {
   it.effect("a server that goes down answers at once with an error naming it; back, its tools come back", () =>
     Effect.gen(function*() {
       const flaky = yield* makeFlaky({
-        "test://up": McpServer.layer({ name: "up", version: "1" }, McpTool.make("ping_me", { handler: () => Effect.succeed("pong") }))
+        "test://up": McpServer.layer(
+          { name: "up", version: "1" },
+          McpTool.make("ping_me", { handler: () => Effect.succeed("pong") })
+        )
       })
       const { connect, group } = yield* gateway(
         {
           up: McpGroup.http("test://up"),
-          other: McpGroup.inMemory(McpServer.layer({ name: "other", version: "1" }, McpTool.make("other", { handler: () => Effect.succeed("fine") })))
+          other: McpGroup.inMemory(
+            McpServer.layer(
+              { name: "other", version: "1" },
+              McpTool.make("other", { handler: () => Effect.succeed("fine") })
+            )
+          )
         },
         {},
         { reconnect: McpGroup.defaultReconnect },
@@ -157,7 +173,9 @@ describe("McpGateway: servers that fail", () => {
       // the others keep serving; the one down is unknown in front until it is back
       assert.strictEqual(textOf(yield* client.callTool("other", {})), "fine")
       yield* settle
-      const gone = yield* client.session.request(McpSchema.CallTool, { name: "ping_me", arguments: {} }).pipe(Effect.flip)
+      const gone = yield* client.session.request(McpSchema.CallTool, { name: "ping_me", arguments: {} }).pipe(
+        Effect.flip
+      )
       assert.match(gone.message, /ping_me/)
       yield* flaky.setOnline("test://up", true)
       yield* TestClock.adjust("1 second")
@@ -209,13 +227,24 @@ describe("McpGateway: servers that answer garbage", () => {
 
   it.effect("an invalid result is a clear error naming the server; an answer to no call is ignored, the call times out", () =>
     Effect.gen(function*() {
-      const { connect } = yield* gateway({ junk: McpGroup.http("test://junk", { era: "legacy" }) }, { callTimeout: "5 seconds" }, {}, garbageConnector)
+      const { connect } = yield* gateway(
+        { junk: McpGroup.http("test://junk", { era: "legacy" }) },
+        { callTimeout: "5 seconds" },
+        {},
+        garbageConnector
+      )
       const client = yield* connect()
-      assert.deepStrictEqual((yield* client.listTools()).tools.map((tool) => tool.name).sort(), ["bad_result", "wrong_id"])
+      assert.deepStrictEqual((yield* client.listTools()).tools.map((tool) => tool.name).sort(), [
+        "bad_result",
+        "wrong_id"
+      ])
       const invalid = yield* client.callTool("bad_result", {}).pipe(Effect.flip)
       assert.strictEqual((invalid.reason as { code?: number }).code, JsonRpc.ErrorCode.ServerError)
       assert.include(invalid.message, `MCP server "junk"`)
-      const lost = yield* client.callTool("wrong_id", {}).pipe(Effect.flip, Effect.forkChild({ startImmediately: true }))
+      const lost = yield* client.callTool("wrong_id", {}).pipe(
+        Effect.flip,
+        Effect.forkChild({ startImmediately: true })
+      )
       yield* settle
       yield* TestClock.adjust("5 seconds")
       const timedOut = yield* Fiber.join(lost)
@@ -249,7 +278,9 @@ describe("McpGateway: held calls", () => {
         { hold: { ttl: "30 seconds" } }
       )
       const peer = yield* raw
-      yield* peer.send(JsonRpc.request(1, "tools/call", { name: "ask", arguments: {}, _meta: modernMeta({ elicitation: {} }) }))
+      yield* peer.send(
+        JsonRpc.request(1, "tools/call", { name: "ask", arguments: {}, _meta: modernMeta({ elicitation: {} }) })
+      )
       const round = (yield* peer.next) as Answer
       assert.strictEqual(round.result.resultType, "input_required")
       assert.deepStrictEqual(Object.keys(round.result.inputRequests), ["name"])
@@ -281,7 +312,9 @@ describe("McpGateway: held calls", () => {
       )
       const peer = yield* raw
       const call = (id: number) =>
-        peer.send(JsonRpc.request(id, "tools/call", { name: "ask", arguments: {}, _meta: modernMeta({ elicitation: {} }) }))
+        peer.send(
+          JsonRpc.request(id, "tools/call", { name: "ask", arguments: {}, _meta: modernMeta({ elicitation: {} }) })
+        )
       yield* call(1)
       assert.strictEqual(((yield* peer.next) as Answer).result.resultType, "input_required")
       // the held call keeps the one session; the next call waits for it
@@ -300,7 +333,12 @@ describe("McpGateway: changes, subscriptions, completions", () => {
   it.effect("a tool added behind reaches a 2026-07-28 client's listen stream, under its gateway name", () =>
     Effect.gen(function*() {
       const { connect, group } = yield* gateway(
-        { first: McpGroup.inMemory(McpServer.layer({ name: "first", version: "1" }, McpTool.make("one", { handler: () => Effect.succeed("1") }))) },
+        {
+          first: McpGroup.inMemory(McpServer.layer(
+            { name: "first", version: "1" },
+            McpTool.make("one", { handler: () => Effect.succeed("1") })
+          ))
+        },
         {},
         { nameHook: McpGroup.prefixed() }
       )
@@ -313,21 +351,35 @@ describe("McpGateway: changes, subscriptions, completions", () => {
         Effect.forkChild({ startImmediately: true })
       )
       yield* settle
-      yield* group.connect("second", McpGroup.inMemory(McpServer.layer({ name: "second", version: "1" }, McpTool.make("two", { handler: () => Effect.succeed("2") }))))
+      yield* group.connect(
+        "second",
+        McpGroup.inMemory(
+          McpServer.layer({ name: "second", version: "1" }, McpTool.make("two", { handler: () => Effect.succeed("2") }))
+        )
+      )
       const tools = yield* Fiber.join(next)
-      assert.deepStrictEqual(tools.pipe((option) => option._tag === "Some" ? option.value.map((tool) => tool.name).sort() : []), [
-        "first__one",
-        "second__two"
-      ])
+      assert.deepStrictEqual(
+        tools.pipe((option) => option._tag === "Some" ? option.value.map((tool) => tool.name).sort() : []),
+        [
+          "first__one",
+          "second__two"
+        ]
+      )
     }))
 
   it.effect("a subscription in front is a subscription behind; an update behind reaches the client", () =>
     Effect.gen(function*() {
       const watched = McpResource.make({ uri: "mem://watched", name: "watched", read: () => Effect.succeed("now") })
       const touch = McpTool.make("touch", {
-        handler: () => Effect.flatMap(McpServer.McpServer, (server) => Effect.as(server.notifyResourceUpdated("mem://watched"), "touched"))
+        handler: () =>
+          Effect.flatMap(
+            McpServer.McpServer,
+            (server) => Effect.as(server.notifyResourceUpdated("mem://watched"), "touched")
+          )
       })
-      const upstream = McpServer.register(watched, touch).pipe(Layer.provideMerge(McpServer.layer({ name: "up", version: "1" })))
+      const upstream = McpServer.register(watched, touch).pipe(
+        Layer.provideMerge(McpServer.layer({ name: "up", version: "1" }))
+      )
       const { connect } = yield* gateway({ up: McpGroup.inMemory(upstream) })
       for (const era of ["modern", "legacy"] as const) {
         const client = yield* connect({ era })
@@ -361,7 +413,10 @@ describe("McpGateway: changes, subscriptions, completions", () => {
       const fresh = yield* listTtl({ a: server("a", 60_000), b: server("b", 5_000) })
       assert.strictEqual(fresh.ttlMs, 5_000)
       assert.strictEqual(fresh.cacheScope, "private")
-      const withLegacy = yield* listTtl({ a: server("a", 60_000), c: { params: server("c", 60_000), client: { era: "legacy" } } })
+      const withLegacy = yield* listTtl({
+        a: server("a", 60_000),
+        c: { params: server("c", 60_000), client: { era: "legacy" } }
+      })
       assert.strictEqual(withLegacy.ttlMs, 0)
     }))
 
@@ -379,10 +434,15 @@ describe("McpGateway: changes, subscriptions, completions", () => {
         complete: { topic: (value) => Effect.succeed([`${value}-1`, `${value}-2`]) },
         read: ({ topic }) => Effect.succeed(`notes on ${topic}`)
       })
-      const { connect } = yield* gateway({ up: McpGroup.inMemory(McpServer.layer({ name: "up", version: "1" }, prompt, notes)) })
+      const { connect } = yield* gateway({
+        up: McpGroup.inMemory(McpServer.layer({ name: "up", version: "1" }, prompt, notes))
+      })
       for (const era of ["legacy", "modern"] as const) {
         const client = yield* connect({ era })
-        const names = yield* client.complete({ ref: { type: "ref/prompt", name: "greet" }, argument: { name: "who", value: "a" } })
+        const names = yield* client.complete({
+          ref: { type: "ref/prompt", name: "greet" },
+          argument: { name: "who", value: "a" }
+        })
         assert.deepStrictEqual(names.completion.values, ["ada", "alan"])
         const topics = yield* client.complete({
           ref: { type: "ref/resource", uri: "mem://notes/{topic}" },
@@ -392,7 +452,9 @@ describe("McpGateway: changes, subscriptions, completions", () => {
         const content = (yield* client.getPrompt("greet", { who: "ada" })).messages[0]!.content
         assert.deepStrictEqual(content, { type: "text", text: "hello ada" })
         const read = yield* client.readResource("mem://notes/effect")
-        assert.deepStrictEqual(read.contents.map((content) => "text" in content ? content.text : ""), ["notes on effect"])
+        assert.deepStrictEqual(read.contents.map((content) => "text" in content ? content.text : ""), [
+          "notes on effect"
+        ])
       }
     }))
 

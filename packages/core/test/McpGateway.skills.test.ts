@@ -11,6 +11,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Schema } from "effect"
 import { TestClock } from "effect/testing"
+import { bytesOf, sha256 } from "../src/internal/skills/digest.ts"
 import * as JsonRpc from "../src/JsonRpc.ts"
 import * as McpClient from "../src/McpClient.ts"
 import * as McpError from "../src/McpError.ts"
@@ -23,12 +24,14 @@ import * as McpServer from "../src/McpServer.ts"
 import * as McpSkills from "../src/McpSkills.ts"
 import * as McpTool from "../src/McpTool.ts"
 import * as McpTransport from "../src/McpTransport.ts"
-import { bytesOf, sha256 } from "../src/internal/skills/digest.ts"
 import { clientInfo } from "./utils/client.ts"
 import { ValidatorLayer } from "./utils/validator.ts"
 
 type Era = "modern" | "legacy"
-const PAIRS: ReadonlyArray<readonly [Era, Era]> = [["legacy", "legacy"], ["legacy", "modern"], ["modern", "legacy"], ["modern", "modern"]]
+const PAIRS: ReadonlyArray<readonly [Era, Era]> = [["legacy", "legacy"], ["legacy", "modern"], ["modern", "legacy"], [
+  "modern",
+  "modern"
+]]
 const ID = McpSkills.EXTENSION_ID
 
 /** A skill behind: its path (`<host>/<name>`), and its files by path inside it. */
@@ -168,7 +171,9 @@ const setup = (
 ) =>
   Effect.gen(function*() {
     const servers = options.servers ?? {
-      alpha: McpGroup.inMemory(yield* skillServer("alpha", ALPHA, { directoryRead: true, ttlMs: 5_000 }), { era: behind }),
+      alpha: McpGroup.inMemory(yield* skillServer("alpha", ALPHA, { directoryRead: true, ttlMs: 5_000 }), {
+        era: behind
+      }),
       beta: McpGroup.inMemory(
         yield* skillServer("beta", BETA, { ttlMs: 1_000, cacheScope: "private", unlisted: UNLISTED }),
         { era: behind }
@@ -247,7 +252,9 @@ describe("McpGateway: skills", () => {
             assert.isUndefined(first.ttlMs)
           }
           // the servers' own skill templates are one in front
-          const templates = (yield* client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)
+          const templates = (yield* client.listResourceTemplates()).resourceTemplates.map((template) =>
+            template.uriTemplate
+          )
           assert.deepStrictEqual(templates, ["skill://{+path}"])
         }))
 
@@ -273,7 +280,9 @@ describe("McpGateway: skills", () => {
           // a file first: each server asked to read it until one has it
           const data = yield* client.readResource("skill://b.example/hidden/data.txt")
           assert.strictEqual((data.contents[0] as { readonly text?: string }).text, "hidden data\n")
-          const { skill } = yield* client.session.request(McpSkills.GetSkill, { uri: "skill://b.example/hidden/SKILL.md" })
+          const { skill } = yield* client.session.request(McpSkills.GetSkill, {
+            uri: "skill://b.example/hidden/SKILL.md"
+          })
           assert.strictEqual(skill.frontmatter.name, "hidden")
           assert.notInclude(uris((yield* listAll(client)).skills), skill.uri)
           // now known: its files go to its server
@@ -293,17 +302,25 @@ describe("McpGateway: skills", () => {
               ["skill://a.example/pdf/scripts", McpSkills.DIRECTORY_MIME_TYPE]
             ]
           )
-          const scripts = yield* client.session.request(McpSkills.ReadDirectory, { uri: "skill://a.example/pdf/scripts" })
-          assert.deepStrictEqual(scripts.resources.map((resource) => resource.uri), ["skill://a.example/pdf/scripts/run.py"])
+          const scripts = yield* client.session.request(McpSkills.ReadDirectory, {
+            uri: "skill://a.example/pdf/scripts"
+          })
+          assert.deepStrictEqual(scripts.resources.map((resource) => resource.uri), [
+            "skill://a.example/pdf/scripts/run.py"
+          ])
           // beta does not read directories
-          const refused = yield* Effect.flip(client.session.request(McpSkills.ReadDirectory, { uri: "skill://b.example/git" }))
+          const refused = yield* Effect.flip(
+            client.session.request(McpSkills.ReadDirectory, { uri: "skill://b.example/git" })
+          )
           assert.strictEqual(codeOf(refused), JsonRpc.ErrorCode.InvalidParams)
         }))
 
       it.effect("an unknown skill is -32602; a file of none cannot be read", () =>
         Effect.gen(function*() {
           const { client } = yield* setup(front, behind)
-          const refused = yield* Effect.flip(client.session.request(McpSkills.GetSkill, { uri: "skill://nowhere.example/x/SKILL.md" }))
+          const refused = yield* Effect.flip(
+            client.session.request(McpSkills.GetSkill, { uri: "skill://nowhere.example/x/SKILL.md" })
+          )
           assert.strictEqual(codeOf(refused), JsonRpc.ErrorCode.InvalidParams)
           const unread = yield* Effect.flip(client.readResource("skill://nowhere.example/x/SKILL.md"))
           assert.include(
@@ -322,7 +339,10 @@ describe("McpGateway: skills", () => {
     it.effect(`two McpSkills catalogs behind, both under skill://{+path} (${front} client, ${behind} servers)`, () =>
       Effect.gen(function*() {
         const catalog = (files: Record<string, string>) =>
-          Effect.map(McpSkills.load(McpSkills.memoryFiles(files), { strict: true }), (loaded) => McpSkills.extension(loaded))
+          Effect.map(
+            McpSkills.load(McpSkills.memoryFiles(files), { strict: true }),
+            (loaded) => McpSkills.extension(loaded)
+          )
         const alpha = yield* catalog({
           "a.example/pdf/SKILL.md": manifest("pdf", "Fills PDF forms"),
           "a.example/pdf/scripts/run.py": "print('filled')\n"
@@ -366,7 +386,9 @@ describe("McpGateway: skills", () => {
       })
       assert.isUndefined((client.serverCapabilities as any).extensions?.[ID])
       // its own template passes through as any other
-      const templates = (yield* client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)
+      const templates = (yield* client.listResourceTemplates()).resourceTemplates.map((template) =>
+        template.uriTemplate
+      )
       assert.deepStrictEqual(templates, ["skill://{+path}"])
       const read = yield* client.readResource("skill://x.example/y/SKILL.md")
       assert.strictEqual((read.contents[0] as { readonly text?: string }).text, "plain skill://x.example/y/SKILL.md")
@@ -381,7 +403,10 @@ describe("McpGateway: skills", () => {
       assert.strictEqual((yield* listAll(client)).skills.length, 2)
       yield* group.connect("alpha", McpGroup.inMemory(yield* skillServer("alpha", ALPHA, { directoryRead: true })))
       // the gateway follows the group's changes in a fiber of its own
-      const { skills } = yield* Effect.repeat(listAll(client), { until: ({ skills }) => skills.length === 3, times: 100 })
+      const { skills } = yield* Effect.repeat(listAll(client), {
+        until: ({ skills }) => skills.length === 3,
+        times: 100
+      })
       assert.strictEqual(skills.length, 3)
       // beta came first: the shared skill is its, listed and read
       const shared = skills.find((skill) => skill.uri.includes("shared"))!
@@ -391,7 +416,10 @@ describe("McpGateway: skills", () => {
       assert.strictEqual(yield* load(client, pdf, "skill://a.example/pdf/reference/guide.md"), "# Guide\n")
       yield* group.disconnect("beta")
       const after = yield* Effect.repeat(listAll(client), { until: ({ skills }) => skills.length === 2, times: 100 })
-      assert.deepStrictEqual(uris(after.skills), ["skill://a.example/pdf/SKILL.md", "skill://shared.example/shared/SKILL.md"])
+      assert.deepStrictEqual(uris(after.skills), [
+        "skill://a.example/pdf/SKILL.md",
+        "skill://shared.example/shared/SKILL.md"
+      ])
       const alphas = after.skills.find((skill) => skill.uri.includes("shared"))!
       assert.strictEqual(alphas.frontmatter.description, "Alpha's copy")
       assert.match(yield* load(client, alphas, alphas.uri), /Alpha's copy/)
@@ -409,15 +437,25 @@ describe("McpGateway: skills", () => {
           }
         })
         const { skills } = yield* listAll(client)
-        assert.deepStrictEqual(uris(skills), ["skill://a.example/pdf/SKILL.md", "skill://shared.example/shared/SKILL.md"])
-        const pdf = skills.find((skill) => skill.frontmatter.name === "pdf")!
-        assert.deepStrictEqual((pdf.resources as ReadonlyArray<McpSkills.ResourceEntry>).map((file) => file.uri).sort(), [
+        assert.deepStrictEqual(uris(skills), [
           "skill://a.example/pdf/SKILL.md",
-          "skill://a.example/pdf/reference/guide.md"
+          "skill://shared.example/shared/SKILL.md"
         ])
+        const pdf = skills.find((skill) => skill.frontmatter.name === "pdf")!
+        assert.deepStrictEqual(
+          (pdf.resources as ReadonlyArray<McpSkills.ResourceEntry>).map((file) => file.uri).sort(),
+          [
+            "skill://a.example/pdf/SKILL.md",
+            "skill://a.example/pdf/reference/guide.md"
+          ]
+        )
         yield* load(client, pdf, "skill://a.example/pdf/reference/guide.md")
-        assert.isTrue((yield* Effect.exit(client.readResource("skill://a.example/pdf/scripts/run.py")))._tag === "Failure")
-        const hidden = yield* Effect.flip(client.session.request(McpSkills.GetSkill, { uri: "skill://b.example/git/SKILL.md" }))
+        assert.isTrue(
+          (yield* Effect.exit(client.readResource("skill://a.example/pdf/scripts/run.py")))._tag === "Failure"
+        )
+        const hidden = yield* Effect.flip(
+          client.session.request(McpSkills.GetSkill, { uri: "skill://b.example/git/SKILL.md" })
+        )
         assert.strictEqual(codeOf(hidden), JsonRpc.ErrorCode.InvalidParams)
         assert.isTrue((yield* Effect.exit(client.readResource("skill://b.example/git/notes.txt")))._tag === "Failure")
         const dir = yield* client.session.request(McpSkills.ReadDirectory, { uri: "skill://a.example/pdf/scripts" })
@@ -430,9 +468,14 @@ describe("McpGateway: skills", () => {
           gateway: { policy: (component) => !(component.server === "beta" && component.name.startsWith("skill://")) }
         })
         const { pages, skills } = yield* listAll(client)
-        assert.deepStrictEqual(uris(skills), ["skill://a.example/pdf/SKILL.md", "skill://shared.example/shared/SKILL.md"])
+        assert.deepStrictEqual(uris(skills), [
+          "skill://a.example/pdf/SKILL.md",
+          "skill://shared.example/shared/SKILL.md"
+        ])
         if (era === "modern") assert.strictEqual(pages[0]!.cacheScope, "private")
-        const hidden = yield* Effect.flip(client.session.request(McpSkills.GetSkill, { uri: "skill://b.example/git/SKILL.md" }))
+        const hidden = yield* Effect.flip(
+          client.session.request(McpSkills.GetSkill, { uri: "skill://b.example/git/SKILL.md" })
+        )
         assert.strictEqual(codeOf(hidden), JsonRpc.ErrorCode.InvalidParams)
         assert.isTrue((yield* Effect.exit(client.readResource("skill://b.example/git/notes.txt")))._tag === "Failure")
       }))
@@ -441,7 +484,9 @@ describe("McpGateway: skills", () => {
   it.effect("a server that does not answer is named (-32000)", () =>
     Effect.gen(function*() {
       const hang = "skill://slow.example/slow/SKILL.md"
-      const slow = yield* skillServer("slow", { "slow.example/slow": { "SKILL.md": manifest("slow", "Never answers") } }, { hang })
+      const slow = yield* skillServer("slow", {
+        "slow.example/slow": { "SKILL.md": manifest("slow", "Never answers") }
+      }, { hang })
       const { client } = yield* setup("modern", "legacy", {
         servers: { slow: McpGroup.inMemory(slow, { era: "legacy" }) },
         gateway: { callTimeout: "1 second" }

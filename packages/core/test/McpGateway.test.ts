@@ -21,7 +21,10 @@ import { clientInfo, textOf } from "./utils/client.ts"
 import { ValidatorLayer } from "./utils/validator.ts"
 
 type Era = "modern" | "legacy"
-const PAIRS: ReadonlyArray<readonly [Era, Era]> = [["legacy", "legacy"], ["legacy", "modern"], ["modern", "legacy"], ["modern", "modern"]]
+const PAIRS: ReadonlyArray<readonly [Era, Era]> = [["legacy", "legacy"], ["legacy", "modern"], ["modern", "legacy"], [
+  "modern",
+  "modern"
+]]
 
 /** What the servers behind saw. */
 interface Seen {
@@ -187,7 +190,10 @@ describe("McpGateway", () => {
         Stream.runHead,
         Effect.forkChild({ startImmediately: true })
       )
-      const extra = McpServer.layer({ name: "extra", version: "1.0.0" }, McpTool.make("fresh", { handler: () => Effect.succeed("new") }))
+      const extra = McpServer.layer(
+        { name: "extra", version: "1.0.0" },
+        McpTool.make("fresh", { handler: () => Effect.succeed("new") })
+      )
       yield* group.connect("extra", McpGroup.inMemory(extra))
       assert.isTrue(Option.isSome(yield* Fiber.join(changed)))
       assert.include((yield* client.listTools()).tools.map((tool) => tool.name), "fresh")
@@ -201,7 +207,9 @@ describe("McpGateway", () => {
         gateway: { upstreams: { up: { tools: { allow: ["c*", "ask", "wait"], deny: ["wait"] } } } }
       })
       assert.deepStrictEqual((yield* client.listTools()).tools.map((tool) => tool.name).sort(), ["ask", "count"])
-      const refused = yield* client.session.request(McpSchema.CallTool, { name: "wait", arguments: {} }).pipe(Effect.flip)
+      const refused = yield* client.session.request(McpSchema.CallTool, { name: "wait", arguments: {} }).pipe(
+        Effect.flip
+      )
       assert.strictEqual(refused.reason._tag, "ProtocolError")
       assert.match(refused.message, /Unknown tool: wait/)
     }))
@@ -219,7 +227,9 @@ describe("McpGateway", () => {
       yield* group.disconnect("up")
       yield* Fiber.join(changed)
       assert.strictEqual((yield* client.listTools()).tools.length, 0)
-      const refused = yield* client.session.request(McpSchema.CallTool, { name: "count", arguments: { to: 1 } }).pipe(Effect.flip)
+      const refused = yield* client.session.request(McpSchema.CallTool, { name: "count", arguments: { to: 1 } }).pipe(
+        Effect.flip
+      )
       assert.match(refused.message, /Unknown tool: count/)
     }))
 })

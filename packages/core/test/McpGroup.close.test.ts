@@ -9,7 +9,21 @@
  * servers), and one close that fails does not stop the others.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Ref, Schedule, Schema, Scope, Stream } from "effect"
+import {
+  Cause,
+  Context,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  Layer,
+  Ref,
+  Schedule,
+  Schema,
+  Scope,
+  Stream
+} from "effect"
 import { TestClock } from "effect/testing"
 import * as McpError from "../src/McpError.ts"
 import * as McpGroup from "../src/McpGroup.ts"
@@ -68,7 +82,9 @@ const makeFake = Effect.gen(function*() {
         return McpTransport.McpTransport.of({
           ...base,
           incoming: base.incoming.pipe(
-            Stream.interruptWhen(Effect.andThen(Deferred.await(cut), Effect.fail(McpError.transport("connection reset"))))
+            Stream.interruptWhen(
+              Effect.andThen(Deferred.await(cut), Effect.fail(McpError.transport("connection reset")))
+            )
           )
         })
       })
@@ -81,7 +97,8 @@ const makeFake = Effect.gen(function*() {
         : Layer.effect(McpTransport.McpTransport, Effect.fail(McpError.transport("fake stdio servers only")))
   })
 
-  const count = (prefix: string) => Effect.map(Ref.get(events), (all) => all.filter((event) => event.startsWith(prefix)).length)
+  const count = (prefix: string) =>
+    Effect.map(Ref.get(events), (all) => all.filter((event) => event.startsWith(prefix)).length)
 
   return {
     events: Ref.get(events),

@@ -44,7 +44,9 @@ const hangable = (name: string, tool: string) =>
   })
 
 const plain = (name: string, tool: string) =>
-  McpServer.register(echo(name, tool)).pipe(Layer.provideMerge(McpServer.layer({ name: `${name}-server`, version: "1.0.0" })))
+  McpServer.register(echo(name, tool)).pipe(
+    Layer.provideMerge(McpServer.layer({ name: `${name}-server`, version: "1.0.0" }))
+  )
 
 /**
  * A connector of `test://<name>` servers over in-memory links that can be
@@ -212,7 +214,9 @@ describe("McpGroup: liveness", () => {
         liveness: false
       }).pipe(Effect.provide([McpGroup.layerConnectorInMemory, ValidatorLayer]))
       const d = yield* hangable("d", "say")
-      yield* group.connect("d", McpGroup.inMemory(d.layer, { era: "modern" }), { liveness: { timeout: "1 second", maxMissed: 1 } })
+      yield* group.connect("d", McpGroup.inMemory(d.layer, { era: "modern" }), {
+        liveness: { timeout: "1 second", maxMissed: 1 }
+      })
       for (const server of [a, b, c, d]) server.hung.now = true
       // b: every 10 s, 10 s timeout (default), 2 misses (default), and it spoke during its first interval
       // (its subscriptions/listen stream opened): 10 + 2 × (10 + 10); d: every 30 s (default), 1 s, 1 miss

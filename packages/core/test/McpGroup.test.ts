@@ -13,9 +13,9 @@ import * as McpPrompt from "../src/McpPrompt.ts"
 import * as McpResource from "../src/McpResource.ts"
 import * as McpServer from "../src/McpServer.ts"
 import * as McpTool from "../src/McpTool.ts"
-import { ValidatorLayer } from "./utils/validator.ts"
 import { textOf } from "./utils/client.ts"
 import { makeFlaky } from "./utils/flaky.ts"
+import { ValidatorLayer } from "./utils/validator.ts"
 
 // -----------------------------------------------------------------------------
 // servers
@@ -90,7 +90,9 @@ describe("McpGroup: views and routing", () => {
       const group = yield* makeGroup({
         servers: {
           a: McpGroup.inMemory(serverLayer("a", [echo("a"), greet("a"), readme("a"), notes("a")])),
-          b: McpGroup.inMemory(serverLayer("b", [echo("b", "shout"), greet("b", "welcome"), readme("b", "mem://b-readme")]))
+          b: McpGroup.inMemory(
+            serverLayer("b", [echo("b", "shout"), greet("b", "welcome"), readme("b", "mem://b-readme")])
+          )
         }
       })
       const servers = yield* group.servers
@@ -165,7 +167,9 @@ describe("McpGroup: views and routing", () => {
           a: McpGroup.inMemory(serverLayer("a", [say("a")])),
           b: {
             params: McpGroup.inMemory(serverLayer("b", [say("b", "say-b")])),
-            client: { onLoggingMessage: (params) => Ref.update(seen, (all) => [...all, `b-only ${String(params.data)}`]) }
+            client: {
+              onLoggingMessage: (params) => Ref.update(seen, (all) => [...all, `b-only ${String(params.data)}`])
+            }
           }
         },
         client: {
@@ -227,7 +231,10 @@ describe("McpGroup: eras", () => {
         Stream.runCollect,
         Effect.forkChild({ startImmediately: true })
       )
-      yield* group.connect("late", McpGroup.inMemory(serverLayer("late", [echo("late", "echo-late")]), { era: "modern" }))
+      yield* group.connect(
+        "late",
+        McpGroup.inMemory(serverLayer("late", [echo("late", "echo-late")]), { era: "modern" })
+      )
       const seen = yield* Fiber.join(statuses)
       assert.deepStrictEqual(seen.map((late) => [late.status, late.era, late.protocolVersion]), [
         ["connecting", undefined, undefined],
@@ -311,7 +318,10 @@ describe("McpGroup: collisions and the name hook", () => {
       const error = yield* Effect.flip(
         group.connect("b", McpGroup.inMemory(serverLayer("b", [echo("b", "other"), echo("b")], events)))
       )
-      assert.deepStrictEqual(reasonOf(error), new McpError.NameCollisionError({ kind: "tool", name: "echo", servers: ["a", "b"] }))
+      assert.deepStrictEqual(
+        reasonOf(error),
+        new McpError.NameCollisionError({ kind: "tool", name: "echo", servers: ["a", "b"] })
+      )
       assert.include(error.message, `tool "echo" of server "b" collides with the one of server "a"`)
       assert.strictEqual(yield* group.views, before, "the views are the very same")
       assert.deepStrictEqual((yield* group.servers).map((server) => server.name), ["a"])
@@ -325,9 +335,14 @@ describe("McpGroup: collisions and the name hook", () => {
 
   it.effect("prompts collide too, and so do server names; resources and templates never do", () =>
     Effect.gen(function*() {
-      const group = yield* makeGroup({ servers: { a: McpGroup.inMemory(serverLayer("a", [greet("a"), readme("a"), notes("a")])) } })
+      const group = yield* makeGroup({
+        servers: { a: McpGroup.inMemory(serverLayer("a", [greet("a"), readme("a"), notes("a")])) }
+      })
       const prompt = yield* Effect.flip(group.connect("b", McpGroup.inMemory(serverLayer("b", [greet("b")]))))
-      assert.deepStrictEqual(reasonOf(prompt), new McpError.NameCollisionError({ kind: "prompt", name: "greet", servers: ["a", "b"] }))
+      assert.deepStrictEqual(
+        reasonOf(prompt),
+        new McpError.NameCollisionError({ kind: "prompt", name: "greet", servers: ["a", "b"] })
+      )
       yield* group.connect("b", McpGroup.inMemory(serverLayer("b", [readme("b"), notes("b")])))
       assert.deepStrictEqual((yield* group.resources).map((entry) => [entry.server, entry.name]), [
         ["a", "mem://readme"],
@@ -413,7 +428,10 @@ describe("McpGroup: collisions and the name hook", () => {
       const error = yield* Effect.flip(
         group.connect("a", McpGroup.inMemory(serverLayer("a", [echo("a"), echo("a", "other")])))
       )
-      assert.deepStrictEqual(reasonOf(error), new McpError.NameCollisionError({ kind: "tool", name: "same", servers: ["a", "a"] }))
+      assert.deepStrictEqual(
+        reasonOf(error),
+        new McpError.NameCollisionError({ kind: "tool", name: "same", servers: ["a", "a"] })
+      )
       assert.deepStrictEqual(yield* group.servers, [])
     }))
 })
@@ -424,7 +442,9 @@ describe("McpGroup: one URI, several servers", () => {
       const group = yield* makeGroup({
         servers: {
           a: McpGroup.inMemory(serverLayer("a", [readme("a"), notes("a")])),
-          b: McpGroup.inMemory(serverLayer("b", [readme("b"), notes("b"), readme("b", "mem://b-only"), readme("b", "mem://notes/listed")]))
+          b: McpGroup.inMemory(
+            serverLayer("b", [readme("b"), notes("b"), readme("b", "mem://b-only"), readme("b", "mem://notes/listed")])
+          )
         }
       })
       assert.deepStrictEqual((yield* group.resources).map((entry) => [entry.server, entry.name]), [
@@ -433,7 +453,8 @@ describe("McpGroup: one URI, several servers", () => {
         ["b", "mem://b-only"],
         ["b", "mem://notes/listed"]
       ])
-      const textOfRead = (result: { readonly contents: ReadonlyArray<unknown> }) => (result.contents[0] as { text: string }).text
+      const textOfRead = (result: { readonly contents: ReadonlyArray<unknown> }) =>
+        (result.contents[0] as { text: string }).text
 
       const ambiguous = yield* Effect.flip(group.readResource("mem://readme"))
       assert.deepStrictEqual(
@@ -453,13 +474,19 @@ describe("McpGroup: one URI, several servers", () => {
         reasonOf(templated),
         new McpError.AmbiguousError({ kind: "resource", name: "mem://notes/launch", servers: ["a", "b"] })
       )
-      assert.strictEqual(textOfRead(yield* group.readResource("mem://notes/launch", { server: "b" })), "b notes on launch")
+      assert.strictEqual(
+        textOfRead(yield* group.readResource("mem://notes/launch", { server: "b" })),
+        "b notes on launch"
+      )
       const unknown = yield* Effect.flip(group.readResource("mem://readme", { server: "c" }))
       assert.deepStrictEqual(reasonOf(unknown), new McpError.NotFoundError({ kind: "server", name: "c" }))
 
       // completions of a template two servers have
       const ref = { type: "ref/resource", uri: "mem://notes/{topic}" } as const
-      assert.strictEqual(reasonOf(yield* Effect.flip(group.complete(ref, { name: "topic", value: "x" })))._tag, "AmbiguousError")
+      assert.strictEqual(
+        reasonOf(yield* Effect.flip(group.complete(ref, { name: "topic", value: "x" })))._tag,
+        "AmbiguousError"
+      )
       const completed = yield* group.complete(ref, { name: "topic", value: "x" }, undefined, { server: "b" })
       assert.deepStrictEqual(completed.completion.values, ["b-x"])
 
@@ -484,11 +511,13 @@ describe("McpGroup: one URI, several servers", () => {
       const server = yield* McpServer.make({
         name: "live",
         version: "1.0.0",
-        middleware: [(_context, method, params, next) =>
-          Effect.tap(next, () =>
-            method === "resources/subscribe" || method === "logging/setLevel"
-              ? Queue.offer(requests, `${method} ${JSON.stringify(params)}`)
-              : Effect.void)]
+        middleware: [
+          (_context, method, params, next) =>
+            Effect.tap(next, () =>
+              method === "resources/subscribe" || method === "logging/setLevel"
+                ? Queue.offer(requests, `${method} ${JSON.stringify(params)}`)
+                : Effect.void)
+        ]
       })
       yield* server.register(readme("live"))
       const flaky = yield* makeFlaky({ "test://live": Layer.succeed(McpServer.McpServer, server) })
@@ -532,7 +561,10 @@ describe("McpGroup: one URI, several servers", () => {
       assert.deepStrictEqual(yield* client.roots, [{ uri: "file:///set" }])
 
       // a watch ends when its server leaves the group
-      const ended = yield* group.watchResource("mem://readme").pipe(Stream.runCollect, Effect.forkChild({ startImmediately: true }))
+      const ended = yield* group.watchResource("mem://readme").pipe(
+        Stream.runCollect,
+        Effect.forkChild({ startImmediately: true })
+      )
       yield* next
       yield* group.disconnect("live")
       assert.deepStrictEqual(yield* Fiber.join(ended), [])
@@ -562,7 +594,12 @@ describe("McpGroup: atomicity, disconnect, list_changed", () => {
       assert.strictEqual(reasonOf(error)._tag, "ProtocolError")
       assert.include(error.message, "on fire")
       assert.strictEqual(yield* group.views, before)
-      assert.deepStrictEqual((yield* group.servers).map((server) => server.name), ["a"])
+      assert.deepStrictEqual(
+        (yield* group.servers).map((server) =>
+          server.name
+        ),
+        ["a"]
+      )
       assert.deepStrictEqual(yield* Ref.get(events), ["open a", "open broken", "close broken"])
     }))
 

@@ -59,7 +59,8 @@ const sseBody = (headers: Record<string, string> = {}): SseBody => {
   return {
     response: new Response(stream, { status: 200, headers: { "content-type": "text/event-stream", ...headers } }),
     write,
-    message: (value, id) => write(`event: message\n${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(value)}\n\n`),
+    message: (value, id) =>
+      write(`event: message\n${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(value)}\n\n`),
     close: () => {
       if (open) {
         open = false
@@ -104,7 +105,12 @@ const makeFake = (options: FakeOptions = {}) =>
       request.body._tag === "Uint8Array" ? JSON.parse(new TextDecoder().decode(request.body.body)) : undefined
 
     const answer = (request: HttpClientRequest.HttpClientRequest): Reply => {
-      const entry: Seen = { method: request.method, url: request.url, headers: request.headers, message: bodyOf(request) }
+      const entry: Seen = {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        message: bodyOf(request)
+      }
       seen.push(entry)
       Queue.offerUnsafe(arrivals, entry)
       if (request.url !== URL) return options.other?.(entry) ?? status(404, "Not Found")
@@ -126,14 +132,22 @@ const makeFake = (options: FakeOptions = {}) =>
             { "mcp-session-id": id }
           )
         }
-        if (session === undefined) return json({ jsonrpc: "2.0", error: { code: -32000, message: "no session" }, id: null }, 400)
+        if (session === undefined) {
+          return json({ jsonrpc: "2.0", error: { code: -32000, message: "no session" }, id: null }, 400)
+        }
         const expired = !sessions.has(session) || (state.requestsExpire && "id" in message && "method" in message)
-        if (expired) return json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, 404)
-        if (!("id" in message) || !("method" in message)) return status(202)
+        if (expired) {
+          return json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, 404)
+        }
+        if (!("id" in message) || !("method" in message)) {
+          return status(202)
+        }
         const custom = options.onRequest?.(message, entry)
         if (custom !== undefined) return custom
         if (message.method === "ping") return json(result(message.id, {}))
-        if (message.method === "tools/list") return json(result(message.id, { tools: [{ name: "t", inputSchema: { type: "object" } }] }))
+        if (message.method === "tools/list") {
+          return json(result(message.id, { tools: [{ name: "t", inputSchema: { type: "object" } }] }))
+        }
         return json({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } })
       }
       if (session !== undefined && !sessions.has(session)) return status(404, "Session not found")
@@ -206,7 +220,12 @@ describe("McpHttpClient: requests", () => {
         assert.deepStrictEqual(tools.tools.map((t) => t.name), ["t"])
       }))
       const posts = fake.seen.filter((s) => s.method === "POST")
-      assert.deepStrictEqual(posts.map((s) => s.message.method), ["initialize", "notifications/initialized", "ping", "tools/list"])
+      assert.deepStrictEqual(posts.map((s) => s.message.method), [
+        "initialize",
+        "notifications/initialized",
+        "ping",
+        "tools/list"
+      ])
       for (const post of posts) {
         assert.strictEqual(post.headers["accept"], "application/json, text/event-stream")
         assert.strictEqual(post.headers["content-type"], "application/json")
@@ -248,8 +267,16 @@ describe("McpHttpClient: requests", () => {
           if (message.method !== "tools/call") return undefined
           const body = sseBody()
           const token = message.params._meta.progressToken
-          body.message({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1, total: 2 } })
-          body.message({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 2, total: 2 } })
+          body.message({
+            jsonrpc: "2.0",
+            method: "notifications/progress",
+            params: { progressToken: token, progress: 1, total: 2 }
+          })
+          body.message({
+            jsonrpc: "2.0",
+            method: "notifications/progress",
+            params: { progressToken: token, progress: 2, total: 2 }
+          })
           body.message(result(message.id, { content: [{ type: "text", text: "done" }] }))
           body.close()
           return body.response
@@ -289,7 +316,12 @@ describe("McpHttpClient: transparent re-initialize on 404", () => {
       const transport = yield* McpHttpClient.make({ url: URL }).pipe(Effect.provide(fake.layer))
       const received = yield* Queue.unbounded<unknown>()
       yield* transport.incoming.pipe(Stream.runForEach((v) => Queue.offer(received, v)), Effect.forkScoped)
-      const init = { jsonrpc: "2.0" as const, id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo } }
+      const init = {
+        jsonrpc: "2.0" as const,
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo }
+      }
       yield* transport.send(init)
       assert.deepStrictEqual((yield* Queue.take(received) as Effect.Effect<any>).id, 0)
       yield* transport.send({ jsonrpc: "2.0", method: "notifications/initialized" })
@@ -304,7 +336,9 @@ describe("McpHttpClient: transparent re-initialize on 404", () => {
       assert.strictEqual(yield* Queue.size(received), 0)
       const posts = fake.seen.filter((s) => s.method === "POST")
       assert.deepStrictEqual(
-        posts.map((s) => [s.message.method ?? "", s.message.id, s.headers["mcp-session-id"], s.headers["mcp-protocol-version"]]),
+        posts.map((
+          s
+        ) => [s.message.method ?? "", s.message.id, s.headers["mcp-session-id"], s.headers["mcp-protocol-version"]]),
         [
           ["initialize", 0, undefined, undefined],
           ["notifications/initialized", undefined, "s1", "2025-06-18"],
@@ -459,7 +493,11 @@ describe("McpHttpClient: resuming a request's SSE stream", () => {
           token = message.params._meta.progressToken
           const body = sseBody()
           body.write("id: p1\nretry: 500\ndata: \n\n")
-          body.message({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } }, "p2")
+          body.message({
+            jsonrpc: "2.0",
+            method: "notifications/progress",
+            params: { progressToken: token, progress: 1 }
+          }, "p2")
           body.close()
           return body.response
         },
@@ -486,7 +524,10 @@ describe("McpHttpClient: resuming a request's SSE stream", () => {
       assert.strictEqual(resume.headers["mcp-session-id"], "s1")
       assert.strictEqual(resume.headers["accept"], "text/event-stream")
       // the events missed while disconnected, then the result
-      body.message({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 2 } }, "p3")
+      body.message(
+        { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 2 } },
+        "p3"
+      )
       body.message(result(callId, { content: [{ type: "text", text: "resumed" }] }), "p4")
       const answer = yield* Fiber.join(call)
       assert.deepStrictEqual(answer.content, [{ type: "text", text: "resumed" }])
@@ -507,10 +548,11 @@ describe("McpHttpClient: resuming a request's SSE stream", () => {
         }
       })
       const session = yield* connectToFake(fake)
-      const call = yield* session.request(McpSchema.CallTool, { name: "t", arguments: {} }, { timeout: "10 seconds" }).pipe(
-        Effect.flip,
-        Effect.forkChild({ startImmediately: true })
-      )
+      const call = yield* session.request(McpSchema.CallTool, { name: "t", arguments: {} }, { timeout: "10 seconds" })
+        .pipe(
+          Effect.flip,
+          Effect.forkChild({ startImmediately: true })
+        )
       yield* settle
       yield* TestClock.adjust("10 seconds")
       assert.strictEqual((yield* Fiber.join(call)).reason._tag, "TimeoutError")
@@ -534,7 +576,10 @@ describe("McpHttpClient: SSE answers with a length", () => {
           const token = message.params._meta.progressToken
           return whole(
             "retry: 500\nid: p1\ndata: \n\n" +
-              event({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } }, "p2") +
+              event(
+                { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } },
+                "p2"
+              ) +
               event(result(message.id, { content: [{ type: "text", text: "whole" }] }), "p3")
           )
         }
@@ -644,7 +689,11 @@ describe("McpHttpClient: fallback to HTTP+SSE", () => {
   it.effect("a 405 on the initialize POST: GET the URL, take the endpoint event, go on over the legacy transport", () =>
     Effect.gen(function*() {
       const legacy = legacyServer()
-      const fake = yield* makeFake({ onInitialize: () => status(405, "Method Not Allowed"), onGet: legacy.onGet, other: legacy.other })
+      const fake = yield* makeFake({
+        onInitialize: () => status(405, "Method Not Allowed"),
+        onGet: legacy.onGet,
+        other: legacy.other
+      })
       yield* Effect.scoped(Effect.gen(function*() {
         const session = yield* connectToFake(fake, { headers: { "x-key": "k" } })
         assert.strictEqual(session.protocolVersion, "2024-11-05")
@@ -669,7 +718,11 @@ describe("McpHttpClient: fallback to HTTP+SSE", () => {
   it.effect("the server ending the legacy stream ends the session", () =>
     Effect.gen(function*() {
       const legacy = legacyServer()
-      const fake = yield* makeFake({ onInitialize: () => status(404, "Cannot POST /mcp"), onGet: legacy.onGet, other: legacy.other })
+      const fake = yield* makeFake({
+        onInitialize: () => status(404, "Cannot POST /mcp"),
+        onGet: legacy.onGet,
+        other: legacy.other
+      })
       const session = yield* connectToFake(fake)
       legacy.end()
       yield* session.awaitClose
@@ -679,7 +732,8 @@ describe("McpHttpClient: fallback to HTTP+SSE", () => {
   it.effect("a 400 with a JSON-RPC error body is a modern refusal: no fallback", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake({
-        onInitialize: () => json({ jsonrpc: "2.0", error: { code: -32000, message: "Unsupported protocol version" }, id: null }, 400)
+        onInitialize: () =>
+          json({ jsonrpc: "2.0", error: { code: -32000, message: "Unsupported protocol version" }, id: null }, 400)
       })
       const error = yield* Effect.flip(connectToFake(fake))
       assert.strictEqual((transportReason(error).cause as McpHttpClient.HttpStatusError).status, 400)
@@ -738,7 +792,10 @@ describe("McpSseClient", () => {
     Effect.gen(function*() {
       const stream = sseBody()
       const fake = yield* makeFake({ onGet: () => stream.response })
-      const fiber = yield* connectSse(fake, { endpointTimeout: "5 seconds" }).pipe(Effect.flip, Effect.forkChild({ startImmediately: true }))
+      const fiber = yield* connectSse(fake, { endpointTimeout: "5 seconds" }).pipe(
+        Effect.flip,
+        Effect.forkChild({ startImmediately: true })
+      )
       yield* settle
       yield* TestClock.adjust("5 seconds")
       assert.include(transportReason(yield* Fiber.join(fiber)).description, "no endpoint event")
@@ -761,12 +818,18 @@ describe("TransportError.status and messages", () => {
     Effect.gen(function*() {
       const fake = yield* makeFake({
         onRequest: (message) =>
-          message.method === "tools/list" ? status(500, "boom") : message.method === "tools/call" ? status(403) : undefined
+          message.method === "tools/list"
+            ? status(500, "boom")
+            : message.method === "tools/call"
+            ? status(403)
+            : undefined
       })
       const session = yield* connectToFake(fake)
       const failed = transportReason(yield* Effect.flip(session.request(McpSchema.ListTools, {})))
       assert.strictEqual(failed.status, 500)
-      const forbidden = transportReason(yield* Effect.flip(session.request(McpSchema.CallTool, { name: "t", arguments: {} })))
+      const forbidden = transportReason(
+        yield* Effect.flip(session.request(McpSchema.CallTool, { name: "t", arguments: {} }))
+      )
       assert.strictEqual(forbidden.status, 403)
       assert.include(forbidden.description, "HTTP 403")
     }))
@@ -774,7 +837,8 @@ describe("TransportError.status and messages", () => {
   it.effect("the refused initialize, the expired session and the failed fallback carry their status", () =>
     Effect.gen(function*() {
       const modern = yield* makeFake({
-        onInitialize: () => json({ jsonrpc: "2.0", error: { code: -32000, message: "Unsupported protocol version" }, id: null }, 400)
+        onInitialize: () =>
+          json({ jsonrpc: "2.0", error: { code: -32000, message: "Unsupported protocol version" }, id: null }, 400)
       })
       assert.strictEqual(transportReason(yield* Effect.flip(connectToFake(modern))).status, 400)
 
@@ -803,7 +867,9 @@ describe("TransportError.status and messages", () => {
   it.effect("McpSseClient: a GET or a POST answered with an error status carries it", () =>
     Effect.gen(function*() {
       const refusing = yield* makeFake({ onGet: () => status(403, "forbidden") })
-      const opening = yield* Effect.flip(Layer.build(McpSseClient.layer({ url: URL })).pipe(Effect.provide(refusing.layer)))
+      const opening = yield* Effect.flip(
+        Layer.build(McpSseClient.layer({ url: URL })).pipe(Effect.provide(refusing.layer))
+      )
       assert.strictEqual(transportReason(opening).status, 403)
       assert.include(transportReason(opening).description, "opening the SSE stream")
 
@@ -829,7 +895,10 @@ describe("TransportError.status and messages", () => {
       const client = HttpClient.make((request) =>
         Effect.fail(
           new HttpClientError.HttpClientError({
-            reason: new HttpClientError.TransportError({ request, cause: new TypeError("fetch failed", { cause: refused }) })
+            reason: new HttpClientError.TransportError({
+              request,
+              cause: new TypeError("fetch failed", { cause: refused })
+            })
           })
         )
       )

@@ -14,15 +14,15 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as McpChangeBus from "../src/McpChangeBus.ts"
 import * as McpHttpServer from "../src/McpHttpServer.ts"
+import * as McpResource from "../src/McpResource.ts"
 import * as McpServer from "../src/McpServer.ts"
 import * as McpSessionRegistry from "../src/McpSessionRegistry.ts"
-import * as McpResource from "../src/McpResource.ts"
 import * as McpTool from "../src/McpTool.ts"
-import { settle } from "./utils/peer.ts"
 import { linkedBuses } from "./utils/linkedBuses.ts"
+import { settle } from "./utils/peer.ts"
+import { ACCEPT, call, initialize, initialized } from "./utils/rawMessages.ts"
 import { makeHub } from "./utils/registryHub.ts"
 import { json, sseOf } from "./utils/sse.ts"
-import { ACCEPT, call, initialize, initialized } from "./utils/rawMessages.ts"
 
 interface Replica {
   readonly server: McpServer.Server
@@ -51,7 +51,10 @@ const makeCluster = Effect.gen(function*() {
         name: "cluster-test",
         version: "1.0.0",
         capabilities: { tools: { listChanged: true } }
-      }).pipe(bus === undefined ? (self) => self : Effect.provideService(McpChangeBus.McpChangeBus, bus), Scope.provide(scope))
+      }).pipe(
+        bus === undefined ? (self) => self : Effect.provideService(McpChangeBus.McpChangeBus, bus),
+        Scope.provide(scope)
+      )
       yield* server.register(McpTool.make("whoami", { input: Schema.Struct({}), handler: () => Effect.succeed(name) }))
       yield* server.register(McpResource.make({ uri: "note://1", name: "note", read: () => Effect.succeed("text") }))
       const registry = yield* Scope.provide(hub.replica(name), scope)
@@ -135,7 +138,9 @@ describe("McpHttpServer with a session registry", () => {
       assert.strictEqual(yield* b.server.sessionCount, 1)
       assert.strictEqual(yield* c.server.sessionCount, 0)
       // the session b opened again is initialized: lists work, with the client's version
-      const list = yield* Effect.scoped(Effect.flatMap(b.post({ jsonrpc: "2.0", id: 3, method: "tools/list" }, session), json))
+      const list = yield* Effect.scoped(
+        Effect.flatMap(b.post({ jsonrpc: "2.0", id: 3, method: "tools/list" }, session), json)
+      )
       assert.deepStrictEqual(list.result.tools.map((tool: { name: string }) => tool.name), ["whoami"])
     }))
 
@@ -169,8 +174,12 @@ describe("McpHttpServer with a session registry", () => {
       const b = yield* replica("b")
       const session = yield* open(a)
       hub.setDown(true)
-      const refused = yield* Effect.scoped(Effect.flatMap(b.post(call(1, "whoami"), session), (response) =>
-        Effect.map(json(response), (body) => [response.status, body.error.message])))
+      const refused = yield* Effect.scoped(
+        Effect.flatMap(
+          b.post(call(1, "whoami"), session),
+          (response) => Effect.map(json(response), (body) => [response.status, body.error.message])
+        )
+      )
       assert.deepStrictEqual(refused, [503, "Service Unavailable: the session registry cannot be reached"])
       assert.strictEqual(yield* whoami(a, session, 2), "a")
     }))
@@ -193,14 +202,16 @@ describe("McpHttpServer with a session registry", () => {
       const b = yield* replica("b")
       const session = yield* open(a)
       const request = (id: number, method: string, params: object) => ({ jsonrpc: "2.0", id, method, params })
-      for (const [id, method, params] of [
-        [1, "resources/subscribe", { uri: "note://1" }],
-        [2, "resources/subscribe", { uri: "note://2" }],
-        [3, "resources/unsubscribe", { uri: "note://2" }],
-        [4, "logging/setLevel", { level: "debug" }],
-        [5, "logging/setLevel", { level: "error" }],
-        [6, "resources/subscribe", { uri: "x".repeat(5000) }]
-      ] as const) {
+      for (
+        const [id, method, params] of [
+          [1, "resources/subscribe", { uri: "note://1" }],
+          [2, "resources/subscribe", { uri: "note://2" }],
+          [3, "resources/unsubscribe", { uri: "note://2" }],
+          [4, "logging/setLevel", { level: "debug" }],
+          [5, "logging/setLevel", { level: "error" }],
+          [6, "resources/subscribe", { uri: "x".repeat(5000) }]
+        ] as const
+      ) {
         assert.strictEqual((yield* Effect.scoped(a.post(request(id, method, params), session))).status, 200)
       }
       assert.deepStrictEqual(hub.records.get(session)?.replay, [
@@ -209,7 +220,11 @@ describe("McpHttpServer with a session registry", () => {
       ])
       hub.kill("a")
       const stream = yield* sseOf(
-        yield* b.request("GET", { accept: "text/event-stream", "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" })
+        yield* b.request("GET", {
+          accept: "text/event-stream",
+          "mcp-session-id": session,
+          "mcp-protocol-version": "2025-11-25"
+        })
       )
       yield* stream.next // priming
       yield* b.server.notifyResourceUpdated("note://2")
@@ -244,14 +259,20 @@ describe("McpHttpServer with a session registry", () => {
       const a = yield* replica("a")
       const b = yield* replica("b")
       const session = yield* open(a)
-      const getHeaders = { accept: "text/event-stream", "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }
+      const getHeaders = {
+        accept: "text/event-stream",
+        "mcp-session-id": session,
+        "mcp-protocol-version": "2025-11-25"
+      }
       const first = yield* Scope.make()
       const stream = yield* sseOf(yield* a.request("GET", getHeaders)).pipe(Scope.provide(first))
       const priming = yield* stream.next
       assert.strictEqual(priming?._tag, "Event")
       // two changes on a: the client reads both, but (say) only the first reached it
       const change = (replica: Replica, n: number) =>
-        replica.server.register(McpTool.make(`extra${n}`, { input: Schema.Struct({}), handler: () => Effect.succeed("") }))
+        replica.server.register(
+          McpTool.make(`extra${n}`, { input: Schema.Struct({}), handler: () => Effect.succeed("") })
+        )
       yield* change(a, 1)
       const e1 = yield* stream.next
       yield* change(a, 2)
@@ -269,7 +290,9 @@ describe("McpHttpServer with a session registry", () => {
       yield* change(b, 3)
       const e3 = yield* resumed.next
       assert.strictEqual(e3?._tag === "Event" && JSON.parse(e3.data).method, "notifications/tools/list_changed")
-      assert.isTrue(e3?._tag === "Event" && e2?._tag === "Event" && e1?._tag === "Event" && e3.id !== e2.id && e3.id !== e1.id)
+      assert.isTrue(
+        e3?._tag === "Event" && e2?._tag === "Event" && e1?._tag === "Event" && e3.id !== e2.id && e3.id !== e1.id
+      )
     }).pipe(Effect.scoped))
 
   it.effect("a change bus tells every replica's sessions of a change made on one", () =>
@@ -280,7 +303,11 @@ describe("McpHttpServer with a session registry", () => {
       const b = yield* replica("b", busB)
       const session = yield* open(b)
       const stream = yield* sseOf(
-        yield* b.request("GET", { accept: "text/event-stream", "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" })
+        yield* b.request("GET", {
+          accept: "text/event-stream",
+          "mcp-session-id": session,
+          "mcp-protocol-version": "2025-11-25"
+        })
       )
       yield* stream.next // priming
       yield* a.server.register(McpTool.make("fresh", { input: Schema.Struct({}), handler: () => Effect.succeed("") }))

@@ -11,17 +11,17 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Schema, Scope } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as JsonRpc from "../src/JsonRpc.ts"
 import * as McpHttpServer from "../src/McpHttpServer.ts"
 import * as McpServer from "../src/McpServer.ts"
 import * as McpSessionRegistry from "../src/McpSessionRegistry.ts"
 import * as McpTool from "../src/McpTool.ts"
 import * as McpTransport from "../src/McpTransport.ts"
-import * as JsonRpc from "../src/JsonRpc.ts"
-import { rawPeer } from "./utils/peer.ts"
 import { clientInfo } from "./utils/client.ts"
+import { rawPeer } from "./utils/peer.ts"
+import { ACCEPT } from "./utils/rawMessages.ts"
 import { makeHub } from "./utils/registryHub.ts"
 import { json } from "./utils/sse.ts"
-import { ACCEPT } from "./utils/rawMessages.ts"
 
 const MODERN = "2026-07-28"
 const Name = Schema.Struct({ name: Schema.String })
@@ -58,7 +58,11 @@ const makeCluster = Effect.gen(function*() {
       const scope = yield* Scope.make()
       yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
       const registry = yield* Scope.provide(hub.replica(name), scope)
-      const server = yield* McpServer.make({ name: "held-cluster", version: "1.0.0", requestState: { secret: "shared" } }).pipe(
+      const server = yield* McpServer.make({
+        name: "held-cluster",
+        version: "1.0.0",
+        requestState: { secret: "shared" }
+      }).pipe(
         Effect.provideService(McpSessionRegistry.McpSessionRegistry, registry),
         Scope.provide(scope)
       )
@@ -123,9 +127,15 @@ describe("held calls across replicas", () => {
       const round1 = yield* a.call("twice")
       assert.strictEqual(round1.result.resultType, "input_required")
       assert.deepStrictEqual(Object.keys(round1.result.inputRequests), ["first"])
-      const round2 = yield* b.call("twice", { inputResponses: { first: accept("ada") }, requestState: round1.result.requestState })
+      const round2 = yield* b.call("twice", {
+        inputResponses: { first: accept("ada") },
+        requestState: round1.result.requestState
+      })
       assert.deepStrictEqual(Object.keys(round2.result.inputRequests), ["second"])
-      const done = yield* c.call("twice", { inputResponses: { second: accept("grace") }, requestState: round2.result.requestState })
+      const done = yield* c.call("twice", {
+        inputResponses: { second: accept("grace") },
+        requestState: round2.result.requestState
+      })
       assert.strictEqual(done.result.content[0].text, "ada grace")
       assert.deepStrictEqual(runs, ["twice"])
       assert.strictEqual(hub.forwardedCount(), 2)
@@ -141,7 +151,10 @@ describe("held calls across replicas", () => {
       const b = yield* replica("b")
       const round = yield* a.call("twice")
       hub.kill("a")
-      const retried = yield* b.call("twice", { inputResponses: { first: accept("ada") }, requestState: round.result.requestState })
+      const retried = yield* b.call("twice", {
+        inputResponses: { first: accept("ada") },
+        requestState: round.result.requestState
+      })
       assert.strictEqual(retried.error.code, -32602)
       assert.include(retried.error.message, "held by replica a, which is gone")
       assert.include(retried.error.message, "only if that is safe")
@@ -157,7 +170,10 @@ describe("held calls across replicas", () => {
       const b = yield* replica("b")
       const round = yield* a.call("twice")
       hub.dieWhileServing("a")
-      const retried = yield* b.call("twice", { inputResponses: { first: accept("ada") }, requestState: round.result.requestState })
+      const retried = yield* b.call("twice", {
+        inputResponses: { first: accept("ada") },
+        requestState: round.result.requestState
+      })
       assert.strictEqual(retried.error.code, -32000)
       assert.include(retried.error.message, "could not be served by replica a, which holds the call")
       assert.deepStrictEqual(runs, ["twice"])
@@ -170,7 +186,10 @@ describe("held calls across replicas", () => {
       const b = yield* replica("b")
       const round = yield* a.call("twice")
       hub.killWithReset("a")
-      const retried = yield* b.call("twice", { inputResponses: { first: accept("ada") }, requestState: round.result.requestState })
+      const retried = yield* b.call("twice", {
+        inputResponses: { first: accept("ada") },
+        requestState: round.result.requestState
+      })
       assert.strictEqual(retried.error.code, -32602)
       assert.include(retried.error.message, "held by replica a, which is gone")
       assert.deepStrictEqual(runs, ["twice"])
@@ -183,7 +202,10 @@ describe("held calls across replicas", () => {
       const b = yield* replica("b")
       const round = yield* a.call("lookup")
       hub.kill("a")
-      const retried = yield* b.call("lookup", { inputResponses: { who: accept("ada") }, requestState: round.result.requestState })
+      const retried = yield* b.call("lookup", {
+        inputResponses: { who: accept("ada") },
+        requestState: round.result.requestState
+      })
       assert.include(retried.error.message, `tool "lookup" is marked idempotent`)
       assert.deepStrictEqual(retried.error.data, { holder: "a", idempotent: true })
       // and the new request, sent where it lands, runs

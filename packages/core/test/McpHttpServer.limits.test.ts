@@ -27,7 +27,8 @@ const harness = (options: McpHttpServer.Options) =>
     const server = yield* McpServer.make({ name: "limits", version: "1.0.0", capabilities: { tools: {} } })
     yield* server.register(McpTool.make("wait", {
       input: Schema.Struct({}),
-      handler: () => Queue.take(gate).pipe(Effect.as("waited"), Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined)))
+      handler: () =>
+        Queue.take(gate).pipe(Effect.as("waited"), Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined)))
     }))
     const handler = yield* HttpRouter.toHttpEffect(
       McpHttpServer.layerRoute(options).pipe(Layer.provide(Layer.succeed(McpServer.McpServer, server)))
@@ -120,7 +121,11 @@ describe("McpHttpServer limits", () => {
         const priming = yield* firstEvent(yield* h.post(call(1, "wait"), id), scope)
         yield* Scope.close(scope, Exit.void)
         yield* settle
-        const resume = h.request("GET", { accept: "text/event-stream", "mcp-session-id": id, "last-event-id": priming.id! })
+        const resume = h.request("GET", {
+          accept: "text/event-stream",
+          "mcp-session-id": id,
+          "last-event-id": priming.id!
+        })
         return { ...h, id, resume }
       })
 
@@ -211,7 +216,8 @@ describe("McpHttpServer limits", () => {
   })
 
   describe("the memory event store", () => {
-    const big = (n: number, size: number) => JsonRpc.notification("notifications/message", { level: "info", data: String(n).repeat(size) })
+    const big = (n: number, size: number) =>
+      JsonRpc.notification("notifications/message", { level: "info", data: String(n).repeat(size) })
 
     it.effect("keeps at most maxBytesPerStream per stream, dropping the oldest events", () =>
       Effect.gen(function*() {

@@ -99,7 +99,11 @@ interface Harness {
     options?: { readonly body?: unknown; readonly headers?: Record<string, string> }
   ) => Effect.Effect<HttpServerResponse.HttpServerResponse>
   /** POST with the usual headers (and the session's, when given). */
-  readonly post: (body: unknown, session?: string, headers?: Record<string, string>) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+  readonly post: (
+    body: unknown,
+    session?: string,
+    headers?: Record<string, string>
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse>
   /** initialize + initialized; the session id. */
   readonly open: (version?: string) => Effect.Effect<string>
 }
@@ -130,7 +134,9 @@ const harness = (options: McpHttpServer.Options = {}, serverOptions: Partial<Mcp
             new Request("http://localhost/mcp", {
               method,
               headers: init?.headers ?? {},
-              ...(init?.body === undefined ? {} : { body: typeof init.body === "string" ? init.body : JSON.stringify(init.body) })
+              ...(init?.body === undefined
+                ? {}
+                : { body: typeof init.body === "string" ? init.body : JSON.stringify(init.body) })
             })
           )
         ),
@@ -333,10 +339,16 @@ describe("McpHttpServer", () => {
 
     it.effect("403 for a Host or Origin outside the allow-lists", () =>
       Effect.gen(function*() {
-        const { post } = yield* harness({ allowedHosts: ["localhost", "127.0.0.1"], allowedOrigins: ["http://localhost:3000", "app.example"] })
+        const { post } = yield* harness({
+          allowedHosts: ["localhost", "127.0.0.1"],
+          allowedOrigins: ["http://localhost:3000", "app.example"]
+        })
         const evilHost = yield* post(initialize(), undefined, { host: "evil.example.com" })
         assert.strictEqual(evilHost.status, 403)
-        const evilOrigin = yield* post(initialize(), undefined, { host: "localhost:8080", origin: "http://evil.example.com" })
+        const evilOrigin = yield* post(initialize(), undefined, {
+          host: "localhost:8080",
+          origin: "http://evil.example.com"
+        })
         assert.strictEqual(evilOrigin.status, 403)
         const wrongPort = yield* post(initialize(), undefined, { origin: "http://localhost:4000" })
         assert.strictEqual(wrongPort.status, 403)
@@ -469,7 +481,10 @@ describe("McpHttpServer", () => {
         const { open, post } = yield* harness({ responseMode: "sse" })
         const id = yield* open()
         const sse = yield* sseOf(yield* post(call("c1", "wait"), id))
-        const cancel = yield* post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c1" } }, id)
+        const cancel = yield* post(
+          { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c1" } },
+          id
+        )
         assert.strictEqual(cancel.status, 202)
         assert.deepStrictEqual(yield* sse.rest, [])
         const json = yield* harness()
@@ -503,11 +518,16 @@ describe("McpHttpServer", () => {
         const { gate, open, post, request } = yield* harness({ responseMode: "sse" })
         const a = yield* open()
         const b = yield* open()
-        const get = yield* sseOf(yield* request("GET", { headers: { accept: "text/event-stream", "mcp-session-id": b } }))
+        const get = yield* sseOf(
+          yield* request("GET", { headers: { accept: "text/event-stream", "mcp-session-id": b } })
+        )
         // b has request 1 in flight; a's request 1 makes the server notify every session
         const waiting = yield* sseOf(yield* post(call(1, "wait"), b))
         const aAnswer = yield* sseOf(yield* post(call(1, "unregisterAdd"), a))
-        assert.deepStrictEqual((yield* aAnswer.rest).map((m) => m.method ?? m.id), ["notifications/tools/list_changed", 1])
+        assert.deepStrictEqual((yield* aAnswer.rest).map((m) => m.method ?? m.id), [
+          "notifications/tools/list_changed",
+          1
+        ])
         assert.strictEqual((yield* get.message).method, "notifications/tools/list_changed")
         yield* Queue.offer(gate, undefined)
         assert.deepStrictEqual((yield* waiting.rest).map((m) => m.method ?? m.id), [1])
@@ -575,7 +595,9 @@ describe("McpHttpServer", () => {
         assert.strictEqual((yield* first.message).params.progress, 3)
         yield* Scope.close(scope, Exit.void)
         const second = yield* sseOf(
-          yield* request("GET", { headers: { accept: "text/event-stream", "mcp-session-id": id, "last-event-id": lastSeen } })
+          yield* request("GET", {
+            headers: { accept: "text/event-stream", "mcp-session-id": id, "last-event-id": lastSeen }
+          })
         )
         assert.strictEqual((yield* second.message).params.progress, 2)
         assert.strictEqual((yield* second.message).params.progress, 3)
@@ -591,9 +613,15 @@ describe("McpHttpServer", () => {
         const first = yield* sseOf(yield* post(call(1, "steps", { n: 2 }, { progressToken: "t" }), id))
         yield* first.next // priming
         const one = yield* first.next
-        const second = yield* sseOf(yield* request("GET", {
-          headers: { accept: "text/event-stream", "mcp-session-id": id, "last-event-id": one?._tag === "Event" ? one.id! : "" }
-        }))
+        const second = yield* sseOf(
+          yield* request("GET", {
+            headers: {
+              accept: "text/event-stream",
+              "mcp-session-id": id,
+              "last-event-id": one?._tag === "Event" ? one.id! : ""
+            }
+          })
+        )
         // the old connection ends; everything after goes to the new one
         assert.deepStrictEqual(yield* first.rest, [])
         yield* Queue.offerAll(gate, [undefined, undefined])
@@ -617,7 +645,9 @@ describe("McpHttpServer", () => {
         yield* Queue.offer(gate, undefined)
         yield* Effect.yieldNow
         const resumed = yield* sseOf(
-          yield* request("GET", { headers: { accept: "text/event-stream", "mcp-session-id": id, "last-event-id": primingId } })
+          yield* request("GET", {
+            headers: { accept: "text/event-stream", "mcp-session-id": id, "last-event-id": primingId }
+          })
         )
         const rest = yield* resumed.rest
         assert.deepStrictEqual(rest.map((m) => m.result.content[0].text), ["after the reconnect"])
@@ -649,7 +679,9 @@ describe("McpHttpServer", () => {
         const priming = yield* sse.next
         const foreign = priming?._tag === "Event" ? priming.id! : ""
         const get = (lastEventId: string) =>
-          request("GET", { headers: { accept: "text/event-stream", "mcp-session-id": mine, "last-event-id": lastEventId } })
+          request("GET", {
+            headers: { accept: "text/event-stream", "mcp-session-id": mine, "last-event-id": lastEventId }
+          })
         assert.strictEqual((yield* get("garbage")).status, 400)
         assert.strictEqual((yield* get(foreign)).status, 400)
       }))
@@ -686,9 +718,11 @@ describe("McpHttpServer", () => {
         const init = yield* post(initialize())
         assert.strictEqual(init.status, 200)
         assert.isUndefined(init.headers["mcp-session-id"])
-        const listed = yield* json(yield* post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, undefined, {
-          "mcp-protocol-version": "2025-11-25"
-        }))
+        const listed = yield* json(
+          yield* post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, undefined, {
+            "mcp-protocol-version": "2025-11-25"
+          })
+        )
         assert.include(listed.result.tools.map((t: any) => t.name), "add")
         const called = yield* json(yield* post(call(2, "add", { a: 20, b: 22 })))
         assert.deepStrictEqual(called.result.structuredContent, { sum: 42 })
@@ -784,12 +818,13 @@ describe("McpHttpServer", () => {
         for (let i = 2; i < 8; i++) yield* (yield* sseOf(yield* post(call(i, "add", { a: 1, b: 1 }), id))).rest
         // finished streams are kept only a few at a time
         assert.strictEqual(live.size, 4)
-        const get = yield* sseOf(yield* request("GET", { headers: { accept: "text/event-stream", "mcp-session-id": id } }))
+        const get = yield* sseOf(
+          yield* request("GET", { headers: { accept: "text/event-stream", "mcp-session-id": id } })
+        )
         yield* get.next // its priming event
         assert.strictEqual(live.size, 5)
         yield* request("DELETE", { headers: { "mcp-session-id": id } })
         assert.strictEqual(live.size, 0)
       }))
   })
-
 })

@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Metric, Schema } from "effect"
 import { TestClock } from "effect/testing"
+import * as JsonRpc from "../src/JsonRpc.ts"
 import * as McpClientSession from "../src/McpClientSession.ts"
 import * as McpMetrics from "../src/McpMetrics.ts"
 import * as McpSchema from "../src/McpSchema.ts"
@@ -14,7 +15,6 @@ import * as McpTest from "../src/McpTest.ts"
 import * as McpTool from "../src/McpTool.ts"
 import * as McpTransport from "../src/McpTransport.ts"
 import { clientInfo } from "./utils/client.ts"
-import * as JsonRpc from "../src/JsonRpc.ts"
 import { rawPeer, request, settle } from "./utils/peer.ts"
 
 const Echo = McpTool.make("echo", {
@@ -50,7 +50,8 @@ const transitions = (status: McpSchema.TaskStatus) =>
 const sessions = Effect.map(Metric.value(McpMetrics.sessions), (state) => state.value)
 
 // a registry of the test's own: the server and the reads share it
-const isolated = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Metric.MetricRegistry, new Map())
+const isolated = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provideService(effect, Metric.MetricRegistry, new Map())
 
 /** A server and a raw 2025-11-25 client session, in the current scope. */
 const legacy = (definitions: ReadonlyArray<McpServer.Definition<any>>) =>
@@ -106,7 +107,9 @@ describe("McpMetrics", () => {
       yield* peer.next
       yield* peer.send(JsonRpc.notification("notifications/initialized", {}))
       // a peer's made-up method names do not become series of their own
-      for (const [id, method] of [[1, "made/up"], [2, "another/one"]] as const) yield* peer.send(request(id, method, {}))
+      for (const [id, method] of [[1, "made/up"], [2, "another/one"]] as const) {
+        yield* peer.send(request(id, method, {}))
+      }
       yield* peer.send(request(3, "tools/call", { name: 42 }))
       const answers = yield* peer.take(3)
       assert.deepStrictEqual(answers.map((answer: any) => answer.error?.code), [-32601, -32601, -32602])

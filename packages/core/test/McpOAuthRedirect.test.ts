@@ -65,7 +65,10 @@ describe("McpOAuthRedirect", () => {
           throw new Error("QuotaExceededError")
         }
       }
-      const refused = yield* McpOAuthRedirect.makeWebStorage(full).store.setTokens("x", { accessToken: "a", tokenType: "Bearer" })
+      const refused = yield* McpOAuthRedirect.makeWebStorage(full).store.setTokens("x", {
+        accessToken: "a",
+        tokenType: "Bearer"
+      })
         .pipe(Effect.flip)
       assert.strictEqual(refused.reason._tag === "AuthError" ? refused.reason.kind : refused.reason._tag, "Storage")
       entries.set("effect-mcp:tokens:x", "{not json")
@@ -84,9 +87,12 @@ describe("McpOAuthRedirect", () => {
       assert.strictEqual(authorizer.redirectUri, "https://app.example.com/callback")
       yield* authorizer.remember!(pending)
       assert.deepStrictEqual(yield* pendings.take("state-1"), pending)
-      const fiber = yield* Effect.forkChild(authorizer.authorize(new URL("https://auth.example.com/authorize?state=s")), {
-        startImmediately: true
-      })
+      const fiber = yield* Effect.forkChild(
+        authorizer.authorize(new URL("https://auth.example.com/authorize?state=s")),
+        {
+          startImmediately: true
+        }
+      )
       assert.strictEqual((yield* Deferred.await(navigated)).href, "https://auth.example.com/authorize?state=s")
       assert.isUndefined(fiber.pollUnsafe())
       yield* Fiber.interrupt(fiber)
@@ -97,7 +103,9 @@ describe("McpOAuthRedirect", () => {
 
   it("an authorization response has a state and a code or an error", () => {
     assert.isTrue(McpOAuthRedirect.isAuthorizationResponse("https://app.example.com/callback?code=c&state=s"))
-    assert.isTrue(McpOAuthRedirect.isAuthorizationResponse("https://app.example.com/callback?error=access_denied&state=s"))
+    assert.isTrue(
+      McpOAuthRedirect.isAuthorizationResponse("https://app.example.com/callback?error=access_denied&state=s")
+    )
     assert.isFalse(McpOAuthRedirect.isAuthorizationResponse("https://app.example.com/callback?code=c"))
     assert.isFalse(McpOAuthRedirect.isAuthorizationResponse("https://app.example.com/"))
     assert.isFalse(McpOAuthRedirect.isAuthorizationResponse("not a url"))

@@ -11,7 +11,9 @@ import * as McpSchema from "../src/McpSchema.ts"
 const accepts = <A>(validate: McpMethod.Validate<A>, input: unknown): A => {
   const exit = validate(input)
   if (Exit.isFailure(exit)) {
-    return assert.fail(`expected ${JSON.stringify(input)} to validate, got: ${Option.getOrUndefined(Exit.findErrorOption(exit))}`)
+    return assert.fail(
+      `expected ${JSON.stringify(input)} to validate, got: ${Option.getOrUndefined(Exit.findErrorOption(exit))}`
+    )
   }
   return exit.value
 }
@@ -92,10 +94,19 @@ describe("McpSchema", () => {
 
     it("resources, prompts, completion and logging", () => {
       result(McpSchema.ListResources, {
-        resources: [{ uri: "file:///project/src/main.rs", name: "main.rs", description: "Primary entry point", mimeType: "text/x-rust" }]
+        resources: [{
+          uri: "file:///project/src/main.rs",
+          name: "main.rs",
+          description: "Primary entry point",
+          mimeType: "text/x-rust"
+        }]
       })
       result(McpSchema.ListResourceTemplates, {
-        resourceTemplates: [{ uriTemplate: "file:///{path}", name: "Project Files", mimeType: "application/octet-stream" }]
+        resourceTemplates: [{
+          uriTemplate: "file:///{path}",
+          name: "Project Files",
+          mimeType: "application/octet-stream"
+        }]
       })
       params(McpSchema.ReadResource, { uri: "file:///project/src/main.rs" })
       result(McpSchema.ReadResource, {
@@ -119,8 +130,14 @@ describe("McpSchema", () => {
         description: "Code review prompt",
         messages: [{ role: "user", content: { type: "text", text: "Please review this Python code" } }]
       })
-      params(McpSchema.Complete, { ref: { type: "ref/prompt", name: "code_review" }, argument: { name: "language", value: "py" } })
-      params(McpSchema.Complete, { ref: { type: "ref/resource", uri: "file:///{path}" }, argument: { name: "path", value: "sr" } })
+      params(McpSchema.Complete, {
+        ref: { type: "ref/prompt", name: "code_review" },
+        argument: { name: "language", value: "py" }
+      })
+      params(McpSchema.Complete, {
+        ref: { type: "ref/resource", uri: "file:///{path}" },
+        argument: { name: "path", value: "sr" }
+      })
       result(McpSchema.Complete, { completion: { values: ["python", "pytorch", "pyside"], total: 10, hasMore: true } })
       params(McpSchema.SetLevel, { level: "info" })
       params(McpSchema.LoggingMessage, { level: "error", logger: "database", data: { error: "Connection failed" } })
@@ -161,7 +178,13 @@ describe("McpSchema", () => {
           name: "delete_file",
           description: "Deletes a file",
           inputSchema: { type: "object", properties: { path: { type: "string" } }, additionalProperties: false },
-          annotations: { title: "Delete", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
+          annotations: {
+            title: "Delete",
+            readOnlyHint: false,
+            destructiveHint: true,
+            idempotentHint: true,
+            openWorldHint: false
+          }
         }]
       })
       result(McpSchema.CallTool, {
@@ -228,7 +251,10 @@ describe("McpSchema", () => {
           required: ["name", "email"]
         }
       })
-      result(McpSchema.Elicit, { action: "accept", content: { name: "Ada", email: "ada@example.com", age: 36, subscribe: true } })
+      result(McpSchema.Elicit, {
+        action: "accept",
+        content: { name: "Ada", email: "ada@example.com", age: 36, subscribe: true }
+      })
       result(McpSchema.Elicit, { action: "decline" })
       result(McpSchema.Elicit, { action: "cancel" })
     })
@@ -265,7 +291,12 @@ describe("McpSchema", () => {
       result(McpSchema.ListPrompts, { prompts: [{ name: "p", title: "P", icons }] })
       result(McpSchema.ListResources, { resources: [{ uri: "file:///a", name: "a", size: 1024, icons }] })
       result(McpSchema.ListTools, {
-        tools: [{ name: "t", inputSchema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" }, icons, execution: { taskSupport: "optional" } }]
+        tools: [{
+          name: "t",
+          inputSchema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" },
+          icons,
+          execution: { taskSupport: "optional" }
+        }]
       })
       params(McpSchema.Cancelled, { reason: "no id in 2025-11-25" })
     })
@@ -293,7 +324,10 @@ describe("McpSchema", () => {
         toolChoice: { mode: "auto" },
         maxTokens: 1000
       })
-      assert.deepStrictEqual(McpSchema.CreateMessage.capability(createParams), McpMethod.clientCapability("sampling", "tools"))
+      assert.deepStrictEqual(
+        McpSchema.CreateMessage.capability(createParams),
+        McpMethod.clientCapability("sampling", "tools")
+      )
       result(McpSchema.CreateMessage, {
         role: "assistant",
         content: [{ type: "tool_use", id: "call_2", name: "get_weather", input: { city: "Lyon" } }],
@@ -373,9 +407,17 @@ describe("McpSchema", () => {
         { type: "integer", default: 3 },
         { type: "boolean", default: true },
         { type: "string", enum: ["red", "green"], default: "red" },
-        { type: "string", oneOf: [{ const: "#f00", title: "Red" }, { const: "#0f0", title: "Green" }], default: "#f00" },
+        {
+          type: "string",
+          oneOf: [{ const: "#f00", title: "Red" }, { const: "#0f0", title: "Green" }],
+          default: "#f00"
+        },
         { type: "array", minItems: 1, maxItems: 2, items: { type: "string", enum: ["a", "b", "c"] }, default: ["a"] },
-        { type: "array", items: { anyOf: [{ const: "a", title: "A" }, { const: "b", title: "B" }] }, default: ["a", "b"] },
+        {
+          type: "array",
+          items: { anyOf: [{ const: "a", title: "A" }, { const: "b", title: "B" }] },
+          default: ["a", "b"]
+        },
         { type: "string", enum: ["s", "m"], enumNames: ["Small", "Medium"], default: "m" }
       ]
       for (const property of valid) {
@@ -429,10 +471,29 @@ describe("McpSchema", () => {
     })
 
     it("accepts a missing params object (validated as {}) for methods without required params", () => {
-      for (const method of [McpSchema.Ping, McpSchema.ListTools, McpSchema.ListPrompts, McpSchema.ListResources, McpSchema.ListResourceTemplates, McpSchema.ListRoots, McpSchema.ListTasks]) {
+      for (
+        const method of [
+          McpSchema.Ping,
+          McpSchema.ListTools,
+          McpSchema.ListPrompts,
+          McpSchema.ListResources,
+          McpSchema.ListResourceTemplates,
+          McpSchema.ListRoots,
+          McpSchema.ListTasks
+        ]
+      ) {
         params(method, {})
       }
-      for (const method of [McpSchema.Initialized, McpSchema.ToolListChanged, McpSchema.PromptListChanged, McpSchema.ResourceListChanged, McpSchema.RootsListChanged, McpSchema.Cancelled]) {
+      for (
+        const method of [
+          McpSchema.Initialized,
+          McpSchema.ToolListChanged,
+          McpSchema.PromptListChanged,
+          McpSchema.ResourceListChanged,
+          McpSchema.RootsListChanged,
+          McpSchema.Cancelled
+        ]
+      ) {
         params(method, {})
       }
     })
@@ -444,7 +505,10 @@ describe("McpSchema", () => {
         rejects(McpSchema.CreateMessage.validateParams, { messages: [], maxTokens: 1.5 }),
         "[\"maxTokens\"]"
       )
-      assert.include(rejects(McpSchema.Initialize.validateParams, { protocolVersion: "2025-11-25", capabilities: {} }), "clientInfo")
+      assert.include(
+        rejects(McpSchema.Initialize.validateParams, { protocolVersion: "2025-11-25", capabilities: {} }),
+        "clientInfo"
+      )
       assert.include(
         rejects(McpSchema.Initialize.validateParams, {
           protocolVersion: "2025-11-25",
@@ -453,8 +517,14 @@ describe("McpSchema", () => {
         }),
         "[\"listChanged\"]"
       )
-      assert.include(rejects(McpSchema.Progress.validateParams, { progressToken: 1.5, progress: 1 }), "[\"progressToken\"]")
-      assert.include(rejects(McpSchema.Progress.validateParams, { progressToken: "t", progress: "1" }), "[\"progress\"]")
+      assert.include(
+        rejects(McpSchema.Progress.validateParams, { progressToken: 1.5, progress: 1 }),
+        "[\"progressToken\"]"
+      )
+      assert.include(
+        rejects(McpSchema.Progress.validateParams, { progressToken: "t", progress: "1" }),
+        "[\"progress\"]"
+      )
       assert.include(rejects(McpSchema.SetLevel.validateParams, { level: "verbose" }), "[\"level\"]")
       assert.include(
         rejects(McpSchema.ListTools.validateResult, { tools: [{ name: "t", inputSchema: { type: "array" } }] }),
@@ -469,15 +539,23 @@ describe("McpSchema", () => {
         "[\"content\"]"
       )
       assert.include(
-        rejects(McpSchema.GetPrompt.validateResult, { messages: [{ role: "user", content: { type: "text", text: 1 } }] }),
+        rejects(McpSchema.GetPrompt.validateResult, {
+          messages: [{ role: "user", content: { type: "text", text: 1 } }]
+        }),
         "[\"text\"]"
       )
       assert.include(rejects(McpSchema.CallTool.validateResult, { content: "hello" }), "content")
       assert.include(
-        rejects(McpSchema.Complete.validateParams, { ref: { type: "ref/tool", name: "x" }, argument: { name: "a", value: "" } }),
+        rejects(McpSchema.Complete.validateParams, {
+          ref: { type: "ref/tool", name: "x" },
+          argument: { name: "a", value: "" }
+        }),
         "[\"ref\"]"
       )
-      assert.include(rejects(McpSchema.ListResources.validateResult, { resources: [{ uri: "u", name: "n", size: 1.5 }] }), "[\"size\"]")
+      assert.include(
+        rejects(McpSchema.ListResources.validateResult, { resources: [{ uri: "u", name: "n", size: 1.5 }] }),
+        "[\"size\"]"
+      )
       assert.include(rejects(McpSchema.Cancelled.validateParams, { requestId: null }), "[\"requestId\"]")
     })
   })
@@ -501,7 +579,11 @@ describe("McpSchema", () => {
       assert.deepStrictEqual(McpSchema.ListRoots.capability({}), client("roots"))
       assert.strictEqual(McpSchema.Ping.capability({}), undefined)
       assert.strictEqual(
-        McpSchema.Initialize.capability({ protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } }),
+        McpSchema.Initialize.capability({
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "c", version: "1" }
+        }),
         undefined
       )
     })
@@ -513,7 +595,10 @@ describe("McpSchema", () => {
         McpSchema.CreateMessage.capability({ ...base, tools: [{ name: "t", inputSchema: { type: "object" } }] }),
         client("sampling", "tools")
       )
-      assert.deepStrictEqual(McpSchema.CreateMessage.capability({ ...base, toolChoice: { mode: "none" } }), client("sampling", "tools"))
+      assert.deepStrictEqual(
+        McpSchema.CreateMessage.capability({ ...base, toolChoice: { mode: "none" } }),
+        client("sampling", "tools")
+      )
     })
 
     it("elicitation needs elicitation.url only in URL mode", () => {
@@ -537,7 +622,10 @@ describe("McpSchema", () => {
       assert.deepStrictEqual(McpSchema.ResourceUpdated.capability({ uri: "u" }), server("resources", "subscribe"))
       assert.deepStrictEqual(McpSchema.LoggingMessage.capability({ level: "info", data: 1 }), server("logging"))
       assert.deepStrictEqual(McpSchema.RootsListChanged.capability({}), client("roots", "listChanged"))
-      assert.deepStrictEqual(McpSchema.ElicitationComplete.capability({ elicitationId: "e" }), client("elicitation", "url"))
+      assert.deepStrictEqual(
+        McpSchema.ElicitationComplete.capability({ elicitationId: "e" }),
+        client("elicitation", "url")
+      )
       assert.strictEqual(McpSchema.Cancelled.capability({ requestId: 1 }), undefined)
       assert.strictEqual(McpSchema.Progress.capability({ progressToken: 1, progress: 1 }), undefined)
       assert.strictEqual(McpSchema.Initialized.capability({}), undefined)
@@ -547,7 +635,10 @@ describe("McpSchema", () => {
       assert.deepStrictEqual(McpSchema.taskRequestCapability("tasks/list", "server"), server("tasks", "list"))
       assert.deepStrictEqual(McpSchema.taskRequestCapability("tasks/cancel", "client"), client("tasks", "cancel"))
       assert.deepStrictEqual(McpSchema.taskRequestCapability("tasks/get", "client"), client("tasks"))
-      assert.deepStrictEqual(McpSchema.taskAugmentationCapability["tools/call"], server("tasks", "requests", "tools", "call"))
+      assert.deepStrictEqual(
+        McpSchema.taskAugmentationCapability["tools/call"],
+        server("tasks", "requests", "tools", "call")
+      )
       assert.deepStrictEqual(
         McpSchema.taskAugmentationCapability["sampling/createMessage"],
         client("tasks", "requests", "sampling", "createMessage")
@@ -589,8 +680,12 @@ describe("McpSchema", () => {
         "subscriptions/listen"
       ]
       const serverOnly = ["sampling/createMessage", "elicitation/create", "roots/list"]
-      for (const name of clientOnly) assert.strictEqual(McpSchema.requests[name as McpSchema.RequestMethod].from, "client")
-      for (const name of serverOnly) assert.strictEqual(McpSchema.requests[name as McpSchema.RequestMethod].from, "server")
+      for (const name of clientOnly) {
+        assert.strictEqual(McpSchema.requests[name as McpSchema.RequestMethod].from, "client")
+      }
+      for (const name of serverOnly) {
+        assert.strictEqual(McpSchema.requests[name as McpSchema.RequestMethod].from, "server")
+      }
       assert.strictEqual(McpSchema.requests.ping.from, "both")
       assert.strictEqual(McpSchema.requests["tasks/get"].from, "both")
       assert.strictEqual(McpSchema.notifications["notifications/message"].from, "server")
@@ -602,7 +697,12 @@ describe("McpSchema", () => {
   describe("protocol versions", () => {
     it("lists the supported revisions, newest first", () => {
       assert.strictEqual(McpSchema.LATEST_PROTOCOL_VERSION, "2025-11-25")
-      assert.deepStrictEqual(McpSchema.SUPPORTED_PROTOCOL_VERSIONS, ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"])
+      assert.deepStrictEqual(McpSchema.SUPPORTED_PROTOCOL_VERSIONS, [
+        "2025-11-25",
+        "2025-06-18",
+        "2025-03-26",
+        "2024-11-05"
+      ])
       assert.isTrue(McpSchema.isSupportedProtocolVersion("2025-03-26"))
       assert.isFalse(McpSchema.isSupportedProtocolVersion("2024-10-07"))
     })

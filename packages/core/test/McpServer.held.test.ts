@@ -41,7 +41,13 @@ const serve = (tools: ReadonlyArray<McpTool.McpTool<never>>, options: Partial<Mc
   })
 
 type Peer = Effect.Success<ReturnType<typeof serve>>["peer"]
-type Answer = { readonly id: number; readonly result?: any; readonly error?: any; readonly method?: string; readonly params?: any }
+type Answer = {
+  readonly id: number
+  readonly result?: any
+  readonly error?: any
+  readonly method?: string
+  readonly params?: any
+}
 
 let nextId = 0
 const send = (peer: Peer, name: string, extra: Record<string, unknown> = {}, metaExtra?: Record<string, unknown>) =>
@@ -74,7 +80,9 @@ describe("held calls", () => {
             runs++ // a side effect before the asks
             const first = yield* context.elicit({ message: "First?", schema: Name, inputKey: "first" })
             const second = yield* context.elicit({ message: "Second?", schema: Name, inputKey: "second" })
-            return `${first.action === "accept" ? first.content.name : "-"} ${second.action === "accept" ? second.content.name : "-"}`
+            return `${first.action === "accept" ? first.content.name : "-"} ${
+              second.action === "accept" ? second.content.name : "-"
+            }`
           })
       })
       const { peer, server } = yield* serve([twice])
@@ -82,15 +90,24 @@ describe("held calls", () => {
       assert.strictEqual(round1.result.resultType, "input_required")
       assert.deepStrictEqual(Object.keys(round1.result.inputRequests), ["first"])
       assert.strictEqual(yield* server.heldCalls.size, 1)
-      const round2 = yield* call(peer, "twice", { inputResponses: { first: accept("ada") }, requestState: round1.result.requestState })
+      const round2 = yield* call(peer, "twice", {
+        inputResponses: { first: accept("ada") },
+        requestState: round1.result.requestState
+      })
       assert.deepStrictEqual(Object.keys(round2.result.inputRequests), ["second"])
-      const done = yield* call(peer, "twice", { inputResponses: { second: accept("grace") }, requestState: round2.result.requestState })
+      const done = yield* call(peer, "twice", {
+        inputResponses: { second: accept("grace") },
+        requestState: round2.result.requestState
+      })
       assert.strictEqual(done.result.resultType, "complete")
       assert.strictEqual(textOf(done.result), "ada grace")
       assert.strictEqual(runs, 1)
       assert.strictEqual(yield* server.heldCalls.size, 0)
       // the state of a finished call resumes nothing
-      const late = yield* call(peer, "twice", { inputResponses: { second: accept("x") }, requestState: round2.result.requestState })
+      const late = yield* call(peer, "twice", {
+        inputResponses: { second: accept("x") },
+        requestState: round2.result.requestState
+      })
       assert.strictEqual(late.error.code, JsonRpc.ErrorCode.InvalidParams)
       assert.match(late.error.message, /no longer held/)
       assert.strictEqual(runs, 1)
@@ -140,14 +157,20 @@ describe("held calls", () => {
       yield* Deferred.await(interrupted)
       assert.strictEqual(yield* server.heldCalls.size, 0)
       const [key] = Object.keys(round.result.inputRequests)
-      const late = yield* call(peer, "ask", { inputResponses: { [key!]: accept("ada") }, requestState: round.result.requestState })
+      const late = yield* call(peer, "ask", {
+        inputResponses: { [key!]: accept("ada") },
+        requestState: round.result.requestState
+      })
       assert.strictEqual(late.error.code, JsonRpc.ErrorCode.InvalidParams)
       assert.match(late.error.message, /expired|no longer held/)
     }))
 
   it.effect("at most `max` calls are held; one more is refused with -32000", () =>
     Effect.gen(function*() {
-      const ask = McpTool.make("ask", { hold: true, handler: (_, context) => Effect.as(context.elicit({ message: "?", schema: Name }), "x") })
+      const ask = McpTool.make("ask", {
+        hold: true,
+        handler: (_, context) => Effect.as(context.elicit({ message: "?", schema: Name }), "x")
+      })
       const { peer } = yield* serve([ask], { hold: { max: 2 } })
       assert.strictEqual((yield* call(peer, "ask")).result.resultType, "input_required")
       assert.strictEqual((yield* call(peer, "ask")).result.resultType, "input_required")
@@ -156,26 +179,33 @@ describe("held calls", () => {
       assert.match(third.error.message, /holds 2 calls/)
     }))
 
-  it.effect("10,000 held calls: all held within a memory bound, the next refused, all gone at the ttl", () =>
-    Effect.gen(function*() {
-      const ask = McpTool.make("ask", { hold: true, handler: (_, context) => Effect.as(context.elicit({ message: "?", schema: Name }), "x") })
-      const { peer, server } = yield* serve([ask], { hold: { max: 10_000, ttl: "1 minute" } })
-      const before = retainedHeap()
-      for (let i = 0; i < 10_000; i++) yield* send(peer, "ask")
-      const answers = (yield* peer.take(10_000)) as ReadonlyArray<Answer>
-      assert.isTrue(answers.every((answer) => answer.result?.resultType === "input_required"))
-      assert.strictEqual(yield* server.heldCalls.size, 10_000)
-      // the cap: one more is refused at once
-      const refused = yield* call(peer, "ask")
-      assert.strictEqual(refused.error.code, JsonRpc.ErrorCode.ServerError)
-      // what 10,000 held calls keep (each its handler's fiber, its asks, its expiry; and the
-      // 10,000 answers the peer holds), after a collection: measured about 130 MB here
-      const grown = (retainedHeap() - before) / (1024 * 1024)
-      assert.isBelow(grown, 180, `10,000 held calls keep ${grown.toFixed(0)} MB of heap`)
-      yield* TestClock.adjust("61 seconds")
-      assert.strictEqual(yield* server.heldCalls.size, 0)
-      assert.strictEqual((yield* call(peer, "ask")).result.resultType, "input_required")
-    }), 60_000)
+  it.effect(
+    "10,000 held calls: all held within a memory bound, the next refused, all gone at the ttl",
+    () =>
+      Effect.gen(function*() {
+        const ask = McpTool.make("ask", {
+          hold: true,
+          handler: (_, context) => Effect.as(context.elicit({ message: "?", schema: Name }), "x")
+        })
+        const { peer, server } = yield* serve([ask], { hold: { max: 10_000, ttl: "1 minute" } })
+        const before = retainedHeap()
+        for (let i = 0; i < 10_000; i++) yield* send(peer, "ask")
+        const answers = (yield* peer.take(10_000)) as ReadonlyArray<Answer>
+        assert.isTrue(answers.every((answer) => answer.result?.resultType === "input_required"))
+        assert.strictEqual(yield* server.heldCalls.size, 10_000)
+        // the cap: one more is refused at once
+        const refused = yield* call(peer, "ask")
+        assert.strictEqual(refused.error.code, JsonRpc.ErrorCode.ServerError)
+        // what 10,000 held calls keep (each its handler's fiber, its asks, its expiry; and the
+        // 10,000 answers the peer holds), after a collection: measured about 130 MB here
+        const grown = (retainedHeap() - before) / (1024 * 1024)
+        assert.isBelow(grown, 180, `10,000 held calls keep ${grown.toFixed(0)} MB of heap`)
+        yield* TestClock.adjust("61 seconds")
+        assert.strictEqual(yield* server.heldCalls.size, 0)
+        assert.strictEqual((yield* call(peer, "ask")).result.resultType, "input_required")
+      }),
+    60_000
+  )
 
   it.effect("cancelling the attached request interrupts the held handler", () =>
     Effect.gen(function*() {
@@ -193,7 +223,10 @@ describe("held calls", () => {
       })
       const { peer, server } = yield* serve([slow])
       const round = yield* call(peer, "slow")
-      const id = yield* send(peer, "slow", { inputResponses: { name: accept("ada") }, requestState: round.result.requestState })
+      const id = yield* send(peer, "slow", {
+        inputResponses: { name: accept("ada") },
+        requestState: round.result.requestState
+      })
       yield* Deferred.await(started)
       yield* peer.send(JsonRpc.notification("notifications/cancelled", { requestId: id }))
       yield* Deferred.await(interrupted)
@@ -217,7 +250,11 @@ describe("held calls", () => {
       const { peer } = yield* serve([chatty])
       yield* send(peer, "chatty", {}, { progressToken: "p1", "io.modelcontextprotocol/logLevel": "info" })
       const first = (yield* peer.take(3)) as ReadonlyArray<Answer>
-      assert.deepStrictEqual(first.map((frame) => frame.method ?? "answer"), ["notifications/progress", "notifications/message", "answer"])
+      assert.deepStrictEqual(first.map((frame) => frame.method ?? "answer"), [
+        "notifications/progress",
+        "notifications/message",
+        "answer"
+      ])
       assert.strictEqual(first[0]!.params.progressToken, "p1")
       assert.strictEqual(first[1]!.params.data, "before")
       // the retry asks for no logs: it gets the progress on its own token, no log
@@ -278,7 +315,8 @@ describe("held calls", () => {
     Effect.gen(function*() {
       const greet = McpTool.make("greet", {
         hold: true,
-        handler: (_, context) => Effect.map(context.elicit({ message: "Name?", schema: Name }), (answer) => answer.action)
+        handler: (_, context) =>
+          Effect.map(context.elicit({ message: "Name?", schema: Name }), (answer) => answer.action)
       })
       const { server } = yield* serve([greet])
       const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair

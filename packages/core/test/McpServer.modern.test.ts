@@ -23,7 +23,10 @@ import { ValidatorLayer } from "./utils/validator.ts"
 
 const VERSION = "2026-07-28"
 
-const meta = (extra: Record<string, unknown> = {}, capabilities: McpSchema.ClientCapabilities = { elicitation: {} }) => ({
+const meta = (
+  extra: Record<string, unknown> = {},
+  capabilities: McpSchema.ClientCapabilities = { elicitation: {} }
+) => ({
   "io.modelcontextprotocol/protocolVersion": VERSION,
   "io.modelcontextprotocol/clientInfo": clientInfo,
   "io.modelcontextprotocol/clientCapabilities": capabilities,
@@ -47,9 +50,19 @@ const TwoSteps = McpTool.make("two_steps", {
   handler: (_, context) =>
     Effect.gen(function*() {
       runs++
-      const first = yield* context.elicit({ message: "First?", schema: Schema.Struct({ a: Schema.String }), inputKey: "first" })
-      const second = yield* context.elicit({ message: "Second?", schema: Schema.Struct({ b: Schema.String }), inputKey: "second" })
-      return `${first.action === "accept" ? first.content.a : "-"}${second.action === "accept" ? second.content.b : "-"}`
+      const first = yield* context.elicit({
+        message: "First?",
+        schema: Schema.Struct({ a: Schema.String }),
+        inputKey: "first"
+      })
+      const second = yield* context.elicit({
+        message: "Second?",
+        schema: Schema.Struct({ b: Schema.String }),
+        inputKey: "second"
+      })
+      return `${first.action === "accept" ? first.content.a : "-"}${
+        second.action === "accept" ? second.content.b : "-"
+      }`
     })
 })
 
@@ -66,7 +79,8 @@ const Sample = McpTool.make("sample", {
 const Chatty = McpTool.make("chatty", {
   description: "Logs at two levels",
   input: Schema.Struct({}),
-  handler: (_, context) => Effect.as(Effect.andThen(context.log("debug", "fine print"), context.log("error", "headline")), "done")
+  handler: (_, context) =>
+    Effect.as(Effect.andThen(context.log("debug", "fine print"), context.log("error", "headline")), "done")
 })
 
 const Readme = McpResource.make({
@@ -80,8 +94,12 @@ const Spanned = McpTool.make("spanned", {
   description: "Answers with its span's trace and parent",
   input: Schema.Struct({}),
   handler: () =>
-    Effect.map(Effect.currentSpan, (span) =>
-      `${span.name}: ${span.traceId} ${Option.match(span.parent, { onNone: () => "-", onSome: (parent) => parent.spanId })}`
+    Effect.map(
+      Effect.currentSpan,
+      (span) =>
+        `${span.name}: ${span.traceId} ${
+          Option.match(span.parent, { onNone: () => "-", onSome: (parent) => parent.spanId })
+        }`
     ).pipe(Effect.orDie)
 })
 
@@ -99,15 +117,24 @@ const serve = (options: Partial<McpServer.Options> = {}) =>
   })
 
 let nextId = 0
-const call = (peer: { readonly send: (frame: unknown) => Effect.Effect<void>; readonly next: Effect.Effect<unknown> }, method: string, params: Record<string, unknown>) =>
+const call = (
+  peer: { readonly send: (frame: unknown) => Effect.Effect<void>; readonly next: Effect.Effect<unknown> },
+  method: string,
+  params: Record<string, unknown>
+) =>
   Effect.gen(function*() {
     const id = ++nextId
     yield* peer.send(JsonRpc.request(id, method, params))
     return (yield* peer.next) as { readonly id: number; readonly result?: any; readonly error?: any }
   })
 
-const callTool = (peer: Parameters<typeof call>[0], name: string, extra: Record<string, unknown> = {}, metaExtra?: Record<string, unknown>, capabilities?: McpSchema.ClientCapabilities) =>
-  call(peer, "tools/call", { name, arguments: {}, _meta: meta(metaExtra, capabilities), ...extra })
+const callTool = (
+  peer: Parameters<typeof call>[0],
+  name: string,
+  extra: Record<string, unknown> = {},
+  metaExtra?: Record<string, unknown>,
+  capabilities?: McpSchema.ClientCapabilities
+) => call(peer, "tools/call", { name, arguments: {}, _meta: meta(metaExtra, capabilities), ...extra })
 
 describe("McpServer, 2026-07-28 requests", () => {
   it.effect("need no initialize; results carry resultType and the server's info", () =>
@@ -115,8 +142,17 @@ describe("McpServer, 2026-07-28 requests", () => {
       const { peer } = yield* serve()
       const listed = yield* call(peer, "tools/list", { _meta: meta() })
       assert.strictEqual(listed.result.resultType, "complete")
-      assert.deepStrictEqual(listed.result._meta["io.modelcontextprotocol/serverInfo"], { name: "modern", version: "1.2.3" })
-      assert.deepStrictEqual(listed.result.tools.map((tool: McpSchema.Tool) => tool.name), ["chatty", "greet", "sample", "spanned", "two_steps"])
+      assert.deepStrictEqual(listed.result._meta["io.modelcontextprotocol/serverInfo"], {
+        name: "modern",
+        version: "1.2.3"
+      })
+      assert.deepStrictEqual(listed.result.tools.map((tool: McpSchema.Tool) => tool.name), [
+        "chatty",
+        "greet",
+        "sample",
+        "spanned",
+        "two_steps"
+      ])
       const discovered = yield* call(peer, "server/discover", { _meta: meta() })
       assert.deepStrictEqual(discovered.result.supportedVersions, [VERSION, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS])
       assert.isDefined(discovered.result.capabilities.tools)
@@ -127,7 +163,9 @@ describe("McpServer, 2026-07-28 requests", () => {
       const { peer } = yield* serve()
       const bare = yield* call(peer, "server/discover", {})
       assert.strictEqual(bare.error.code, JsonRpc.ErrorCode.InvalidParams)
-      const future = yield* call(peer, "tools/list", { _meta: meta({ "io.modelcontextprotocol/protocolVersion": "2099-01-01" }) })
+      const future = yield* call(peer, "tools/list", {
+        _meta: meta({ "io.modelcontextprotocol/protocolVersion": "2099-01-01" })
+      })
       assert.strictEqual(future.error.code, JsonRpc.ErrorCode.UnsupportedProtocolVersion)
       assert.deepStrictEqual(future.error.data, {
         supported: [VERSION, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS],
@@ -227,7 +265,9 @@ describe("McpServer, input-required rounds", () => {
       const c = yield* serve()
       const first = yield* callTool(a.peer, "greet")
       const retry = {
-        inputResponses: { [Object.keys(first.result.inputRequests)[0]!]: { action: "accept", content: { name: "Bo" } } },
+        inputResponses: {
+          [Object.keys(first.result.inputRequests)[0]!]: { action: "accept", content: { name: "Bo" } }
+        },
         requestState: first.result.requestState
       }
       assert.strictEqual(textOf((yield* callTool(b.peer, "greet", retry)).result), "Hello, Bo (modern)")
@@ -286,7 +326,10 @@ describe("McpServer, subscriptions/listen", () => {
       }))
       const ack = (yield* peer.next) as any
       assert.strictEqual(ack.method, "notifications/subscriptions/acknowledged")
-      assert.deepStrictEqual(ack.params.notifications, { toolsListChanged: true, resourceSubscriptions: ["file:///readme"] })
+      assert.deepStrictEqual(ack.params.notifications, {
+        toolsListChanged: true,
+        resourceSubscriptions: ["file:///readme"]
+      })
       assert.strictEqual(ack.params._meta["io.modelcontextprotocol/subscriptionId"], "sub-1")
       yield* server.register(McpPrompt.make({ name: "unasked", get: () => Effect.succeed("no") }))
       yield* server.notifyResourceUpdated("file:///other")
@@ -296,12 +339,17 @@ describe("McpServer, subscriptions/listen", () => {
       const [tools, updated] = (yield* peer.take(2)) as ReadonlyArray<any>
       assert.strictEqual(tools.method, "notifications/tools/list_changed")
       assert.strictEqual(tools.params._meta["io.modelcontextprotocol/subscriptionId"], "sub-1")
-      assert.deepStrictEqual(updated.params, { uri: "file:///readme", _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" } })
+      assert.deepStrictEqual(updated.params, {
+        uri: "file:///readme",
+        _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" }
+      })
       assert.strictEqual(yield* peer.backlog, 0)
       // cancelled: nothing more arrives
       yield* peer.send(JsonRpc.notification("notifications/cancelled", { requestId: "sub-1" }))
       yield* settle
-      yield* server.register(McpTool.make("later", { input: Schema.Struct({}), handler: () => Effect.succeed("later") }))
+      yield* server.register(
+        McpTool.make("later", { input: Schema.Struct({}), handler: () => Effect.succeed("later") })
+      )
       yield* settle
       assert.strictEqual(yield* peer.backlog, 0)
     }))
@@ -318,7 +366,9 @@ describe("McpServer, subscriptions/listen", () => {
         ))
       )
       yield* settle
-      yield* peer.send(JsonRpc.request(7, "subscriptions/listen", { _meta: meta(), notifications: { toolsListChanged: true } }))
+      yield* peer.send(
+        JsonRpc.request(7, "subscriptions/listen", { _meta: meta(), notifications: { toolsListChanged: true } })
+      )
       assert.strictEqual(((yield* peer.next) as any).method, "notifications/subscriptions/acknowledged")
       // the connection's scope closes: the stream answers before the session ends
       yield* Fiber.interrupt(connection)
@@ -328,7 +378,10 @@ describe("McpServer, subscriptions/listen", () => {
         id: 7,
         result: {
           resultType: "complete",
-          _meta: { "io.modelcontextprotocol/subscriptionId": 7, "io.modelcontextprotocol/serverInfo": { name: "modern", version: "1.2.3" } }
+          _meta: {
+            "io.modelcontextprotocol/subscriptionId": 7,
+            "io.modelcontextprotocol/serverInfo": { name: "modern", version: "1.2.3" }
+          }
         }
       })
     }))
@@ -361,7 +414,11 @@ describe("McpServer, logging and tracing per request", () => {
       const legacy = yield* connect
       yield* call(legacy, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo })
       yield* legacy.send(JsonRpc.notification("notifications/initialized", {}))
-      const traced = yield* call(legacy, "tools/call", { name: "spanned", arguments: {}, _meta: { traceparent: `00-${traceId}-${parentId}-01` } })
+      const traced = yield* call(legacy, "tools/call", {
+        name: "spanned",
+        arguments: {},
+        _meta: { traceparent: `00-${traceId}-${parentId}-01` }
+      })
       assert.strictEqual(textOf(traced.result), `McpServer tools/call: ${traceId} ${parentId}`)
       assert.isUndefined(traced.result.resultType)
     }))

@@ -11,9 +11,9 @@ import * as McpServer from "../src/McpServer.ts"
 import * as McpSession from "../src/McpSession.ts"
 import * as McpTool from "../src/McpTool.ts"
 import * as McpTransport from "../src/McpTransport.ts"
+import { clientInfo } from "./utils/client.ts"
 import { settle } from "./utils/peer.ts"
 import { ValidatorLayer } from "./utils/validator.ts"
-import { clientInfo } from "./utils/client.ts"
 
 // -----------------------------------------------------------------------------
 // fixtures
@@ -112,7 +112,10 @@ describe("McpServer: tools", () => {
     Effect.gen(function*() {
       const { client } = yield* connectToServer({ definitions: [Add] })
       const result = yield* client.request(McpSchema.CallTool, { name: "add", arguments: { a: 2, b: 3 } })
-      assert.deepStrictEqual(result, { content: [{ type: "text", text: "{\"sum\":5}" }], structuredContent: { sum: 5 } })
+      assert.deepStrictEqual(result, {
+        content: [{ type: "text", text: "{\"sum\":5}" }],
+        structuredContent: { sum: 5 }
+      })
     }))
 
   it.effect("invalid arguments are an isError result naming every problem (SEP-1303)", () =>
@@ -158,9 +161,10 @@ describe("McpServer: tools", () => {
       const Secret = McpResource.make({
         uri: "docs://secret",
         name: "secret",
-        read: () => Effect.fail(McpServer.urlElicitationRequired([
-          { mode: "url", message: "Authorize", url: "https://127.0.0.1/pay", elicitationId: "e-9" }
-        ]))
+        read: () =>
+          Effect.fail(McpServer.urlElicitationRequired([
+            { mode: "url", message: "Authorize", url: "https://127.0.0.1/pay", elicitationId: "e-9" }
+          ]))
       })
       const { client } = yield* connectToServer({ definitions: [Pay, Secret] })
       const fromTool = yield* Effect.flip(client.request(McpSchema.CallTool, { name: "pay", arguments: {} }))
@@ -168,7 +172,9 @@ describe("McpServer: tools", () => {
       const error = yield* Effect.flip(client.request(McpSchema.ReadResource, { uri: "docs://secret" }))
       assert.strictEqual(protocolCode(error), -32042)
       assert.deepStrictEqual(
-        error.reason._tag === "ProtocolError" ? (error.reason.data as { elicitations: Array<{ elicitationId: string }> }).elicitations[0]?.elicitationId : undefined,
+        error.reason._tag === "ProtocolError"
+          ? (error.reason.data as { elicitations: Array<{ elicitationId: string }> }).elicitations[0]?.elicitationId
+          : undefined,
         "e-9"
       )
     }))
@@ -232,7 +238,9 @@ describe("McpServer: tools", () => {
             : (yield* client.request(McpSchema.ListTools, {})).tools.map((t) => t.name)
         })))
       )
-      const Registrations = McpServer.register(Add, Roll).pipe(Layer.provide(Layer.succeed(McpServer.McpServer, server)))
+      const Registrations = McpServer.register(Add, Roll).pipe(
+        Layer.provide(Layer.succeed(McpServer.McpServer, server))
+      )
       const during = yield* Effect.scoped(Effect.andThen(Layer.build(Registrations), names))
       assert.deepStrictEqual(during, ["add", "roll"])
       assert.deepStrictEqual(yield* names, [])
@@ -246,7 +254,6 @@ describe("McpServer: tools", () => {
       assert.deepStrictEqual(none.client.serverCapabilities, { logging: {}, experimental: { x: {} } })
     }))
 })
-
 
 // -----------------------------------------------------------------------------
 // resources
@@ -271,7 +278,9 @@ const Files = McpResource.template({
   name: "files",
   variables: { rev: Schema.FiniteFromString },
   list: () => Effect.succeed([{ uri: "file:///a.txt", name: "a.txt" }]),
-  complete: { path: (value) => Effect.succeed(["src/a.ts", "src/b.ts", "test/c.ts"].filter((p) => p.startsWith(value))) },
+  complete: {
+    path: (value) => Effect.succeed(["src/a.ts", "src/b.ts", "test/c.ts"].filter((p) => p.startsWith(value)))
+  },
   read: ({ path, rev }) => Effect.succeed(`${path}@${rev ?? "head"}`)
 })
 
@@ -374,7 +383,10 @@ describe("McpServer: prompts and completion", () => {
           { name: "style", required: false }
         ]
       }])
-      const got = yield* client.request(McpSchema.GetPrompt, { name: "review", arguments: { language: "ts", style: "terse" } })
+      const got = yield* client.request(McpSchema.GetPrompt, {
+        name: "review",
+        arguments: { language: "ts", style: "terse" }
+      })
       assert.strictEqual(got.messages.length, 2)
       assert.deepStrictEqual(got.messages[0]?.content, { type: "text", text: "Review this ts code (terse)" })
       assert.strictEqual((got.messages[1]?.content as McpSchema.EmbeddedResource).type, "resource")
@@ -416,7 +428,12 @@ describe("McpServer: pagination", () => {
         McpTool.make(`t${i}`, { input: Schema.Struct({}), handler: () => Effect.succeed("ok") }))
       const { client } = yield* connectToServer({ definitions: tools, server: { pageSize: 3 } })
       const first = yield* client.request(McpSchema.ListTools, {})
-      assert.deepStrictEqual(first.tools.map((t) => t.name), ["t0", "t1", "t2"])
+      assert.deepStrictEqual(
+        first.tools.map((t) =>
+          t.name
+        ),
+        ["t0", "t1", "t2"]
+      )
       const second = yield* client.request(McpSchema.ListTools, { cursor: first.nextCursor! })
       assert.deepStrictEqual(second.tools.map((t) => t.name), ["t3", "t4", "t5"])
       const third = yield* client.request(McpSchema.ListTools, { cursor: second.nextCursor! })
@@ -631,7 +648,12 @@ describe("McpServer: request context", () => {
       let interrupted = false
       const Forever = McpTool.make("forever", {
         input: Schema.Struct({}),
-        handler: () => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => { interrupted = true })))
+        handler: () =>
+          Effect.never.pipe(Effect.onInterrupt(() =>
+            Effect.sync(() => {
+              interrupted = true
+            })
+          ))
       })
       const { client } = yield* connectToServer({ definitions: [Forever] })
       const call = yield* Effect.forkChild(client.request(McpSchema.CallTool, { name: "forever", arguments: {} }), {
@@ -656,9 +678,10 @@ describe("McpServer: middleware", () => {
       const order: Array<string> = []
       const WhoAmI = McpTool.make("whoami", {
         input: Schema.Struct({}),
-        handler: () => Effect.gen(function*() {
-          return `you are ${yield* CurrentUser}`
-        })
+        handler: () =>
+          Effect.gen(function*() {
+            return `you are ${yield* CurrentUser}`
+          })
       })
       const trace = (name: string): McpServer.Middleware => (context, method, _params, next) =>
         Effect.sync(() => order.push(`${name}>${context.kind}:${method}`)).pipe(
@@ -676,12 +699,20 @@ describe("McpServer: middleware", () => {
       })
       const result = yield* client.request(McpSchema.CallTool, { name: "whoami", arguments: {} })
       assert.strictEqual((result.content[0] as McpSchema.TextContent).text, "you are test-client")
-      assert.deepStrictEqual(order, ["outer>request:tools/call", "inner>request:tools/call", "inner<tools/call", "outer<tools/call"])
+      assert.deepStrictEqual(order, [
+        "outer>request:tools/call",
+        "inner>request:tools/call",
+        "inner<tools/call",
+        "outer<tools/call"
+      ])
       const forbidden = yield* Effect.flip(client.request(McpSchema.CallTool, { name: "forbidden", arguments: {} }))
       assert.strictEqual(protocolCode(forbidden), -32001)
       order.length = 0
       yield* client.notify(McpSchema.RootsListChanged, {})
       yield* settle
-      assert.deepStrictEqual(order.slice(0, 2), ["outer>notification:notifications/roots/list_changed", "inner>notification:notifications/roots/list_changed"])
+      assert.deepStrictEqual(order.slice(0, 2), [
+        "outer>notification:notifications/roots/list_changed",
+        "inner>notification:notifications/roots/list_changed"
+      ])
     }))
 })

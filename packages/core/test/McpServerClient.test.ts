@@ -8,9 +8,9 @@ import * as McpSchema from "../src/McpSchema.ts"
 import * as McpServer from "../src/McpServer.ts"
 import * as McpTool from "../src/McpTool.ts"
 import * as McpTransport from "../src/McpTransport.ts"
+import { connectOver } from "./utils/client.ts"
 import { settle } from "./utils/peer.ts"
 import { ValidatorLayer } from "./utils/validator.ts"
-import { connectOver } from "./utils/client.ts"
 
 const Add = McpTool.make("add", {
   input: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
@@ -42,7 +42,10 @@ describe("McpServer + McpClient", () => {
     Effect.gen(function*() {
       const { client, server } = yield* connectToAdder()
       assert.deepStrictEqual((yield* client.tools.get).map((t) => t.name), ["add"])
-      const Echo = McpTool.make("echo", { input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) })
+      const Echo = McpTool.make("echo", {
+        input: Schema.Struct({ text: Schema.String }),
+        handler: ({ text }) => Effect.succeed(text)
+      })
       yield* server.register(Echo)
       yield* settle
       assert.deepStrictEqual((yield* client.tools.get).map((t) => t.name), ["add", "echo"])

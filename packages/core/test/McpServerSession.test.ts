@@ -5,8 +5,8 @@ import * as McpSchema from "../src/McpSchema.ts"
 import * as McpServerSession from "../src/McpServerSession.ts"
 import * as McpSession from "../src/McpSession.ts"
 import * as McpTransport from "../src/McpTransport.ts"
-import { rawPeer, settle } from "./utils/peer.ts"
 import { clientInfo } from "./utils/client.ts"
+import { rawPeer, settle } from "./utils/peer.ts"
 
 /** A server session and a client played by hand. */
 const setup = (options: Partial<McpServerSession.Options> = {}) =>
@@ -64,7 +64,10 @@ describe("McpServerSession: lifecycle", () => {
     Effect.gen(function*() {
       const { initialize } = yield* setup()
       const answer = (yield* initialize("1999-01-01")) as JsonRpc.SuccessResponse
-      assert.strictEqual((answer.result as McpSchema.InitializeResult).protocolVersion, McpSchema.LATEST_PROTOCOL_VERSION)
+      assert.strictEqual(
+        (answer.result as McpSchema.InitializeResult).protocolVersion,
+        McpSchema.LATEST_PROTOCOL_VERSION
+      )
     }))
 
   it.effect("negotiates within a configured version list", () =>
@@ -123,7 +126,10 @@ describe("McpServerSession: lifecycle", () => {
   it.effect("rejects initialize params that do not match the schema with -32602", () =>
     Effect.gen(function*() {
       const { call } = yield* setup()
-      assert.strictEqual(errorCode(yield* call(1, "initialize", { protocolVersion: 2025 })), JsonRpc.ErrorCode.InvalidParams)
+      assert.strictEqual(
+        errorCode(yield* call(1, "initialize", { protocolVersion: 2025 })),
+        JsonRpc.ErrorCode.InvalidParams
+      )
     }))
 
   it.effect("gives handlers the client's params and a capability check", () =>

@@ -39,7 +39,10 @@ describe("McpSession: outgoing requests", () => {
       const requests = (yield* peer.take(1000)) as ReadonlyArray<JsonRpc.Request>
       assert.strictEqual(yield* session.pendingCount, 1000)
       // answer odd ids backwards, then even ids forwards
-      const order = [...requests.filter((r) => Number(r.id) % 2 === 1).reverse(), ...requests.filter((r) => Number(r.id) % 2 === 0)]
+      const order = [
+        ...requests.filter((r) => Number(r.id) % 2 === 1).reverse(),
+        ...requests.filter((r) => Number(r.id) % 2 === 0)
+      ]
       for (const request of order) {
         yield* peer.send(JsonRpc.success(request.id, { n: (request.params as { n: number }).n * 10 }))
       }
@@ -55,7 +58,10 @@ describe("McpSession: outgoing requests", () => {
       const request = (yield* peer.next) as JsonRpc.Request
       yield* peer.send(JsonRpc.failure(request.id, { code: -32042, message: "needs a URL", data: { x: 1 } }))
       const reason = reasonOf(yield* Fiber.join(call))
-      assert.deepStrictEqual(reason, new McpError.ProtocolError({ code: -32042, description: "needs a URL", data: { x: 1 } }))
+      assert.deepStrictEqual(
+        reason,
+        new McpError.ProtocolError({ code: -32042, description: "needs a URL", data: { x: 1 } })
+      )
     }))
 
   it.effect("a result that does not match the method's schema fails with InvalidResultError", () =>
@@ -91,8 +97,10 @@ describe("McpSession: outgoing requests", () => {
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const { peer, session } = yield* setup().pipe(Scope.provide(scope))
-      const calls = yield* Effect.forEach([1, 2, 3], (n) =>
-        Effect.forkChild(Effect.exit(session.request(Echo, { n })), { startImmediately: true }))
+      const calls = yield* Effect.forEach(
+        [1, 2, 3],
+        (n) => Effect.forkChild(Effect.exit(session.request(Echo, { n })), { startImmediately: true })
+      )
       yield* peer.take(3)
       assert.strictEqual(yield* session.pendingCount, 3)
       yield* Scope.close(scope, Exit.void)
@@ -107,9 +115,14 @@ describe("McpSession: outgoing requests", () => {
     Effect.gen(function*() {
       const link = yield* McpTransport.makeInMemoryLink
       const theirScope = yield* Scope.make()
-      const theirs = Context.get(yield* Layer.build(link.server).pipe(Scope.provide(theirScope)), McpTransport.McpTransport)
+      const theirs = Context.get(
+        yield* Layer.build(link.server).pipe(Scope.provide(theirScope)),
+        McpTransport.McpTransport
+      )
       const mine = Context.get(yield* Layer.build(link.client), McpTransport.McpTransport)
-      const session = yield* McpSession.make({ role: "client" }).pipe(Effect.provideService(McpTransport.McpTransport, mine))
+      const session = yield* McpSession.make({ role: "client" }).pipe(
+        Effect.provideService(McpTransport.McpTransport, mine)
+      )
       const peer = yield* rawPeer(theirs)
       const call = yield* Effect.forkChild(Effect.exit(session.request(Echo, { n: 1 })), { startImmediately: true })
       yield* peer.next
@@ -130,7 +143,10 @@ describe("McpSession: outgoing requests", () => {
       })
       const { peer, session } = yield* setup({ capabilities: { own: {}, peer: () => ({ prompts: {} }) } })
       const reason = reasonOf(yield* Effect.exit(session.request(Gated, { n: 1 })))
-      assert.deepStrictEqual(reason, new McpError.UnsupportedError({ method: "test/gated", capability: "server tools" }))
+      assert.deepStrictEqual(
+        reason,
+        new McpError.UnsupportedError({ method: "test/gated", capability: "server tools" })
+      )
       yield* settle
       assert.strictEqual(yield* peer.backlog, 0)
     }))
@@ -156,7 +172,11 @@ describe("McpSession: timeouts (TestClock)", () => {
   it.effect("a send that blocks (blockingSend) still times out and fails on close", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const blocked = McpTransport.McpTransport.of({ incoming: Stream.never, send: () => Effect.never, blockingSend: true })
+      const blocked = McpTransport.McpTransport.of({
+        incoming: Stream.never,
+        send: () => Effect.never,
+        blockingSend: true
+      })
       const session = yield* McpSession.make({ role: "client" }).pipe(
         Effect.provideService(McpTransport.McpTransport, blocked),
         Scope.provide(scope)
@@ -196,7 +216,9 @@ describe("McpSession: timeouts (TestClock)", () => {
       const token = (request.params as { _meta: { progressToken: number } })._meta.progressToken
       assert.strictEqual(token, request.id)
       yield* TestClock.adjust("40 seconds")
-      yield* peer.send(JsonRpc.notification("notifications/progress", { progressToken: token, progress: 1, total: 3, message: "one" }))
+      yield* peer.send(
+        JsonRpc.notification("notifications/progress", { progressToken: token, progress: 1, total: 3, message: "one" })
+      )
       yield* settle
       yield* TestClock.adjust("59999 millis") // 99.999 s after the start, 59.999 s after the progress
       assert.isUndefined(pollExit(call))
@@ -253,7 +275,9 @@ describe("McpSession: timeouts (TestClock)", () => {
       yield* settle
       yield* peer.send(JsonRpc.success(request.id, { n: 7 }))
       const collected = yield* Fiber.join(events)
-      assert.deepStrictEqual(collected.map((e) => e._tag === "Progress" ? e.progress.progress : e.result), [1, 2, { n: 7 }])
+      assert.deepStrictEqual(collected.map((e) => e._tag === "Progress" ? e.progress.progress : e.result), [1, 2, {
+        n: 7
+      }])
     }))
 })
 
@@ -305,17 +329,29 @@ describe("McpSession: incoming requests", () => {
       const replies = (yield* peer.take(10)) as ReadonlyArray<JsonRpc.SuccessResponse>
       // the slowest (n = 0) answers last
       assert.deepStrictEqual(replies.map((r) => r.id), Array.from({ length: 10 }, (_, i) => `r${9 - i}`))
-      assert.deepStrictEqual(replies.map((r) => (r.result as { n: number }).n), Array.from({ length: 10 }, (_, i) => 9 - i))
+      assert.deepStrictEqual(
+        replies.map((r) => (r.result as { n: number }).n),
+        Array.from({ length: 10 }, (_, i) => 9 - i)
+      )
     }))
 
   it.effect("a handler's McpError becomes its JSON-RPC error; a defect becomes -32603 without details", () =>
     Effect.gen(function*() {
-      const Fails = McpMethod.request({ ...Echo, name: "test/fails", params: Echo.params, result: Echo.result, from: "both" })
+      const Fails = McpMethod.request({
+        ...Echo,
+        name: "test/fails",
+        params: Echo.params,
+        result: Echo.result,
+        from: "both"
+      })
       const Dies = McpMethod.request({ name: "test/dies", params: Echo.params, result: Echo.result, from: "both" })
       const { peer } = yield* setup({
         role: "server",
         handlers: [
-          McpSession.handler(Fails, () => Effect.fail(McpError.protocol(-32002, "Resource not found", { uri: "x://y" }))),
+          McpSession.handler(
+            Fails,
+            () => Effect.fail(McpError.protocol(-32002, "Resource not found", { uri: "x://y" }))
+          ),
           McpSession.handler(Dies, () => Effect.die(new Error("secret stack details")))
         ]
       })
@@ -379,7 +415,9 @@ describe("McpSession: incoming requests", () => {
     Effect.gen(function*() {
       const { peer } = yield* setup({
         role: "server",
-        handlers: [McpSession.handler(Slow, (_, context) => Effect.as(context.reportProgress({ progress: 1, total: 2 }), {}))]
+        handlers: [
+          McpSession.handler(Slow, (_, context) => Effect.as(context.reportProgress({ progress: 1, total: 2 }), {}))
+        ]
       })
       yield* peer.send(JsonRpc.request(1, "test/slow", { _meta: { progressToken: "tok" } }))
       assert.deepStrictEqual(
@@ -421,8 +459,12 @@ describe("McpSession: ping and keep-alive", () => {
   it.effect("ping works in both directions between two engines", () =>
     Effect.gen(function*() {
       const [a, b] = yield* McpTransport.makeInMemoryPair
-      const client = yield* McpSession.make({ role: "client" }).pipe(Effect.provideService(McpTransport.McpTransport, a))
-      const server = yield* McpSession.make({ role: "server" }).pipe(Effect.provideService(McpTransport.McpTransport, b))
+      const client = yield* McpSession.make({ role: "client" }).pipe(
+        Effect.provideService(McpTransport.McpTransport, a)
+      )
+      const server = yield* McpSession.make({ role: "server" }).pipe(
+        Effect.provideService(McpTransport.McpTransport, b)
+      )
       yield* client.ping()
       yield* server.ping()
       assert.strictEqual(yield* client.pendingCount, 0)
@@ -431,7 +473,9 @@ describe("McpSession: ping and keep-alive", () => {
 
   it.effect("keep-alive ends the session after maxFailures unanswered pings", () =>
     Effect.gen(function*() {
-      const { peer, session } = yield* setup({ keepAlive: { interval: "10 seconds", timeout: "5 seconds", maxFailures: 2 } })
+      const { peer, session } = yield* setup({
+        keepAlive: { interval: "10 seconds", timeout: "5 seconds", maxFailures: 2 }
+      })
       yield* TestClock.adjust("10 seconds")
       assert.strictEqual(((yield* peer.next) as JsonRpc.Request).method, "ping")
       yield* TestClock.adjust("5 seconds") // first failure
@@ -472,7 +516,10 @@ describe("McpSession: diagnostics", () => {
       yield* peer.send(JsonRpc.success(999, {}))
       yield* peer.send(JsonRpc.request(1, "test/dies", { n: 1 }))
       yield* peer.next
-      assert.deepStrictEqual(lines, ["Warn: response for unknown request id 999 dropped", "Error: handler of test/dies died"])
+      assert.deepStrictEqual(lines, [
+        "Warn: response for unknown request id 999 dropped",
+        "Error: handler of test/dies died"
+      ])
     }).pipe(Effect.provide(Logger.layer([capture])))
   })
 })

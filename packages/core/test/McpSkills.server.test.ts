@@ -6,12 +6,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
+import { sha256 } from "../src/internal/skills/digest.ts"
 import * as JsonRpc from "../src/JsonRpc.ts"
 import type * as McpError from "../src/McpError.ts"
 import * as McpServer from "../src/McpServer.ts"
 import * as McpSkills from "../src/McpSkills.ts"
 import * as McpTest from "../src/McpTest.ts"
-import { sha256 } from "../src/internal/skills/digest.ts"
 
 const skillMd = (name: string, description: string, extra = "") =>
   `---\nname: ${name}\ndescription: ${description}\n${extra}---\n# ${name}\n\nUse it well.\n`
@@ -19,7 +19,11 @@ const skillMd = (name: string, description: string, extra = "") =>
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe, 0x00, 0x01])
 
 const fixture = (): Record<string, string | Uint8Array> => ({
-  "acme/pdf-processing/SKILL.md": skillMd("pdf-processing", "Extract, fill and assemble PDF documents", "license: MIT\n"),
+  "acme/pdf-processing/SKILL.md": skillMd(
+    "pdf-processing",
+    "Extract, fill and assemble PDF documents",
+    "license: MIT\n"
+  ),
   "acme/pdf-processing/references/FORMS.md": "# Forms\n",
   "acme/pdf-processing/references/deep/NOTES.txt": "notes\n",
   "acme/pdf-processing/assets/logo.png": PNG,
@@ -41,7 +45,11 @@ describe("McpSkills (server)", () => {
     Effect.gen(function*() {
       const catalog = yield* McpSkills.load(McpSkills.memoryFiles(fixture()))
       const entries = yield* catalog.entries
-      assert.deepStrictEqual(entries.map((skill) => skill.uri), [PDF, "skill://git-review/SKILL.md", "skill://zeta/SKILL.md"])
+      assert.deepStrictEqual(entries.map((skill) => skill.uri), [
+        PDF,
+        "skill://git-review/SKILL.md",
+        "skill://zeta/SKILL.md"
+      ])
       assert.deepStrictEqual(yield* catalog.warnings, [])
       const pdf = entries[0]!
       assert.deepStrictEqual(pdf.frontmatter, {
@@ -51,12 +59,15 @@ describe("McpSkills (server)", () => {
       })
       assert.isTrue(Array.isArray(pdf.resources))
       const resources = pdf.resources as ReadonlyArray<McpSkills.ResourceEntry>
-      assert.deepStrictEqual(resources.map((r) => r.uri), [
-        PDF,
-        "skill://acme/pdf-processing/assets/logo.png",
-        "skill://acme/pdf-processing/references/FORMS.md",
-        "skill://acme/pdf-processing/references/deep/NOTES.txt"
-      ].sort())
+      assert.deepStrictEqual(
+        resources.map((r) => r.uri),
+        [
+          PDF,
+          "skill://acme/pdf-processing/assets/logo.png",
+          "skill://acme/pdf-processing/references/FORMS.md",
+          "skill://acme/pdf-processing/references/deep/NOTES.txt"
+        ].sort()
+      )
       const forms = resources.find((r) => r.uri.endsWith("FORMS.md"))!
       assert.strictEqual(forms.size, 8)
       assert.strictEqual(forms.digest, yield* sha256(new TextEncoder().encode("# Forms\n")))
@@ -71,7 +82,9 @@ describe("McpSkills (server)", () => {
           cache: { ttlMs: 60_000, cacheScope: "public" }
         })
         const client = yield* McpTest.client(serverOf(catalog), { era })
-        assert.deepStrictEqual((client.serverCapabilities as any).extensions?.[McpSkills.EXTENSION_ID], { directoryRead: true })
+        assert.deepStrictEqual((client.serverCapabilities as any).extensions?.[McpSkills.EXTENSION_ID], {
+          directoryRead: true
+        })
         assert.isDefined(client.serverCapabilities.resources)
         const first = yield* client.session.request(McpSkills.ListSkills, {})
         assert.deepStrictEqual(first.skills.map((s) => s.uri), [PDF, "skill://git-review/SKILL.md"])
@@ -147,7 +160,10 @@ describe("McpSkills (server)", () => {
           blob: Buffer.from(PNG).toString("base64")
         }])
         const missing = yield* Effect.flip(client.readResource("skill://acme/pdf-processing/nope.md"))
-        assert.strictEqual(code(missing), era === "modern" ? JsonRpc.ErrorCode.InvalidParams : JsonRpc.ErrorCode.ResourceNotFound)
+        assert.strictEqual(
+          code(missing),
+          era === "modern" ? JsonRpc.ErrorCode.InvalidParams : JsonRpc.ErrorCode.ResourceNotFound
+        )
 
         // changed on the storage after loading: refused, neither stale nor new content served
         files["acme/pdf-processing/references/FORMS.md"] = "# Forms, edited\n"
@@ -176,7 +192,10 @@ describe("McpSkills (server)", () => {
 
   it.effect("serves dynamic skills with resources: \"dynamic\" and a prefix in every URI", () =>
     Effect.gen(function*() {
-      const catalog = yield* McpSkills.load(McpSkills.memoryFiles(fixture()), { prefix: "example.com", dynamic: ["zeta"] })
+      const catalog = yield* McpSkills.load(McpSkills.memoryFiles(fixture()), {
+        prefix: "example.com",
+        dynamic: ["zeta"]
+      })
       const entries = yield* catalog.entries
       assert.deepStrictEqual(entries.map((s) => s.uri), [
         "skill://example.com/acme/pdf-processing/SKILL.md",
@@ -217,8 +236,15 @@ describe("McpSkills (server)", () => {
       yield* client.ping()
       assert.deepStrictEqual(seen.filter((m) => m === "notifications/resources/list_changed").length, 1)
       const listed = yield* client.session.request(McpSkills.ListSkills, {})
-      assert.deepStrictEqual(listed.skills.map((s) => s.uri), [PDF, "skill://git-review/SKILL.md", "skill://new-skill/SKILL.md"])
-      assert.strictEqual((yield* client.readResource("skill://acme/pdf-processing/references/FORMS.md")).contents.length, 1)
+      assert.deepStrictEqual(listed.skills.map((s) => s.uri), [
+        PDF,
+        "skill://git-review/SKILL.md",
+        "skill://new-skill/SKILL.md"
+      ])
+      assert.strictEqual(
+        (yield* client.readResource("skill://acme/pdf-processing/references/FORMS.md")).contents.length,
+        1
+      )
 
       // a content change only: no list change
       files["acme/pdf-processing/references/FORMS.md"] = "# Forms v3\n"
@@ -262,8 +288,10 @@ describe("McpSkills (server): rules", () => {
       assert.match(error.message, pattern)
     })
 
-  it.effect("a bad name is refused", () => refusedWith({ "Bad_Name/SKILL.md": skillMd("Bad_Name", "x") }, "name", /lowercase/))
-  it.effect("a double hyphen is refused", () => refusedWith({ "a--b/SKILL.md": skillMd("a--b", "x") }, "name", /hyphen/))
+  it.effect("a bad name is refused", () =>
+    refusedWith({ "Bad_Name/SKILL.md": skillMd("Bad_Name", "x") }, "name", /lowercase/))
+  it.effect("a double hyphen is refused", () =>
+    refusedWith({ "a--b/SKILL.md": skillMd("a--b", "x") }, "name", /hyphen/))
   it.effect("a name of 65 characters is refused", () =>
     refusedWith({ [`${"a".repeat(65)}/SKILL.md`]: skillMd("a".repeat(65), "x") }, "name", /1-64/))
   it.effect("a name differing from its folder is refused", () =>
@@ -328,7 +356,12 @@ describe("McpSkills (server): rules", () => {
             dir === "link" ? [...entries, { name: "escape", kind: "unsupported" as const }] : entries)
       }
       const catalog = yield* McpSkills.load(files)
-      assert.deepStrictEqual((yield* catalog.entries).map((s) => s.uri), ["skill://ok/SKILL.md"])
+      assert.deepStrictEqual(
+        (yield* catalog.entries).map((s) =>
+          s.uri
+        ),
+        ["skill://ok/SKILL.md"]
+      )
       assert.match((yield* catalog.warnings)[0]!.message, /symlink/)
     }))
   it.effect("a SKILL.md at the root, or spelled otherwise, is a warning; a frontmatter is served as written", () =>
@@ -339,7 +372,10 @@ describe("McpSkills (server): rules", () => {
         "lower/skill.md": skillMd("lower", "x"),
         "rich/SKILL.md": skillMd("rich", "x", "tags: [a, b]\nnested:\n  n: 1\n  t: true\n  z: null\n")
       })
-      assert.deepStrictEqual((yield* catalog.entries).map((s) => s.uri), ["skill://ok/SKILL.md", "skill://rich/SKILL.md"])
+      assert.deepStrictEqual((yield* catalog.entries).map((s) => s.uri), [
+        "skill://ok/SKILL.md",
+        "skill://rich/SKILL.md"
+      ])
       assert.deepStrictEqual((yield* catalog.entries)[1]!.frontmatter, {
         name: "rich",
         description: "x",
@@ -355,7 +391,9 @@ describe("McpSkills (server): rules", () => {
   it.effect("a storage failure fails the load (nothing half-loaded)", () =>
     Effect.gen(function*() {
       const base = McpSkills.memoryFiles(good)
-      const error = yield* Effect.flip(McpSkills.load({ list: base.list, read: (path) => Effect.flatMap(base.read(path), () => base.read("missing")) }))
+      const error = yield* Effect.flip(
+        McpSkills.load({ list: base.list, read: (path) => Effect.flatMap(base.read(path), () => base.read("missing")) })
+      )
       assert.match(error.message, /no such file/)
     }))
   it.effect("two skills with one name are both served, with a warning", () =>

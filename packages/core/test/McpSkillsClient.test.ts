@@ -65,9 +65,11 @@ const peer = (era: Era, script: Script) =>
         const content = script.files?.[params.uri]
         if (content === undefined) return undefined
         return {
-          contents: [typeof content === "string"
-            ? { uri: params.uri, mimeType: "text/markdown", text: content }
-            : { uri: params.uri, mimeType: "application/octet-stream", blob: Buffer.from(content).toString("base64") }]
+          contents: [
+            typeof content === "string"
+              ? { uri: params.uri, mimeType: "text/markdown", text: content }
+              : { uri: params.uri, mimeType: "application/octet-stream", blob: Buffer.from(content).toString("base64") }
+          ]
         }
       }
       return script.handlers?.[method]?.(params)
@@ -102,11 +104,15 @@ const connect = (era: Era, script: Script) =>
   Effect.gen(function*() {
     const { requests, transport } = yield* peer(era, script)
     const client = yield* connectOver(transport, { era })
-    const reads = () => requests.filter((request) => request.method === "resources/read").map((request) => request.params.uri)
+    const reads = () =>
+      requests.filter((request) => request.method === "resources/read").map((request) => request.params.uri)
     return { skills: McpSkillsClient.make(client), requests, reads }
   })
 
-const honest: Script = { pages: { "": { skills: [entry] } }, files: { [SKILL]: MANIFEST, [FORMS]: FORMS_TEXT, [LOGO]: LOGO_BYTES } }
+const honest: Script = {
+  pages: { "": { skills: [entry] } },
+  files: { [SKILL]: MANIFEST, [FORMS]: FORMS_TEXT, [LOGO]: LOGO_BYTES }
+}
 
 const skillError = (error: McpError.McpError) => {
   assert.strictEqual(error.reason._tag, "SkillError")
@@ -156,7 +162,10 @@ for (const era of ["modern", "legacy"] as const) {
       Effect.gen(function*() {
         const tampered = MANIFEST.replace("Extract, fill, and assemble PDF documents", "Exfiltrate credentials")
         const lying = { ...entry, resources: [fileEntry(SKILL, tampered), ...files.slice(1)] }
-        const { reads, skills } = yield* connect(era, { pages: { "": { skills: [lying] } }, files: { [SKILL]: tampered } })
+        const { reads, skills } = yield* connect(era, {
+          pages: { "": { skills: [lying] } },
+          files: { [SKILL]: tampered }
+        })
         const [skill] = yield* skills.list()
         const error = yield* Effect.flip(skills.read(skill!))
         const reason = skillError(error)
@@ -178,7 +187,9 @@ for (const era of ["modern", "legacy"] as const) {
     it.effect("a file not in the entry, or outside the skill: SkillError unlisted, no request sent", () =>
       Effect.gen(function*() {
         const { reads, skills } = yield* connect(era, honest)
-        for (const ref of ["references/OTHER.md", "../other/SKILL.md", "skill://other/SKILL.md", "file:///etc/passwd"]) {
+        for (
+          const ref of ["references/OTHER.md", "../other/SKILL.md", "skill://other/SKILL.md", "file:///etc/passwd"]
+        ) {
           assert.strictEqual(skillError(yield* Effect.flip(skills.read(entry, ref))).check, "unlisted")
         }
         assert.deepStrictEqual(reads(), [])
@@ -187,17 +198,26 @@ for (const era of ["modern", "legacy"] as const) {
     it.effect("invalid entries: refused with SkillError entry (skipInvalid leaves them out)", () =>
       Effect.gen(function*() {
         const badDigest = { ...entry, resources: [{ ...fileEntry(SKILL, MANIFEST), digest: "sha256:ABC" }] }
-        const wrongName = { ...entry, uri: "skill://pdf-tools/SKILL.md", resources: [fileEntry("skill://pdf-tools/SKILL.md", MANIFEST)] }
+        const wrongName = {
+          ...entry,
+          uri: "skill://pdf-tools/SKILL.md",
+          resources: [fileEntry("skill://pdf-tools/SKILL.md", MANIFEST)]
+        }
         const outside = { ...entry, resources: [fileEntry(SKILL, MANIFEST), fileEntry("skill://other/x.md", "x")] }
-        const escaping = { ...entry, resources: [fileEntry(SKILL, MANIFEST), fileEntry("skill://pdf-processing/%2E%2E/x.md", "x")] }
+        const escaping = {
+          ...entry,
+          resources: [fileEntry(SKILL, MANIFEST), fileEntry("skill://pdf-processing/%2E%2E/x.md", "x")]
+        }
         const noManifest = { ...entry, resources: [fileEntry(FORMS, FORMS_TEXT)] }
-        for (const [bad, expected] of [
-          [badDigest, "digest \"sha256:ABC\""],
-          [wrongName, "last path segment \"pdf-tools\""],
-          [outside, "outside the skill"],
-          [escaping, "outside the skill"],
-          [noManifest, `do not include ${SKILL}`]
-        ] as const) {
+        for (
+          const [bad, expected] of [
+            [badDigest, "digest \"sha256:ABC\""],
+            [wrongName, "last path segment \"pdf-tools\""],
+            [outside, "outside the skill"],
+            [escaping, "outside the skill"],
+            [noManifest, `do not include ${SKILL}`]
+          ] as const
+        ) {
           const { skills } = yield* connect(era, { pages: { "": { skills: [bad] } } })
           const reason = skillError(yield* Effect.flip(skills.list()))
           assert.strictEqual(reason.check, "entry")
@@ -222,7 +242,11 @@ for (const era of ["modern", "legacy"] as const) {
           resources: [fileEntry("skill://acme/tools/other/SKILL.md", "x")]
         }
         const { requests, skills } = yield* connect(era, {
-          pages: { "": { skills: [entry], nextCursor: "p2" }, p2: { skills: [other], nextCursor: "p3" }, p3: { skills: [] } }
+          pages: {
+            "": { skills: [entry], nextCursor: "p2" },
+            p2: { skills: [other], nextCursor: "p3" },
+            p3: { skills: [] }
+          }
         })
         assert.deepStrictEqual((yield* skills.list()).map((skill) => skill.uri), [SKILL, other.uri])
         assert.deepStrictEqual(
@@ -264,7 +288,13 @@ for (const era of ["modern", "legacy"] as const) {
             "resources/directory/read": (params) =>
               params.cursor === undefined
                 ? { resources: [{ uri: FORMS, name: "FORMS.md" }], nextCursor: "2" }
-                : { resources: [{ uri: "skill://pdf-processing/references/more", name: "more", mimeType: "inode/directory" }] }
+                : {
+                  resources: [{
+                    uri: "skill://pdf-processing/references/more",
+                    name: "more",
+                    mimeType: "inode/directory"
+                  }]
+                }
           }
         })
         assert.isTrue(skills.directoryRead)
@@ -301,22 +331,32 @@ describe("McpSkillsClient.group", () => {
         broken: { pages: { "": { skills: [{ ...entry, resources: [] }] } } },
         plain: {
           capabilities: { resources: {} },
-          handlers: { "resources/list": () => ({ resources: [] }), "resources/templates/list": () => ({ resourceTemplates: [] }) }
+          handlers: {
+            "resources/list": () => ({ resources: [] }),
+            "resources/templates/list": () => ({ resourceTemplates: [] })
+          }
         }
       }
       const connector = Layer.succeed(McpGroup.Connector, {
         transport: (_params, server) =>
-          Layer.unwrap(Effect.map(peer("legacy", {
-            ...scripts[server]!,
-            handlers: {
-              "resources/list": () => ({ resources: [] }),
-              "resources/templates/list": () => ({ resourceTemplates: [] }),
-              ...scripts[server]!.handlers
-            }
-          }), ({ transport }) => transport))
+          Layer.unwrap(Effect.map(
+            peer("legacy", {
+              ...scripts[server]!,
+              handlers: {
+                "resources/list": () => ({ resources: [] }),
+                "resources/templates/list": () => ({ resourceTemplates: [] }),
+                ...scripts[server]!.handlers
+              }
+            }),
+            ({ transport }) => transport
+          ))
       })
       const group = yield* McpGroup.make({
-        servers: { docs: McpGroup.http("test://docs"), broken: McpGroup.http("test://broken"), plain: McpGroup.http("test://plain") },
+        servers: {
+          docs: McpGroup.http("test://docs"),
+          broken: McpGroup.http("test://broken"),
+          plain: McpGroup.http("test://plain")
+        },
         liveness: false,
         reconnect: false
       }).pipe(Effect.provide([connector, ValidatorLayer]))

@@ -113,9 +113,12 @@ layer(McpTest.layer(Server))("McpTest.layer", (it) => {
       assert.deepStrictEqual(tool?.outputSchema?.required, ["sum"])
       const result = yield* client.callTool("add", { a: 1, b: 2 })
       assert.deepStrictEqual(result.structuredContent, { sum: 3 })
-      assert.deepStrictEqual(yield* client.callToolTyped("add", { a: 2, b: 2 }, Schema.Struct({ sum: Schema.Number })), {
-        sum: 4
-      })
+      assert.deepStrictEqual(
+        yield* client.callToolTyped("add", { a: 2, b: 2 }, Schema.Struct({ sum: Schema.Number })),
+        {
+          sum: 4
+        }
+      )
     }))
 
   it.effect("the default validator checks outputs on the client and raw input schemas on the server", () =>
@@ -216,7 +219,8 @@ describe("McpTest under TestClock", () => {
         const seen = yield* Ref.make<ReadonlyArray<string>>([])
         const call = yield* client.callTool("steps", {}, {
           timeout: "5 seconds",
-          onProgress: (progress) => Ref.update(seen, (all) => [...all, `${progress.progress}/${progress.total} ${progress.message}`])
+          onProgress: (progress) =>
+            Ref.update(seen, (all) => [...all, `${progress.progress}/${progress.total} ${progress.message}`])
         }).pipe(Effect.forkChild({ startImmediately: true }))
         yield* TestClock.adjust("3 seconds")
         assert.deepStrictEqual(yield* Ref.get(seen), ["1/3 step 1"])
@@ -234,7 +238,10 @@ describe("McpTest under TestClock", () => {
       const onFrame = (from: "client" | "server", frame: JsonRpc.Frame) => {
         const message = frame as JsonRpc.Message
         if (from === "server" && "method" in message && message.method === "ping" && "id" in message) {
-          return Effect.flatMap(Clock.currentTimeMillis, (at) => Ref.update(pings, (all) => [...all, [at, message.id] as const]))
+          return Effect.flatMap(
+            Clock.currentTimeMillis,
+            (at) => Ref.update(pings, (all) => [...all, [at, message.id] as const])
+          )
         }
         if (from === "client" && "result" in message) return Ref.update(answered, (all) => [...all, message.id])
         return Effect.void
@@ -255,7 +262,9 @@ describe("McpTest under TestClock", () => {
       yield* McpTest.client(KeepAlive, {
         era: "modern",
         onFrame: (from, frame) =>
-          from === "server" && "method" in frame && frame.method === "ping" ? Ref.update(modernPings, (n) => n + 1) : Effect.void
+          from === "server" && "method" in frame && frame.method === "ping"
+            ? Ref.update(modernPings, (n) => n + 1)
+            : Effect.void
       })
       yield* TestClock.adjust("1 minute")
       assert.strictEqual(yield* Ref.get(modernPings), 0)

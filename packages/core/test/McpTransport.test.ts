@@ -34,7 +34,9 @@ describe("McpTransport: newline-delimited JSON framing", () => {
   it.effect("decodes a multi-byte character split between chunks", () =>
     Effect.gen(function*() {
       const all = bytes("{\"s\":\"é€😀\"}\n")
-      assert.deepStrictEqual(yield* decode([all.subarray(0, 8), all.subarray(8, 11), all.subarray(11)]), [{ s: "é€😀" }])
+      assert.deepStrictEqual(yield* decode([all.subarray(0, 8), all.subarray(8, 11), all.subarray(11)]), [{
+        s: "é€😀"
+      }])
     }))
 
   it.effect("emits a last line that has no newline when the stream ends", () =>
@@ -76,7 +78,10 @@ describe("McpTransport: newline-delimited JSON framing", () => {
         Stream.decodeText(),
         Stream.mkString
       )
-      assert.strictEqual(out, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n")
+      assert.strictEqual(
+        out,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n"
+      )
     }))
 })
 

@@ -249,7 +249,10 @@ describe("UriTemplate.expand", () => {
 
   it("writes numbers and booleans with String and encodes UTF-8", () => {
     const t = UriTemplate.make("items/{id}{?draft,name}")
-    assert.strictEqual(UriTemplate.expand(t, { id: 7, draft: true, name: "café ☕" }), "items/7?draft=true&name=caf%C3%A9%20%E2%98%95")
+    assert.strictEqual(
+      UriTemplate.expand(t, { id: 7, draft: true, name: "café ☕" }),
+      "items/7?draft=true&name=caf%C3%A9%20%E2%98%95"
+    )
     assert.strictEqual(UriTemplate.expand(UriTemplate.make("{x}"), { x: "😀" }), "%F0%9F%98%80")
     assert.strictEqual(UriTemplate.expand(UriTemplate.make("{x}"), { x: "\ud800" }), "%EF%BF%BD")
     // A prefix counts characters, not UTF-16 units.
@@ -287,14 +290,21 @@ describe("UriTemplate.match", () => {
 
   it("round-trips query parameters", () => {
     roundTrip("search{?q,lang}", { q: "hello world", lang: "en" }, "search?q=hello%20world&lang=en")
-    roundTrip("file:///{+path}{?rev,mode}", { path: "a/b.ts", rev: "main", mode: "raw" }, "file:///a/b.ts?rev=main&mode=raw")
+    roundTrip(
+      "file:///{+path}{?rev,mode}",
+      { path: "a/b.ts", rev: "main", mode: "raw" },
+      "file:///a/b.ts?rev=main&mode=raw"
+    )
     roundTrip("items{?page}{&size}", { page: "2", size: "50" }, "items?page=2&size=50")
     roundTrip("items{?tag*}", { tag: ["a", "b c"] }, "items?tag=a&tag=b%20c")
   })
 
   it("matches query parameters in any order, absent when missing", () => {
     const t = UriTemplate.make("file:///{+path}{?rev,mode}")
-    assert.deepStrictEqual(UriTemplate.match(t, "file:///a/b?mode=raw&rev=1"), Option.some({ path: "a/b", mode: "raw", rev: "1" }))
+    assert.deepStrictEqual(
+      UriTemplate.match(t, "file:///a/b?mode=raw&rev=1"),
+      Option.some({ path: "a/b", mode: "raw", rev: "1" })
+    )
     assert.deepStrictEqual(UriTemplate.match(t, "file:///a/b?mode=raw"), Option.some({ path: "a/b", mode: "raw" }))
     assert.deepStrictEqual(UriTemplate.match(t, "file:///a/b"), Option.some({ path: "a/b" }))
     assert.deepStrictEqual(UriTemplate.match(t, "file:///a/b?"), Option.some({ path: "a/b" }))
@@ -368,7 +378,10 @@ describe("UriTemplate.match", () => {
     const parsed = UriTemplate.parse("db://{table}/{+key}")
     assert.isTrue(Result.isSuccess(parsed))
     if (Result.isSuccess(parsed)) {
-      assert.deepStrictEqual(UriTemplate.match(parsed.success, "db://users/a/b"), Option.some({ table: "users", key: "a/b" }))
+      assert.deepStrictEqual(
+        UriTemplate.match(parsed.success, "db://users/a/b"),
+        Option.some({ table: "users", key: "a/b" })
+      )
     }
   })
 })

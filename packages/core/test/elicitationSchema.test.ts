@@ -61,7 +61,10 @@ describe("toRequestedSchema", () => {
   })
 
   it("booleans", () => {
-    assert.deepStrictEqual(field(Schema.Boolean.annotate({ title: "Subscribe" })), { type: "boolean", title: "Subscribe" })
+    assert.deepStrictEqual(field(Schema.Boolean.annotate({ title: "Subscribe" })), {
+      type: "boolean",
+      title: "Subscribe"
+    })
   })
 
   it("single-choice enums: plain and titled", () => {
@@ -92,7 +95,9 @@ describe("toRequestedSchema", () => {
     )
     assert.deepStrictEqual(
       field(
-        Schema.Array(Schema.Union([Schema.Literal("a").annotate({ title: "A" }), Schema.Literal("b").annotate({ title: "B" })]))
+        Schema.Array(
+          Schema.Union([Schema.Literal("a").annotate({ title: "A" }), Schema.Literal("b").annotate({ title: "B" })])
+        )
       ),
       { type: "array", items: { anyOf: [{ const: "a", title: "A" }, { const: "b", title: "B" }] } }
     )
@@ -117,7 +122,10 @@ describe("toRequestedSchema", () => {
     })
     const enums = form(Schema.Struct({
       size: Schema.optional(
-        Schema.Union([Schema.Literal("s").annotate({ title: "Small" }), Schema.Literal("l").annotate({ title: "Large" })])
+        Schema.Union([
+          Schema.Literal("s").annotate({ title: "Small" }),
+          Schema.Literal("l").annotate({ title: "Large" })
+        ])
       ),
       color: Schema.optional(Schema.Literals(["red", "blue"])),
       level: Schema.optionalKey(Schema.Enum({ Low: "low", High: "high" }))
@@ -166,7 +174,9 @@ describe("toRequestedSchema", () => {
   })
 
   it("rejects nested objects, arbitrary arrays and mixed unions, naming the field", () => {
-    const nested = unsupported(Schema.Struct({ name: Schema.String, address: Schema.Struct({ street: Schema.String }) }))
+    const nested = unsupported(
+      Schema.Struct({ name: Schema.String, address: Schema.Struct({ street: Schema.String }) })
+    )
     assert.strictEqual(nested.field, "address")
     assert.match(nested.message, /field "address": nested objects are not supported/)
 

@@ -27,7 +27,9 @@ import { compile, ValidatorLayer } from "./utils/validator.ts"
 // -----------------------------------------------------------------------------
 
 class NotFound extends Data.TaggedError("NotFound")<{ readonly title: string }> {}
-class Forbidden extends Data.TaggedError("Forbidden")<{ readonly user: string; readonly token: Redacted.Redacted<string> }> {}
+class Forbidden
+  extends Data.TaggedError("Forbidden")<{ readonly user: string; readonly token: Redacted.Redacted<string> }>
+{}
 class Gone extends Data.TaggedError("Gone") {}
 class Conflict extends Schema.TaggedError<Conflict>()("Conflict", { id: Schema.Number, reason: Schema.String }) {}
 class WithMessage extends Schema.TaggedError<WithMessage>()("WithMessage", { message: Schema.String }) {}
@@ -69,7 +71,10 @@ const Template = McpResource.template({
   uriTemplate: "notes://{mode}",
   name: "notes",
   read: ({ mode }) => fail(mode as Mode),
-  complete: { mode: (value) => value === "die" ? Effect.die(new Error(SECRET)) : Effect.fail(McpError.protocol(-32603, "no completions today")) }
+  complete: {
+    mode: (value) =>
+      value === "die" ? Effect.die(new Error(SECRET)) : Effect.fail(McpError.protocol(-32603, "no completions today"))
+  }
 })
 const Prompt = McpPrompt.make({
   name: "review",
@@ -156,17 +161,32 @@ describe("failure text", () => {
   it("cycles, bigints, accessors, errors and huge values are written safely and bounded", () => {
     const cyclic: Record<string, unknown> = { name: "loop" }
     cyclic.self = cyclic
-    assert.strictEqual(describeFailure({ _tag: "Cyclic", cyclic }), `Cyclic: {"cyclic":{"name":"loop","self":"[Circular]"}}`)
+    assert.strictEqual(
+      describeFailure({ _tag: "Cyclic", cyclic }),
+      `Cyclic: {"cyclic":{"name":"loop","self":"[Circular]"}}`
+    )
     assert.strictEqual(describeFailure({ _tag: "Big", n: 12n }), `Big: {"n":"12n"}`)
     const trap = { _tag: "Trap", ok: 1 }
-    Object.defineProperty(trap, "boom", { enumerable: true, get: () => { throw new Error("accessor ran") } })
+    Object.defineProperty(trap, "boom", {
+      enumerable: true,
+      get: () => {
+        throw new Error("accessor ran")
+      }
+    })
     assert.strictEqual(describeFailure(trap), `Trap: {"ok":1}`)
     assert.strictEqual(
       describeFailure({ _tag: "Wrapped", cause: new RangeError("too far") }),
       `Wrapped: {"cause":{"name":"RangeError","message":"too far"}}`
     )
-    assert.strictEqual(describeFailure({ _tag: "Bytes", data: new Uint8Array(10_000) }), `Bytes: {"data":"[Uint8Array of 10000 bytes]"}`)
-    const huge = describeFailure({ _tag: "Huge", text: "a".repeat(1_000_000), items: Array.from({ length: 10_000 }, (_, i) => i) })
+    assert.strictEqual(
+      describeFailure({ _tag: "Bytes", data: new Uint8Array(10_000) }),
+      `Bytes: {"data":"[Uint8Array of 10000 bytes]"}`
+    )
+    const huge = describeFailure({
+      _tag: "Huge",
+      text: "a".repeat(1_000_000),
+      items: Array.from({ length: 10_000 }, (_, i) => i)
+    })
     assert.isTrue(huge.length < MAX_TEXT + 100, `length ${huge.length}`)
     assert.include(huge, "more characters")
     const long = stringify(Array.from({ length: 100 }, () => "b".repeat(1000)))
@@ -189,7 +209,10 @@ describe.each(["legacy", "modern"] as const)("handler failures reach the client 
       const { client } = yield* connect(undefined, era)
       const call = (mode: Mode) => client.callTool("failing", { mode })
       const notFound = yield* call("notFound")
-      assert.deepStrictEqual(toolResult(notFound), { content: [{ type: "text", text: `NotFound: {"title":"x"}` }], isError: true })
+      assert.deepStrictEqual(toolResult(notFound), {
+        content: [{ type: "text", text: `NotFound: {"title":"x"}` }],
+        isError: true
+      })
       assert.strictEqual(textOf(yield* call("conflict")), `Conflict: {"id":7,"reason":"taken"}`)
       assert.strictEqual(textOf(yield* call("gone")), "Gone")
       assert.strictEqual(textOf(yield* call("message")), "a readable message")
@@ -210,19 +233,29 @@ describe.each(["legacy", "modern"] as const)("handler failures reach the client 
     Effect.gen(function*() {
       const { client } = yield* connect(undefined, era)
       const read = yield* Effect.flip(client.readResource("docs://failing"))
-      assert.deepStrictEqual(errorOf(read), { code: JsonRpc.ErrorCode.InternalError, message: `NotFound: {"title":"x"}` })
+      assert.deepStrictEqual(errorOf(read), {
+        code: JsonRpc.ErrorCode.InternalError,
+        message: `NotFound: {"title":"x"}`
+      })
       const templated = yield* Effect.flip(client.readResource("notes://forbidden"))
       assert.strictEqual(errorOf(templated).message, `Forbidden: {"user":"ada","token":"<redacted>"}`)
       const prompt = yield* Effect.flip(client.getPrompt("review", { mode: "gone" }))
       assert.deepStrictEqual(errorOf(prompt), { code: JsonRpc.ErrorCode.InternalError, message: "Gone" })
       const kept = yield* Effect.flip(client.getPrompt("review", { mode: "message" }))
       assert.strictEqual(errorOf(kept).message, "a readable message")
-      for (const failed of [
-        yield* Effect.flip(client.readResource("docs://dying")),
-        yield* Effect.flip(client.readResource("notes://throw")),
-        yield* Effect.flip(client.getPrompt("review", { mode: "die" })),
-        yield* Effect.flip(client.complete({ ref: { type: "ref/resource", uri: "notes://{mode}" }, argument: { name: "mode", value: "die" } }))
-      ]) {
+      for (
+        const failed of [
+          yield* Effect.flip(client.readResource("docs://dying")),
+          yield* Effect.flip(client.readResource("notes://throw")),
+          yield* Effect.flip(client.getPrompt("review", { mode: "die" })),
+          yield* Effect.flip(
+            client.complete({
+              ref: { type: "ref/resource", uri: "notes://{mode}" },
+              argument: { name: "mode", value: "die" }
+            })
+          )
+        ]
+      ) {
         assert.deepStrictEqual(errorOf(failed), { code: JsonRpc.ErrorCode.InternalError, message: "Internal error" })
         assert.notInclude(JSON.stringify(failed), SECRET)
       }
@@ -239,16 +272,31 @@ describe("handler failures are logged on the server, not forwarded", () => {
       yield* Effect.flip(client.readResource("docs://failing"))
       yield* Effect.flip(client.readResource("docs://dying"))
       yield* Effect.flip(client.getPrompt("review", { mode: "forbidden" }))
-      yield* Effect.flip(client.complete({ ref: { type: "ref/resource", uri: "notes://{mode}" }, argument: { name: "mode", value: "x" } }))
+      yield* Effect.flip(
+        client.complete({
+          ref: { type: "ref/resource", uri: "notes://{mode}" },
+          argument: { name: "mode", value: "x" }
+        })
+      )
       const failures = lines.filter((line) => / (failed|died)( |$)/.test(line.message))
-      const summary = failures.map((line) => [line.level, line.message.replace(/\(request \d+\)/, "(request N)"), line.hasCause])
+      const summary = failures.map((
+        line
+      ) => [line.level, line.message.replace(/\(request \d+\)/, "(request N)"), line.hasCause])
       assert.deepStrictEqual(summary, [
         ["Warn", `tools/call tool "failing" failed (request N): NotFound: {"title":"x"}`, false],
         ["Error", `tools/call tool "failing" died (request N)`, true],
         ["Warn", `resources/read resource "docs://failing" failed (request N): NotFound: {"title":"x"}`, false],
         ["Error", `resources/read resource "docs://dying" died (request N)`, true],
-        ["Warn", `prompts/get prompt "review" failed (request N): Forbidden: {"user":"ada","token":"<redacted>"}`, false],
-        ["Warn", `completion/complete resource "notes://{mode}" argument "mode" failed (request N): no completions today (code -32603)`, false]
+        [
+          "Warn",
+          `prompts/get prompt "review" failed (request N): Forbidden: {"user":"ada","token":"<redacted>"}`,
+          false
+        ],
+        [
+          "Warn",
+          `completion/complete resource "notes://{mode}" argument "mode" failed (request N): no completions today (code -32603)`,
+          false
+        ]
       ])
       for (const line of failures) {
         assert.isString(line.annotations["mcp.method.name"])
@@ -370,7 +418,11 @@ describe("output schemas that are not objects are wrapped as { result }", () => 
         // and the check can fail: the bare value does not match a wrapped schema
         if (name !== "plain") assert.isNotEmpty(compile(outputSchema)((result.structuredContent as any).result), name)
       }
-      const typed = yield* client.callToolTyped("tags", undefined, Schema.Struct({ result: Schema.Array(Schema.String) }))
+      const typed = yield* client.callToolTyped(
+        "tags",
+        undefined,
+        Schema.Struct({ result: Schema.Array(Schema.String) })
+      )
       assert.deepStrictEqual(typed, { result: ["a", "b"] })
     }).pipe(Effect.provide(ValidatorLayer)))
 })

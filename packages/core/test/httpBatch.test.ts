@@ -22,9 +22,9 @@ const Add = McpTool.make("add", {
   handler: ({ a, b }) => Effect.succeed({ sum: a + b })
 })
 
-const call = (id: JsonRpc.RequestId, a: number, b: number) => JsonRpc.request(id, "tools/call", { name: "add", arguments: { a, b } })
+const call = (id: JsonRpc.RequestId, a: number, b: number) =>
+  JsonRpc.request(id, "tools/call", { name: "add", arguments: { a, b } })
 const initialized = JsonRpc.notification("notifications/initialized")
-
 
 const harness = (options: McpHttpServer.Options = {}) =>
   Effect.gen(function*() {
@@ -82,7 +82,11 @@ describe("Streamable HTTP: batches", () => {
     Effect.gen(function*() {
       const { open, post } = yield* harness()
       const session = yield* open("2025-03-26")
-      const batch = yield* post([call(1, 1, 1), JsonRpc.notification("notifications/roots/list_changed"), call("two", 2, 2)], session)
+      const batch = yield* post([
+        call(1, 1, 1),
+        JsonRpc.notification("notifications/roots/list_changed"),
+        call("two", 2, 2)
+      ], session)
       assert.strictEqual(batch.status, 200)
       const answers = yield* json(batch)
       assert.isTrue(Array.isArray(answers))
@@ -97,7 +101,10 @@ describe("Streamable HTTP: batches", () => {
       const session = yield* open("2025-03-26")
       yield* assertRefused(yield* post([], session), null)
       yield* assertRefused(yield* post([call(5, 1, 1), { jsonrpc: "2.0", id: 6 }], session), null)
-      yield* assertRefused(yield* post([call(7, 1, 1), { jsonrpc: "2.0", id: 8, method: "ping", result: {} }], session), null)
+      yield* assertRefused(
+        yield* post([call(7, 1, 1), { jsonrpc: "2.0", id: 8, method: "ping", result: {} }], session),
+        null
+      )
       yield* assertRefused(yield* post([call(9, 1, 1), call(9, 1, 1)], session), null)
       // nothing of a refused batch ran: its ids are free
       const again = yield* post([call(5, 1, 1), call(7, 1, 2)], session)
@@ -120,7 +127,10 @@ describe("Streamable HTTP: a frame that is both a request and a response", () =>
       const { open, post } = yield* harness()
       const session = yield* open("2025-11-25")
       yield* assertRefused(yield* post({ jsonrpc: "2.0", id: 3, method: "ping", result: {} }, session), 3)
-      yield* assertRefused(yield* post({ jsonrpc: "2.0", id: [1], method: "ping", error: { code: 1, message: "x" } }, session), null)
+      yield* assertRefused(
+        yield* post({ jsonrpc: "2.0", id: [1], method: "ping", error: { code: 1, message: "x" } }, session),
+        null
+      )
       const ping = yield* post(JsonRpc.request(4, "ping"), session)
       assert.deepStrictEqual((yield* json(ping)).result, {})
     }))

@@ -45,7 +45,9 @@ describe("in-memory link, direct delivery: order", () => {
       const { peer } = yield* setup({
         handlers: [McpSession.handler(Echo, ({ n }) => Effect.sync(() => (order.push(`request ${n}`), { n })))],
         notificationHandlers: [
-          McpSession.notificationHandler(Note, ({ text }) => Effect.sync(() => order.push(`note ${text}`)), { inline: true })
+          McpSession.notificationHandler(Note, ({ text }) => Effect.sync(() => order.push(`note ${text}`)), {
+            inline: true
+          })
         ]
       })
       // sent in the same turn: the request must queue behind the notification
@@ -89,7 +91,9 @@ describe("in-memory link, direct delivery: order", () => {
       const { peer } = yield* setup({
         handlers: [McpSession.handler(Echo, ({ n }) => Effect.sync(() => (order.push(`request ${n}`), { n })))],
         notificationHandlers: [
-          McpSession.notificationHandler(Note, ({ text }) => Effect.sync(() => order.push(`note ${text}`)), { inline: true })
+          McpSession.notificationHandler(Note, ({ text }) => Effect.sync(() => order.push(`note ${text}`)), {
+            inline: true
+          })
         ]
       })
       const N = 60
@@ -215,7 +219,10 @@ describe("in-memory link, direct delivery: closing", () => {
     Effect.gen(function*() {
       const link = yield* McpTransport.makeInMemoryLink
       const serverScope = yield* Scope.make()
-      const server = Context.get(yield* Layer.build(link.server).pipe(Scope.provide(serverScope)), McpTransport.McpTransport)
+      const server = Context.get(
+        yield* Layer.build(link.server).pipe(Scope.provide(serverScope)),
+        McpTransport.McpTransport
+      )
       const client = Context.get(yield* Layer.build(link.client), McpTransport.McpTransport)
       const frame = JsonRpc.notification(McpSchema.Initialized.name, {})
       // sent, not yet delivered (delivery is in the link's next task), then closed

@@ -19,20 +19,32 @@ import * as McpTransport from "../src/McpTransport.ts"
 import { clientInfo } from "./utils/client.ts"
 import { type RawPeer, rawPeer, settle, Slow } from "./utils/peer.ts"
 
-type Frame = { readonly id?: unknown; readonly method?: string; readonly result?: any; readonly error?: any; readonly params?: any }
+type Frame = {
+  readonly id?: unknown
+  readonly method?: string
+  readonly result?: any
+  readonly error?: any
+  readonly params?: any
+}
 
 const AskForm = McpTool.make("ask_form", {
   description: "Form elicitation",
   input: Schema.Struct({}),
   handler: (_, context) =>
-    Effect.map(context.elicit({ message: "Name?", schema: Schema.Struct({ name: Schema.String }) }), (answer) => answer.action)
+    Effect.map(
+      context.elicit({ message: "Name?", schema: Schema.Struct({ name: Schema.String }) }),
+      (answer) => answer.action
+    )
 })
 
 const AskUrl = McpTool.make("ask_url", {
   description: "URL elicitation",
   input: Schema.Struct({}),
   handler: (_, context) =>
-    Effect.map(context.elicitUrl({ message: "Sign in", url: "https://example.com/in", elicitationId: "e1" }), (answer) => answer.action)
+    Effect.map(
+      context.elicitUrl({ message: "Sign in", url: "https://example.com/in", elicitationId: "e1" }),
+      (answer) => answer.action
+    )
 })
 
 /** A real server on an in-memory connection, its client played by hand. */
@@ -77,7 +89,10 @@ describe("JsonRpc.classify", () => {
     // the ordinary kinds are unchanged
     assert.strictEqual(JsonRpc.classify({ jsonrpc: "2.0", id: 1, method: "ping" })._tag, "Request")
     assert.strictEqual(JsonRpc.classify({ jsonrpc: "2.0", id: 1, result: {} })._tag, "Response")
-    assert.strictEqual(JsonRpc.classify({ jsonrpc: "2.0", id: null, error: { code: 1, message: "x" } })._tag, "Response")
+    assert.strictEqual(
+      JsonRpc.classify({ jsonrpc: "2.0", id: null, error: { code: 1, message: "x" } })._tag,
+      "Response"
+    )
   })
 })
 
@@ -109,7 +124,11 @@ describe("batches", () => {
   it.effect("2025-03-26: a valid batch is answered with one array", () =>
     Effect.gen(function*() {
       const peer = yield* legacy("2025-03-26")
-      yield* peer.send([JsonRpc.request(1, "ping"), JsonRpc.notification("notifications/roots/list_changed"), JsonRpc.request("b", "tools/list")])
+      yield* peer.send([
+        JsonRpc.request(1, "ping"),
+        JsonRpc.notification("notifications/roots/list_changed"),
+        JsonRpc.request("b", "tools/list")
+      ])
       const answer = (yield* peer.next) as ReadonlyArray<Frame>
       assert.isTrue(Array.isArray(answer))
       assert.deepStrictEqual(answer.map((frame) => frame.id).sort(), [1, "b"])
@@ -143,7 +162,11 @@ describe("batches", () => {
       }
       yield* peer.send([1, 2])
       assert.deepStrictEqual(array(yield* peer.next), [[null, -32600], [null, -32600]])
-      yield* peer.send([JsonRpc.request(3, "ping"), { jsonrpc: "2.0", foo: "boo" }, JsonRpc.notification("notifications/roots/list_changed")])
+      yield* peer.send([
+        JsonRpc.request(3, "ping"),
+        { jsonrpc: "2.0", foo: "boo" },
+        JsonRpc.notification("notifications/roots/list_changed")
+      ])
       assert.sameDeepMembers(array(yield* peer.next), [[3, "ok"], [null, -32600]])
       yield* peer.send([{ jsonrpc: "2.0", id: 6, method: "ping", result: {} }, JsonRpc.request(7, "nope")])
       assert.sameDeepMembers(array(yield* peer.next), [[6, -32600], [7, -32601]])
@@ -180,10 +203,11 @@ describe("batches", () => {
     Effect.gen(function*() {
       const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair
       const server = yield* rawPeer(serverEnd)
-      const connecting = yield* McpClientSession.make({ clientInfo, era: "legacy", protocolVersion: "2025-03-26" }).pipe(
-        Effect.provideService(McpTransport.McpTransport, clientEnd),
-        Effect.forkChild
-      )
+      const connecting = yield* McpClientSession.make({ clientInfo, era: "legacy", protocolVersion: "2025-03-26" })
+        .pipe(
+          Effect.provideService(McpTransport.McpTransport, clientEnd),
+          Effect.forkChild
+        )
       const initialize = yield* next(server)
       yield* server.send(JsonRpc.success(initialize.id as JsonRpc.RequestId, {
         protocolVersion: "2025-03-26",
@@ -296,8 +320,16 @@ describe("elicitation capability per revision", () => {
       ]
       for (const [capabilities, form, url] of cases) {
         const label = JSON.stringify(capabilities)
-        assert.strictEqual(asked(yield* callTool(yield* legacy("2025-11-25", capabilities), "ask_form")), form, `form ${label}`)
-        assert.strictEqual(asked(yield* callTool(yield* legacy("2025-11-25", capabilities), "ask_url")), url, `url ${label}`)
+        assert.strictEqual(
+          asked(yield* callTool(yield* legacy("2025-11-25", capabilities), "ask_form")),
+          form,
+          `form ${label}`
+        )
+        assert.strictEqual(
+          asked(yield* callTool(yield* legacy("2025-11-25", capabilities), "ask_url")),
+          url,
+          `url ${label}`
+        )
       }
     }))
 

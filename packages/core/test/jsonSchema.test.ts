@@ -154,7 +154,8 @@ describe("toObjectJsonSchema", () => {
     assert.throws(() => toObjectJsonSchema(Schema.String), /must describe a JSON object/)
     assert.throws(() => toObjectJsonSchema(Schema.Array(Schema.String)), /must describe a JSON object/)
     assert.throws(
-      () => toObjectJsonSchema(Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.String })])),
+      () =>
+        toObjectJsonSchema(Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.String })])),
       /must describe a JSON object/
     )
   })

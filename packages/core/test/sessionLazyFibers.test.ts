@@ -53,7 +53,9 @@ describe("McpSession: fibers started at first use", () => {
       )
       yield* settle
       const { peer } = yield* setup({
-        notificationHandlers: [McpSession.notificationHandler(Note, ({ text }) => Effect.sync(() => handled.push(text)))],
+        notificationHandlers: [
+          McpSession.notificationHandler(Note, ({ text }) => Effect.sync(() => handled.push(text)))
+        ],
         observeNotification: (message) => {
           if (message.method !== "test/note") return
           atObserver.push([...handled])

@@ -48,7 +48,12 @@ const makeServer = (release: Deferred.Deferred<void>, interrupted: Deferred.Defe
     task: "required",
     handler: () => Effect.fail(McpTool.protocolError(-32050, "broken on purpose"))
   })
-  return McpServer.layer({ name: "tasks", version: "1.0.0", tasks: { pollInterval: "1 second" } }, build, render, broken)
+  return McpServer.layer(
+    { name: "tasks", version: "1.0.0", tasks: { pollInterval: "1 second" } },
+    build,
+    render,
+    broken
+  )
 }
 
 const elicitation = {
@@ -105,7 +110,9 @@ describe("McpClient tasks", () => {
 
       it.effect("a task failing with a JSON-RPC error: result fails with that error", () =>
         Effect.gen(function*() {
-          const client = yield* McpTest.client(makeServer(yield* Deferred.make<void>(), yield* Deferred.make<void>()), { era })
+          const client = yield* McpTest.client(makeServer(yield* Deferred.make<void>(), yield* Deferred.make<void>()), {
+            era
+          })
           const task = yield* client.callToolTask("broken", {})
           const fiber = yield* Effect.forkChild(Effect.flip(task.result))
           for (let i = 0; i < 5 && fiber.pollUnsafe() === undefined; i++) yield* TestClock.adjust("1 second")
@@ -178,7 +185,11 @@ describe("McpClient tasks", () => {
           task: "required",
           handler: ({ seconds }, context) =>
             Effect.map(
-              context.elicit({ message: "Well?", schema: Schema.Struct({ ok: Schema.Boolean }), timeout: `${seconds} seconds` }),
+              context.elicit({
+                message: "Well?",
+                schema: Schema.Struct({ ok: Schema.Boolean }),
+                timeout: `${seconds} seconds`
+              }),
               (answer) => answer.action
             )
         })
@@ -205,7 +216,9 @@ describe("McpClient tasks", () => {
 
   it.effect("modern: with tasks: false the client does not declare the extension, and a required tool is refused (-32021)", () =>
     Effect.gen(function*() {
-      const client = yield* McpTest.client(makeServer(yield* Deferred.make<void>(), yield* Deferred.make<void>()), { tasks: false })
+      const client = yield* McpTest.client(makeServer(yield* Deferred.make<void>(), yield* Deferred.make<void>()), {
+        tasks: false
+      })
       const error = yield* Effect.flip(client.callTool("render", {}))
       assert.deepInclude(error.reason, { _tag: "ProtocolError", code: -32021 })
     }).pipe(Effect.scoped))
@@ -240,7 +253,11 @@ describe("McpClient tasks", () => {
         era: "legacy",
         elicitation
       })
-      assert.deepStrictEqual(client.capabilities.tasks, { list: {}, cancel: {}, requests: { elicitation: { create: {} } } })
+      assert.deepStrictEqual(client.capabilities.tasks, {
+        list: {},
+        cancel: {},
+        requests: { elicitation: { create: {} } }
+      })
       const answer = JSON.parse(textOf(yield* client.callTool("ask_as_task", {})))
       assert.deepStrictEqual(answer.created, "working")
       assert.isTrue(answer.polled)
@@ -268,7 +285,9 @@ describe("McpClient tasks", () => {
       })
       const client = yield* McpTest.client(McpServer.layer({ name: "asker", version: "1.0.0" }, asker), {
         era: "legacy",
-        sampling: { handler: () => Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))) }
+        sampling: {
+          handler: () => Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined)))
+        }
       })
       assert.strictEqual(textOf(yield* client.callTool("sample_then_cancel", {})), "cancelled")
       yield* Deferred.await(interrupted)

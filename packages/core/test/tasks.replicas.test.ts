@@ -9,14 +9,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Schema } from "effect"
 import { TestClock } from "effect/testing"
+import * as Answers from "../src/internal/task/answers.ts"
+import * as Tasks from "../src/internal/task/tasks.ts"
 import * as McpSchema from "../src/McpSchema.ts"
 import * as McpServer from "../src/McpServer.ts"
 import * as McpSessionRegistry from "../src/McpSessionRegistry.ts"
 import * as McpTaskStore from "../src/McpTaskStore.ts"
 import * as McpTool from "../src/McpTool.ts"
 import * as McpTransport from "../src/McpTransport.ts"
-import * as Answers from "../src/internal/task/answers.ts"
-import * as Tasks from "../src/internal/task/tasks.ts"
 import { makeHub } from "./utils/registryHub.ts"
 import { rpcPeer } from "./utils/rpcPeer.ts"
 
@@ -35,10 +35,11 @@ const makeReplicas = Effect.gen(function*() {
   const replica = (name: string) =>
     Effect.gen(function*() {
       const registry = yield* hub.replica(name)
-      const server = yield* McpServer.make({ name: "tasks", version: "1.0.0", tasks: { pollInterval: "1 second" } }).pipe(
-        Effect.provideService(McpSessionRegistry.McpSessionRegistry, registry),
-        Effect.provideService(McpTaskStore.McpTaskStore, store)
-      )
+      const server = yield* McpServer.make({ name: "tasks", version: "1.0.0", tasks: { pollInterval: "1 second" } })
+        .pipe(
+          Effect.provideService(McpSessionRegistry.McpSessionRegistry, registry),
+          Effect.provideService(McpTaskStore.McpTaskStore, store)
+        )
       yield* server.register(render)
       const connect = Effect.gen(function*() {
         const [clientEnd, serverEnd] = yield* McpTransport.makeInMemoryPair
@@ -75,9 +76,10 @@ describe("tasks across replicas", () => {
     Effect.gen(function*() {
       let aliveA = true
       const store = yield* McpTaskStore.makeMemory()
-      const tasks = yield* Tasks.make(undefined, { replica: "b", isLive: (id) => Effect.succeed(id !== "a" || aliveA) }).pipe(
-        Effect.provideService(McpTaskStore.McpTaskStore, store)
-      )
+      const tasks = yield* Tasks.make(undefined, { replica: "b", isLive: (id) => Effect.succeed(id !== "a" || aliveA) })
+        .pipe(
+          Effect.provideService(McpTaskStore.McpTaskStore, store)
+        )
       const key = { requestor: "ada", taskId: "t1" }
       yield* store.create({ ...(yield* Tasks.newRecord(tasks, key, undefined)), runner: "a" })
       const waiting = yield* Answers.result(tasks, key).pipe(Effect.flip, Effect.forkChild({ startImmediately: true }))

@@ -115,8 +115,12 @@ const modernMeta = (capabilities: McpSchema.ClientCapabilities = DECLARED) => ({
   "io.modelcontextprotocol/clientCapabilities": capabilities
 })
 
-const modern = (peer: Peer, method: string, params: Record<string, unknown>, capabilities?: McpSchema.ClientCapabilities) =>
-  peer.call(method, { ...params, _meta: modernMeta(capabilities) })
+const modern = (
+  peer: Peer,
+  method: string,
+  params: Record<string, unknown>,
+  capabilities?: McpSchema.ClientCapabilities
+) => peer.call(method, { ...params, _meta: modernMeta(capabilities) })
 
 /** `tasks/get` until `done` says so (at most 50 times, letting the server's fibers run in between). */
 const getUntil = (peer: Peer, taskId: string, done: (result: any) => boolean) =>
@@ -174,7 +178,11 @@ describe("tasks, 2026-07-28 (in memory)", () => {
       assert.strictEqual(plain.result.resultType, "complete")
       assert.strictEqual(textOf(plain.result), "built x")
       // the legacy `task` param never makes a task in 2026-07-28
-      const legacyParam = yield* modern(peer, "tools/call", { name: "build", arguments: { target: "y" }, task: { ttl: 1000 } }, bare)
+      const legacyParam = yield* modern(peer, "tools/call", {
+        name: "build",
+        arguments: { target: "y" },
+        task: { ttl: 1000 }
+      }, bare)
       assert.strictEqual(legacyParam.result.resultType, "complete")
 
       const required = yield* modern(peer, "tools/call", { name: "render", arguments: {} }, bare)
@@ -184,7 +192,9 @@ describe("tasks, 2026-07-28 (in memory)", () => {
       const created = yield* modern(peer, "tools/call", { name: "render", arguments: {} })
       assert.strictEqual(created.result.resultType, "task")
       for (const method of ["tasks/get", "tasks/cancel", "tasks/update"]) {
-        const params = method === "tasks/update" ? { taskId: created.result.taskId, inputResponses: {} } : { taskId: created.result.taskId }
+        const params = method === "tasks/update"
+          ? { taskId: created.result.taskId, inputResponses: {} }
+          : { taskId: created.result.taskId }
         const refused = yield* modern(peer, method, params, bare)
         assert.strictEqual(refused.error?.code, JsonRpc.ErrorCode.MissingRequiredClientCapability, method)
       }
@@ -287,7 +297,9 @@ describe("tasks, 2026-07-28 (in memory)", () => {
       const created = yield* modern(peer, "tools/call", { name: "build", arguments: { target: "site" } })
       const taskId = created.result.taskId as string
       // asking for task ids needs the extension
-      const bare = yield* modern(peer, "subscriptions/listen", { notifications: { taskIds: [taskId] } }, { elicitation: {} })
+      const bare = yield* modern(peer, "subscriptions/listen", { notifications: { taskIds: [taskId] } }, {
+        elicitation: {}
+      })
       assert.strictEqual(bare.error?.code, JsonRpc.ErrorCode.MissingRequiredClientCapability)
 
       const listening = yield* Effect.forkChild(
@@ -302,7 +314,10 @@ describe("tasks, 2026-07-28 (in memory)", () => {
       assert.strictEqual(notice.params.taskId, taskId)
       assert.strictEqual(notice.params.status, "completed")
       assert.strictEqual(textOf(notice.params.result), "built site")
-      assert.strictEqual(notice.params._meta["io.modelcontextprotocol/subscriptionId"], acknowledged.params._meta["io.modelcontextprotocol/subscriptionId"])
+      assert.strictEqual(
+        notice.params._meta["io.modelcontextprotocol/subscriptionId"],
+        acknowledged.params._meta["io.modelcontextprotocol/subscriptionId"]
+      )
       yield* Fiber.interrupt(listening)
     }).pipe(Effect.scoped))
 })
@@ -338,10 +353,21 @@ describe("tasks, 2025-11-25 (in memory)", () => {
       assert.deepStrictEqual(support, { build: "optional", confirm: "optional", plain: undefined, render: "required" })
 
       yield* TestClock.setTime(1_000)
-      const created = yield* peer.call("tools/call", { name: "build", arguments: { target: "lib" }, task: { ttl: 60_000 } })
+      const created = yield* peer.call("tools/call", {
+        name: "build",
+        arguments: { target: "lib" },
+        task: { ttl: 60_000 }
+      })
       assert.isUndefined(created.error)
       const task = created.result.task
-      assert.deepStrictEqual(Object.keys(task).sort(), ["createdAt", "lastUpdatedAt", "pollInterval", "status", "taskId", "ttl"])
+      assert.deepStrictEqual(Object.keys(task).sort(), [
+        "createdAt",
+        "lastUpdatedAt",
+        "pollInterval",
+        "status",
+        "taskId",
+        "ttl"
+      ])
       assert.strictEqual(task.status, "working")
       assert.strictEqual(task.ttl, 60_000)
       assert.strictEqual(task.pollInterval, 1000)
@@ -365,7 +391,10 @@ describe("tasks, 2025-11-25 (in memory)", () => {
       assert.deepStrictEqual(result.result._meta?.[RELATED], { taskId: task.taskId })
 
       const listedTasks = yield* peer.call("tasks/list", {})
-      assert.deepStrictEqual(listedTasks.result.tasks.map((t: McpSchema.Task) => [t.taskId, t.status]), [[task.taskId, "completed"]])
+      assert.deepStrictEqual(listedTasks.result.tasks.map((t: McpSchema.Task) => [t.taskId, t.status]), [[
+        task.taskId,
+        "completed"
+      ]])
 
       // cancelling a finished task: -32602
       const late = yield* peer.call("tasks/cancel", { taskId: task.taskId })
@@ -376,7 +405,11 @@ describe("tasks, 2025-11-25 (in memory)", () => {
     Effect.gen(function*() {
       const { connect } = yield* serve({ tasks: { maxTtl: "10 seconds" } })
       const { peer } = yield* openLegacy(connect)
-      const created = yield* peer.call("tools/call", { name: "build", arguments: { target: "x" }, task: { ttl: 60_000 } })
+      const created = yield* peer.call("tools/call", {
+        name: "build",
+        arguments: { target: "x" },
+        task: { ttl: 60_000 }
+      })
       assert.strictEqual(created.result.task.ttl, 10_000)
       yield* TestClock.adjust("10 seconds")
       const gone = yield* peer.call("tasks/get", { taskId: created.result.task.taskId })
@@ -440,7 +473,10 @@ describe("tasks, 2025-11-25 (in memory)", () => {
       const { peer } = yield* openLegacy(connect)
       const ids: Array<string> = []
       for (let i = 0; i < 3; i++) {
-        ids.push((yield* peer.call("tools/call", { name: "build", arguments: { target: `${i}` }, task: {} })).result.task.taskId)
+        ids.push(
+          (yield* peer.call("tools/call", { name: "build", arguments: { target: `${i}` }, task: {} })).result.task
+            .taskId
+        )
       }
       const listed = yield* peer.call("tasks/list", {})
       assert.deepStrictEqual(listed.result.tasks.map((t: McpSchema.Task) => t.taskId), [...ids].reverse())
@@ -471,8 +507,10 @@ describe("tasks and the server's scope", () => {
         })
         const created = era === "modern"
           ? yield* modern(yield* connect, "tools/call", { name: "build", arguments: { target: "x" } })
-          : yield* Effect.flatMap(openLegacy(connect), ({ peer }) =>
-            peer.call("tools/call", { name: "build", arguments: { target: "x" }, task: {} }))
+          : yield* Effect.flatMap(
+            openLegacy(connect),
+            ({ peer }) => peer.call("tools/call", { name: "build", arguments: { target: "x" }, task: {} })
+          )
         assert.isUndefined(created.error)
         yield* Deferred.await(probes.started)
         assert.isFalse(yield* Deferred.isDone(probes.interrupted))

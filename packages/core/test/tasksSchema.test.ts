@@ -9,13 +9,13 @@ import { Effect, Exit, Layer, Schema, Stream } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Stateless from "../src/internal/era/stateless.ts"
+import { checkHeaders } from "../src/internal/http/server/modern.ts"
+import { nameOf } from "../src/internal/http/standardHeaders.ts"
 import * as McpHttpServer from "../src/McpHttpServer.ts"
 import type * as McpMethod from "../src/McpMethod.ts"
 import * as McpSchema from "../src/McpSchema.ts"
 import * as McpServer from "../src/McpServer.ts"
-import * as Stateless from "../src/internal/era/stateless.ts"
-import { checkHeaders } from "../src/internal/http/server/modern.ts"
-import { nameOf } from "../src/internal/http/standardHeaders.ts"
 
 // -----------------------------------------------------------------------------
 // Helpers
@@ -202,7 +202,10 @@ describe("tasks extension schemas (2026-07-28)", () => {
       serverInfo: { name: "s", version: "1" }
     })
     // what a modern request says of its client is read raw from _meta
-    assert.deepStrictEqual(Stateless.clientOf({ ...META, [McpSchema.MetaKey.clientCapabilities]: client }).capabilities, client)
+    assert.deepStrictEqual(
+      Stateless.clientOf({ ...META, [McpSchema.MetaKey.clientCapabilities]: client }).capabilities,
+      client
+    )
   })
 
   it("a listen filter and its acknowledgement carry taskIds", () => {

@@ -159,7 +159,10 @@ export const make: (options?: Options) => Effect.Effect<McpAuth.McpAuthStore["Se
     const write = (contents: Contents): Effect.Effect<void, McpError.McpError> =>
       Effect.gen(function*() {
         yield* fs.makeDirectory(directory, { recursive: true, mode: 0o700 })
-        const temp = Path.join(directory, `.${Path.basename(path)}.${process.pid}.${Crypto.randomBytes(6).toString("hex")}.tmp`)
+        const temp = Path.join(
+          directory,
+          `.${Path.basename(path)}.${process.pid}.${Crypto.randomBytes(6).toString("hex")}.tmp`
+        )
         const text = `${JSON.stringify({ version: 1, ...contents }, null, 2)}\n`
         yield* fs.writeFileString(temp, text, { flag: "wx", mode: 0o600 }).pipe(
           Effect.andThen(fs.chmod(temp, 0o600)),

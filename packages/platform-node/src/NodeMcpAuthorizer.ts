@@ -18,6 +18,7 @@
  */
 import * as McpAuth from "@effect-mcp/core/McpAuth"
 import * as McpError from "@effect-mcp/core/McpError"
+import * as McpOAuthPolicy from "@effect-mcp/core/McpOAuthPolicy"
 import * as Console from "effect/Console"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -28,7 +29,6 @@ import type * as Scope from "effect/Scope"
 import type * as ChildProcess from "node:child_process"
 import type * as Http from "node:http"
 import type { AddressInfo, LookupFunction } from "node:net"
-import * as McpOAuthPolicy from "@effect-mcp/core/McpOAuthPolicy"
 // the egress rule (`node:dns`), `node:child_process` and `node:http` load when an authorizer first needs them
 import type * as Egress from "./internal/oauth/egress.ts"
 
@@ -116,7 +116,9 @@ const request = (
 ) =>
   // `node:http` / `node:https` are loaded at the first request, not with this module
   Effect.flatMap(
-    Effect.promise((): Promise<Pick<typeof Http, "get">> => url.protocol === "https:" ? import("node:https") : import("node:http")),
+    Effect.promise((): Promise<Pick<typeof Http, "get">> =>
+      url.protocol === "https:" ? import("node:https") : import("node:http")
+    ),
     (client) => requestWith(egress, client, url, headers, lookup, what)
   )
 
@@ -276,7 +278,10 @@ const page = (title: string, text: string): string =>
   `<body style="font-family:sans-serif;margin:3em"><h1>${title}</h1><p>${text}</p></body></html>`
 
 const DEFAULT_SUCCESS_HTML = page("Signed in", "You can close this window and return to the application.")
-const ERROR_HTML = page("Authorization failed", "The authorization server refused the request. You can close this window.")
+const ERROR_HTML = page(
+  "Authorization failed",
+  "The authorization server refused the request. You can close this window."
+)
 const UNKNOWN_HTML = page("Unknown request", "This authorization request is unknown or has expired.")
 
 const htmlHeaders = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", connection: "close" }
@@ -322,9 +327,11 @@ const spawnWith = (
       processes.spawn(command, args, { detached: true, stdio: ["ignore", "ignore", "inherit"], windowsHide: true })
     )
     if (Result.isFailure(started)) {
-      resume(Effect.fail(McpError.auth("Authorization", `cannot run ${command}: ${McpError.messageOf(started.failure)}`, {
-        cause: started.failure
-      })))
+      resume(
+        Effect.fail(McpError.auth("Authorization", `cannot run ${command}: ${McpError.messageOf(started.failure)}`, {
+          cause: started.failure
+        }))
+      )
       return
     }
     const child = started.success
@@ -376,7 +383,9 @@ export const openWith = (commandLine: string) => (url: URL): Effect.Effect<void,
 const listen = (server: Http.Server, port: number) =>
   Effect.callback<AddressInfo, McpError.McpError>((resume) => {
     const onError = (cause: Error) =>
-      resume(Effect.fail(McpError.auth("Authorization", `cannot listen on 127.0.0.1:${port}: ${cause.message}`, { cause })))
+      resume(
+        Effect.fail(McpError.auth("Authorization", `cannot listen on 127.0.0.1:${port}: ${cause.message}`, { cause }))
+      )
     server.once("error", onError)
     server.listen(port, "127.0.0.1", () => {
       server.off("error", onError)
@@ -469,7 +478,9 @@ export const makeLoopback: (
             orElse: () =>
               Effect.fail(McpError.auth(
                 "Authorization",
-                `no authorization redirect reached ${redirectUri} within ${Duration.format(Duration.fromInputUnsafe(timeout))}`
+                `no authorization redirect reached ${redirectUri} within ${
+                  Duration.format(Duration.fromInputUnsafe(timeout))
+                }`
               ))
           })
         )

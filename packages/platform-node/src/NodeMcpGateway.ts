@@ -42,7 +42,9 @@ export interface Config {
  * @category config
  * @since 0.3.0
  */
-export const loadConfig: (path: string) => Effect.Effect<Config, McpError.McpError> = Effect.fn("NodeMcpGateway.loadConfig")(
+export const loadConfig: (path: string) => Effect.Effect<Config, McpError.McpError> = Effect.fn(
+  "NodeMcpGateway.loadConfig"
+)(
   function*(path: string) {
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs.readFileString(path).pipe(

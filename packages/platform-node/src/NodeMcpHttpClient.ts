@@ -13,9 +13,9 @@
  *
  * @since 0.1.0
  */
+import type * as McpError from "@effect-mcp/core/McpError"
 import * as McpHttpClient from "@effect-mcp/core/McpHttpClient"
 import * as McpSseClient from "@effect-mcp/core/McpSseClient"
-import type * as McpError from "@effect-mcp/core/McpError"
 import type * as McpTransport from "@effect-mcp/core/McpTransport"
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
@@ -29,7 +29,10 @@ import * as Layer from "effect/Layer"
  */
 export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.unwrap(
   // undici is loaded when the layer is built, not with this module
-  Effect.map(Effect.promise(() => import("@effect/platform-node/NodeHttpClient")), (NodeHttpClient) => NodeHttpClient.layerUndici)
+  Effect.map(
+    Effect.promise(() => import("@effect/platform-node/NodeHttpClient")),
+    (NodeHttpClient) => NodeHttpClient.layerUndici
+  )
 )
 
 /**

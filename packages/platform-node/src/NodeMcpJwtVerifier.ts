@@ -89,7 +89,11 @@ export interface CacheOptions {
 export type Keys =
   | { readonly jwksUrl: string | URL; readonly jwks?: undefined; readonly key?: undefined }
   | { readonly jwks: Jose.JSONWebKeySet; readonly jwksUrl?: undefined; readonly key?: undefined }
-  | { readonly key: Jose.CryptoKey | Jose.KeyObject | Jose.JWK | Uint8Array; readonly jwksUrl?: undefined; readonly jwks?: undefined }
+  | {
+    readonly key: Jose.CryptoKey | Jose.KeyObject | Jose.JWK | Uint8Array
+    readonly jwksUrl?: undefined
+    readonly jwks?: undefined
+  }
 
 // jose errors whose message may be told to the client (`error_description`)
 const DESCRIBED = new Set([
@@ -206,15 +210,17 @@ export const make = (options: Options): McpResourceServer.Verify => {
   // module; the key set is made then, once (`??=`: even if two race)
   let verifier: { readonly jose: typeof Jose; readonly keys: Jose.JWTVerifyGetKey | Jose.KeyInput } | undefined
   const getVerifier = Effect.suspend(() =>
-    verifier !== undefined ? Effect.succeed(verifier) : Effect.map(Effect.promise(() => import("jose")), (jose) =>
-      verifier ??= {
-        jose,
-        keys: jwksUrl !== undefined
-          ? marking(jose.createRemoteJWKSet(jwksUrl, { [jose.customFetch]: closingFetch, ...options.remote }))
-          : options.jwks !== undefined
-          ? jose.createLocalJWKSet(options.jwks)
-          : options.key!
-      })
+    verifier !== undefined ?
+      Effect.succeed(verifier) :
+      Effect.map(Effect.promise(() => import("jose")), (jose) =>
+        verifier ??= {
+          jose,
+          keys: jwksUrl !== undefined
+            ? marking(jose.createRemoteJWKSet(jwksUrl, { [jose.customFetch]: closingFetch, ...options.remote }))
+            : options.jwks !== undefined
+            ? jose.createLocalJWKSet(options.jwks)
+            : options.key!
+        })
   )
   return Effect.fn("NodeMcpJwtVerifier.verify")(function*(token: string) {
     const now = yield* Clock.currentTimeMillis
@@ -225,7 +231,9 @@ export const make = (options: Options): McpResourceServer.Verify => {
       try: () => jose.jwtVerify(token, keys as Jose.KeyInput, { ...base, currentDate: new Date(now) }),
       catch: (error) => {
         if (error instanceof KeySetUnavailable) {
-          return McpError.transport(`the key set could not be fetched: ${describe(error.cause)}`, { cause: error.cause })
+          return McpError.transport(`the key set could not be fetched: ${describe(error.cause)}`, {
+            cause: error.cause
+          })
         }
         const code = codeOf(error)
         return McpError.auth(

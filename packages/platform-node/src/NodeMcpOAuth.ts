@@ -138,5 +138,6 @@ export const layerTransport = (
   options: Options,
   http?: Omit<McpHttpClient.Options, "url" | "auth">
 ): Layer.Layer<McpTransport.McpTransport, McpError.McpError, McpAuth.McpAuthStore> =>
-  Layer.unwrap(Effect.map(make(options), (auth) =>
-    NodeMcpHttpClient.layer({ ...http, url: String(options.serverUrl), auth })))
+  Layer.unwrap(
+    Effect.map(make(options), (auth) => NodeMcpHttpClient.layer({ ...http, url: String(options.serverUrl), auth }))
+  )

@@ -41,7 +41,9 @@ const within = (base: string, relative: string): Effect.Effect<string, McpError.
     ENCODED_SEPARATOR.test(segment)
   )
   if (bad !== undefined) {
-    return Effect.fail(refuse(relative, `the path ${JSON.stringify(relative)} is not a relative path inside the skills folder`))
+    return Effect.fail(
+      refuse(relative, `the path ${JSON.stringify(relative)} is not a relative path inside the skills folder`)
+    )
   }
   const path = nodePath()
   const full = path.join(base, ...segments)

@@ -51,7 +51,10 @@ export const layer = (
     ),
     ([Http, NodeHttpServer, HttpRouter, Limits]) => {
       const server = Limits.createServer(Http, options)
-      const serving = HttpRouter.serve(McpSseServer.layerRoute(options), { disableLogger: true, disableListenLog: true }).pipe(
+      const serving = HttpRouter.serve(McpSseServer.layerRoute(options), {
+        disableLogger: true,
+        disableListenLog: true
+      }).pipe(
         Layer.provideMerge(
           NodeHttpServer.layerServer(() => server, {
             port: options?.port ?? 0,
@@ -73,7 +76,8 @@ export const layer = (
       return Layer.catchTag(
         cut.pipe(Layer.provideMerge(serving)),
         "ServeError",
-        (error) => Layer.unwrap(Effect.fail(McpError.transport("the SSE server could not listen", { cause: error.cause })))
+        (error) =>
+          Layer.unwrap(Effect.fail(McpError.transport("the SSE server could not listen", { cause: error.cause })))
       )
     }
   ))

@@ -19,8 +19,8 @@ import * as Console from "effect/Console"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Sink from "effect/Sink"
 import type * as Scope from "effect/Scope"
+import * as Sink from "effect/Sink"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
 import * as InternalConsole from "./internal/console.ts"
@@ -90,55 +90,56 @@ const readStdin = (maxLineBytes: number | undefined) =>
 // `drain`, and closing writes what is queued and waits (briefly) for what is
 // buffered.
 // Frames reach the real stdout while other output is redirected to stderr.
-const makeProcess = (redirectConsole: boolean, maxLineBytes: number | undefined) => Effect.gen(function*() {
-  if (redirectConsole) yield* InternalConsole.redirect
-  const stdout = process.stdout
-  const writer = LineWriter.make((chunk) => {
-    if (!stdout.destroyed && !stdout.writableEnded) InternalConsole.writeProtocol(chunk)
-  })
-  yield* Effect.acquireRelease(
-    Effect.sync(() => {
-      // a client that went away makes writes fail with EPIPE: the session ends with stdin
-      const ignore = () => {}
-      stdout.on("error", ignore)
-      return ignore
-    }),
-    (ignore) =>
-      Effect.callback<void>((resume) => {
-        writer.flush()
-        if (stdout.writableLength === 0 || stdout.destroyed) return resume(Effect.void)
-        stdout.once("drain", () => resume(Effect.void))
-      }).pipe(
-        Effect.timeoutOrElse({ duration: "1 second", orElse: () => Effect.void }),
-        Effect.ensuring(Effect.sync(() => stdout.off("error", ignore)))
-      )
-  )
-  const incoming = yield* readStdin(maxLineBytes)
-  return McpTransport.McpTransport.of({
-    incoming,
-    send: (frame) =>
-      Effect.callback<void, McpError.McpError>((resume) => {
-        if (stdout.destroyed || stdout.writableEnded) return resume(Effect.fail(McpError.closed("stdout closed")))
-        // written with the other frames of this turn, in one write call
-        writer.write(McpTransport.encodeLine(frame))
-        if (!stdout.writableNeedDrain) return resume(Effect.void)
-        // a full buffer waits for `drain`; a pipe that breaks meanwhile never drains
-        const settle = (effect: Effect.Effect<void, McpError.McpError>) => () => {
-          stdout.off("drain", onDrain)
-          stdout.off("close", onClose)
-          resume(effect)
-        }
-        const onDrain = settle(Effect.void)
-        const onClose = settle(Effect.fail(McpError.closed("stdout closed")))
-        stdout.once("drain", onDrain)
-        stdout.once("close", onClose)
-        return Effect.sync(() => {
-          stdout.off("drain", onDrain)
-          stdout.off("close", onClose)
+const makeProcess = (redirectConsole: boolean, maxLineBytes: number | undefined) =>
+  Effect.gen(function*() {
+    if (redirectConsole) yield* InternalConsole.redirect
+    const stdout = process.stdout
+    const writer = LineWriter.make((chunk) => {
+      if (!stdout.destroyed && !stdout.writableEnded) InternalConsole.writeProtocol(chunk)
+    })
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        // a client that went away makes writes fail with EPIPE: the session ends with stdin
+        const ignore = () => {}
+        stdout.on("error", ignore)
+        return ignore
+      }),
+      (ignore) =>
+        Effect.callback<void>((resume) => {
+          writer.flush()
+          if (stdout.writableLength === 0 || stdout.destroyed) return resume(Effect.void)
+          stdout.once("drain", () => resume(Effect.void))
+        }).pipe(
+          Effect.timeoutOrElse({ duration: "1 second", orElse: () => Effect.void }),
+          Effect.ensuring(Effect.sync(() => stdout.off("error", ignore)))
+        )
+    )
+    const incoming = yield* readStdin(maxLineBytes)
+    return McpTransport.McpTransport.of({
+      incoming,
+      send: (frame) =>
+        Effect.callback<void, McpError.McpError>((resume) => {
+          if (stdout.destroyed || stdout.writableEnded) return resume(Effect.fail(McpError.closed("stdout closed")))
+          // written with the other frames of this turn, in one write call
+          writer.write(McpTransport.encodeLine(frame))
+          if (!stdout.writableNeedDrain) return resume(Effect.void)
+          // a full buffer waits for `drain`; a pipe that breaks meanwhile never drains
+          const settle = (effect: Effect.Effect<void, McpError.McpError>) => () => {
+            stdout.off("drain", onDrain)
+            stdout.off("close", onClose)
+            resume(effect)
+          }
+          const onDrain = settle(Effect.void)
+          const onClose = settle(Effect.fail(McpError.closed("stdout closed")))
+          stdout.once("drain", onDrain)
+          stdout.once("close", onClose)
+          return Effect.sync(() => {
+            stdout.off("drain", onDrain)
+            stdout.off("close", onClose)
+          })
         })
-      })
+    })
   })
-})
 
 /**
  * Options of the server side of stdio ({@link layerWith}, {@link runServer}).
@@ -183,7 +184,9 @@ export const layerWith = (options?: ServerOptions): Layer.Layer<McpTransport.Mcp
  */
 export const layer: Layer.Layer<McpTransport.McpTransport> = layerWith()
 
-const serveOver = (transport: Layer.Layer<McpTransport.McpTransport>): Effect.Effect<void, never, McpServer.McpServer> =>
+const serveOver = (
+  transport: Layer.Layer<McpTransport.McpTransport>
+): Effect.Effect<void, never, McpServer.McpServer> =>
   Effect.gen(function*() {
     const session = yield* McpServer.serve
     yield* session.awaitClose
@@ -239,7 +242,10 @@ export const runServer = <E>(server: Layer.Layer<McpServer.McpServer, E>, option
   NodeMcpRuntime.runMain(
     redirect
       ? Effect.scoped(
-        Effect.andThen(InternalConsole.redirect, Effect.provideService(program, Console.Console, InternalConsole.toStderr()))
+        Effect.andThen(
+          InternalConsole.redirect,
+          Effect.provideService(program, Console.Console, InternalConsole.toStderr())
+        )
       )
       : program
   )
@@ -382,8 +388,8 @@ export interface StdioClient extends TransportService {
  * @category client
  * @since 0.1.0
  */
-export const makeClient: (options: ClientOptions) => Effect.Effect<StdioClient, McpError.McpError, Scope.Scope> =
-  Effect.fn("NodeMcpStdio.makeClient")(function*(options: ClientOptions) {
+export const makeClient: (options: ClientOptions) => Effect.Effect<StdioClient, McpError.McpError, Scope.Scope> = Effect
+  .fn("NodeMcpStdio.makeClient")(function*(options: ClientOptions) {
     // the client's machinery (`node:child_process`) is loaded with the first client, not with this module
     const Internal = yield* Effect.promise(() => import("./internal/stdioClient.ts"))
     return yield* Internal.makeClient(options)

@@ -83,7 +83,9 @@ export const layerServer = (
 ): Layer.Layer<SocketServer.SocketServer, McpError.McpError, McpServer.McpServer> =>
   // `ws` and the socket server are loaded when the layer is built, not with this module
   Layer.unwrap(Effect.map(
-    Effect.promise(() => Promise.all([import("effect/socket/SocketServer"), import("@effect/platform-node/NodeSocketServer")])),
+    Effect.promise(() =>
+      Promise.all([import("effect/socket/SocketServer"), import("@effect/platform-node/NodeSocketServer")])
+    ),
     ([SocketServer, NodeSocketServer]) =>
       Layer.effect(
         SocketServer.SocketServer,
@@ -128,7 +130,9 @@ export const layerServer = (
               }
               if (options?.auth === undefined) return accept()
               if (authenticator === undefined) return callback(false, 503, "Service Unavailable")
-              const fiber = Effect.runForkWith(services)(authenticator.authenticate(info.req.headers, info.req.url ?? "/"))
+              const fiber = Effect.runForkWith(services)(
+                authenticator.authenticate(info.req.headers, info.req.url ?? "/")
+              )
               fiber.addObserver((exit) => {
                 if (exit._tag === "Failure") return callback(false, 500, "Internal Server Error")
                 const result = exit.value

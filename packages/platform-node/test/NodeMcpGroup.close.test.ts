@@ -8,8 +8,8 @@
  * The tests of a file run one after the other (the project's default): the
  * second one counts this worker's reads of the process table.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpGroup } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { fileURLToPath } from "node:url"
 import * as ProcessTree from "../src/internal/processTree.ts"

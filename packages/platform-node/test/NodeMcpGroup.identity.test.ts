@@ -6,8 +6,8 @@
  * a read without a server is ambiguous and names both, a read with one is
  * answered; the qualified tools reach each instance.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpError, McpGroup } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodeJsonSchemaValidator from "../src/NodeJsonSchemaValidator.ts"
 import * as NodeMcpGroup from "../src/NodeMcpGroup.ts"
@@ -25,7 +25,9 @@ describe("NodeMcpGroup: one server, two instances", () => {
         nameHook: McpGroup.prefixed({ separator: "_" })
       }).pipe(Effect.provide([NodeMcpGroup.layerConnector({ stderr: "capture" }), NodeJsonSchemaValidator.layer]))
       assert.deepStrictEqual(
-        (yield* group.servers).map((server) => [server.name, server.status, server.serverInfo?.name, server.params._tag]),
+        (yield* group.servers).map((
+          server
+        ) => [server.name, server.status, server.serverInfo?.name, server.params._tag]),
         [
           ["a", "up", "mcp-servers/everything", "Stdio"],
           ["b", "up", "mcp-servers/everything", "StreamableHttp"]
@@ -37,14 +39,20 @@ describe("NodeMcpGroup: one server, two instances", () => {
       const uris = (server: string) => resources.filter((entry) => entry.server === server).map((entry) => entry.name)
       assert.isAbove(uris("a").length, 0)
       assert.includeMembers(uris("b"), uris("a").filter((uri) => uri.startsWith("demo://resource/static/")))
-      assert.deepStrictEqual(resources.filter((entry) => entry.name === features).map((entry) => entry.server), ["a", "b"])
+      assert.deepStrictEqual(resources.filter((entry) => entry.name === features).map((entry) => entry.server), [
+        "a",
+        "b"
+      ])
       const templates = (yield* group.resourceTemplates).map((entry) => `${entry.server} ${entry.name}`)
       assert.include(templates, "a demo://resource/dynamic/text/{resourceId}")
       assert.include(templates, "b demo://resource/dynamic/text/{resourceId}")
 
       // without a server: ambiguous, naming both; with one: read there
       const ambiguous = yield* Effect.flip(group.readResource(features))
-      assert.deepStrictEqual(ambiguous.reason, new McpError.AmbiguousError({ kind: "resource", name: features, servers: ["a", "b"] }))
+      assert.deepStrictEqual(
+        ambiguous.reason,
+        new McpError.AmbiguousError({ kind: "resource", name: features, servers: ["a", "b"] })
+      )
       assert.include(ambiguous.message, `"a", "b"`)
       for (const server of ["a", "b"]) {
         const read = yield* group.readResource(features, { server })

@@ -6,8 +6,8 @@
  * noticed by the end of its GET stream, without any call and without pings,
  * and reconnected once it is back.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpError, McpGroup } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schedule, Scope, Stream } from "effect"
 import { fileURLToPath } from "node:url"
 import * as NodeJsonSchemaValidator from "../src/NodeJsonSchemaValidator.ts"
@@ -90,7 +90,10 @@ describe("NodeMcpGroup: liveness", () => {
       const first = yield* Scope.make()
       const remote = yield* Everything.http("first", port).pipe(Scope.provide(first))
       const group = yield* makeGroup({
-        servers: { a: McpGroup.stdio(process.execPath, [fixture], { env: { GROUP_NAME: "a" } }), b: McpGroup.http(remote.url) },
+        servers: {
+          a: McpGroup.stdio(process.execPath, [fixture], { env: { GROUP_NAME: "a" } }),
+          b: McpGroup.http(remote.url)
+        },
         nameHook: McpGroup.prefixed({ separator: "_" }),
         reconnect: Schedule.spaced("200 millis"),
         liveness: false
@@ -98,14 +101,20 @@ describe("NodeMcpGroup: liveness", () => {
       const client = yield* group.client("b")
       assert.strictEqual(client.era, "legacy")
       const env = () =>
-        Effect.map(client.callTool("get-env"), (result) => (JSON.parse(textOf(result)) as Record<string, string>).INSTANCE)
+        Effect.map(
+          client.callTool("get-env"),
+          (result) => (JSON.parse(textOf(result)) as Record<string, string>).INSTANCE
+        )
       assert.strictEqual(yield* env(), "first")
 
       yield* Scope.close(first, Exit.void)
       yield* until(group, (servers) => statusOf(servers, "b") === "down")
       const down = (yield* group.servers).find((server) => server.name === "b")!
       assert.isTrue(down.reconnecting)
-      assert.strictEqual((yield* Effect.flip(group.callTool("b_echo", { message: "x" }))).reason._tag, "ServerUnavailableError")
+      assert.strictEqual(
+        (yield* Effect.flip(group.callTool("b_echo", { message: "x" }))).reason._tag,
+        "ServerUnavailableError"
+      )
       assert.strictEqual(textOf(yield* group.callTool("a_echo", { text: "x" })), "a:echo:x")
 
       // back on the same port: reconnected, and the client follows it

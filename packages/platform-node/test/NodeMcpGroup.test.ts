@@ -6,8 +6,8 @@
  * server at once), server-everything over stdio beside our own
  * HTTP server, every transport of the connector, and `mcp.json` files.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpError, McpGroup, McpServer, McpTool } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer, Schedule, Schema, Scope, Stream } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as SocketServer from "effect/socket/SocketServer"
@@ -81,7 +81,9 @@ describe("NodeMcpGroup: stdio servers", () => {
       const names = ["s1", "s2", "s3", "s4", "s5"]
       const started = performance.now()
       const group = yield* makeGroup({
-        servers: Object.fromEntries(names.map((name) => [name, server(name, { GROUP_DELAY_MS: "400", GROUP_LOG: log })])),
+        servers: Object.fromEntries(
+          names.map((name) => [name, server(name, { GROUP_DELAY_MS: "400", GROUP_LOG: log })])
+        ),
         nameHook: McpGroup.prefixed()
       })
       const elapsed = performance.now() - started
@@ -91,7 +93,10 @@ describe("NodeMcpGroup: stdio servers", () => {
       assert.strictEqual(initialized.length, 5)
       assert.isBelow(Math.max(...initialized), Math.min(...answered), lines.join("\n"))
       assert.isBelow(elapsed, 5 * 400, "far less than one after the other")
-      assert.deepStrictEqual((yield* group.servers).map((entry) => [entry.name, entry.status]), names.map((name) => [name, "up"]))
+      assert.deepStrictEqual(
+        (yield* group.servers).map((entry) => [entry.name, entry.status]),
+        names.map((name) => [name, "up"])
+      )
       // the views in the order given, whatever order they connected in
       assert.deepStrictEqual(
         (yield* group.tools).filter((entry) => entry.tool.name === "echo").map((entry) => entry.name),
@@ -132,7 +137,9 @@ describe("NodeMcpGroup: stdio servers", () => {
       const log = join(yield* tempDir, "log")
       const group = yield* makeGroup({ servers: { a: server("a", { GROUP_TOOLS: "echo,shout" }) } })
       const before = yield* group.views
-      const collides = yield* Effect.flip(group.connect("c", server("c", { GROUP_TOOLS: "whisper,shout", GROUP_LOG: log })))
+      const collides = yield* Effect.flip(
+        group.connect("c", server("c", { GROUP_TOOLS: "whisper,shout", GROUP_LOG: log }))
+      )
       assert.deepStrictEqual(
         collides.reason,
         new McpError.NameCollisionError({ kind: "tool", name: "shout", servers: ["a", "c"] })
@@ -242,7 +249,11 @@ describe("NodeMcpGroup: stdio servers", () => {
       assert.deepStrictEqual(all.map(isRunning), all.map(() => true))
       yield* Scope.close(scope, Exit.void)
       assert.deepStrictEqual(all.map(isRunning), all.map(() => false))
-      assert.deepStrictEqual(readLog(log).filter((line) => line.startsWith("exit ")).sort(), ["exit a", "exit b", "exit c"])
+      assert.deepStrictEqual(readLog(log).filter((line) => line.startsWith("exit ")).sort(), [
+        "exit a",
+        "exit b",
+        "exit c"
+      ])
     }))
 })
 
@@ -304,7 +315,10 @@ describe("NodeMcpGroup: mixed transports", () => {
   it.live("an HTTP server that goes away is noticed at the next call, marked down, and reconnected once it is back", () =>
     Effect.gen(function*() {
       const first = yield* Scope.make()
-      const http = yield* Layer.buildWithScope(NodeMcpHttpServer.layer().pipe(Layer.provide(ourServer("ours-http"))), first)
+      const http = yield* Layer.buildWithScope(
+        NodeMcpHttpServer.layer().pipe(Layer.provide(ourServer("ours-http"))),
+        first
+      )
       const url = httpUrl(http, "/mcp")
       const port = Number(new URL(url).port)
       const group = yield* makeGroup({
@@ -366,13 +380,16 @@ describe("NodeMcpGroup: mcp.json", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       const file = join(dir, "mcp.json")
-      writeFileSync(file, JSON.stringify({
-        mcpServers: {
-          one: { command: process.execPath, args: [fixture], env: { GROUP_NAME: "one", GROUP_TOOLS: "first" } },
-          two: { command: process.execPath, args: [fixture], env: { GROUP_NAME: "two", GROUP_TOOLS: "second" } },
-          remote: { url: "http://127.0.0.1:1/mcp", disabled: true }
-        }
-      }))
+      writeFileSync(
+        file,
+        JSON.stringify({
+          mcpServers: {
+            one: { command: process.execPath, args: [fixture], env: { GROUP_NAME: "one", GROUP_TOOLS: "first" } },
+            two: { command: process.execPath, args: [fixture], env: { GROUP_NAME: "two", GROUP_TOOLS: "second" } },
+            remote: { url: "http://127.0.0.1:1/mcp", disabled: true }
+          }
+        })
+      )
       const servers = yield* NodeMcpGroup.loadConfig(file)
       assert.deepStrictEqual(Object.keys(servers), ["one", "two"])
       assert.deepStrictEqual(servers.one, {
@@ -392,7 +409,11 @@ describe("NodeMcpGroup: mcp.json", () => {
       writeFileSync(bad, JSON.stringify({ mcpServers: { broken: { command: "x", args: "--flag" } } }))
       const invalid = yield* Effect.flip(NodeMcpGroup.loadConfig(bad))
       assert.deepStrictEqual(
-        [invalid.reason._tag, (invalid.reason as McpError.ConfigError).server, (invalid.reason as McpError.ConfigError).field],
+        [
+          invalid.reason._tag,
+          (invalid.reason as McpError.ConfigError).server,
+          (invalid.reason as McpError.ConfigError).field
+        ],
         ["ConfigError", "broken", "args"]
       )
       assert.strictEqual(invalid.message, `${bad}: server "broken": args: Expected array, got "--flag"`)

@@ -4,14 +4,14 @@
  * timing window measured live, resumption after a dropped connection, and
  * what closing leaves behind.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpClientSession, type McpError, McpSchema } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer, Ref, Schedule } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as NodeMcpHttpClient from "../src/NodeMcpHttpClient.ts"
 import * as NodeMcpWebSocket from "../src/NodeMcpWebSocket.ts"
-import { clientInfo } from "./utils/client.ts"
 import { listenLoopback } from "./fixtures/listen.ts"
+import { clientInfo } from "./utils/client.ts"
 
 interface Seen {
   readonly method: string
@@ -43,7 +43,11 @@ const rawServer = (handler: Handler) =>
           return res.end(JSON.stringify({
             jsonrpc: "2.0",
             id: message.id,
-            result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } }
+            result: {
+              protocolVersion: "2025-11-25",
+              capabilities: { tools: {} },
+              serverInfo: { name: "raw", version: "1" }
+            }
           }))
         }
         if (req.method === "POST" && !("id" in message && "method" in message)) return res.writeHead(202).end()
@@ -62,13 +66,16 @@ const rawServer = (handler: Handler) =>
 // the raw servers here play stateful-era servers
 const connectSession = (options: NodeMcpHttpClientOptions) =>
   Effect.map(
-    Layer.build(McpClientSession.layer({ clientInfo, era: "legacy" }).pipe(Layer.provide(NodeMcpHttpClient.layer(options)))),
+    Layer.build(
+      McpClientSession.layer({ clientInfo, era: "legacy" }).pipe(Layer.provide(NodeMcpHttpClient.layer(options)))
+    ),
     (context) => Context.get(context, McpClientSession.McpClientSession)
   )
 
 type NodeMcpHttpClientOptions = Parameters<typeof NodeMcpHttpClient.layer>[0]
 
-const sse = (res: ServerResponse) => res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+const sse = (res: ServerResponse) =>
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
 
 const event = (value: unknown, id: string) => `event: message\nid: ${id}\ndata: ${JSON.stringify(value)}\n\n`
 
@@ -81,7 +88,9 @@ describe("NodeMcpHttpClient over real sockets", () => {
         if (seen.method === "GET") {
           if (seen.headers["last-event-id"] === undefined) return res.writeHead(405).end()
           sse(res)
-          res.write(event({ jsonrpc: "2.0", id: callId, result: { content: [{ type: "text", text: "reconnected" }] } }, "ev-2"))
+          res.write(
+            event({ jsonrpc: "2.0", id: callId, result: { content: [{ type: "text", text: "reconnected" }] } }, "ev-2")
+          )
           return res.end()
         }
         callId = seen.message.id
@@ -111,20 +120,40 @@ describe("NodeMcpHttpClient over real sockets", () => {
           if (seen.headers["last-event-id"] !== "e2") return res.writeHead(405).end()
           // the events after e2, then the result
           sse(res)
-          res.write(event({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 2 } }, "e3"))
-          res.write(event({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 3 } }, "e4"))
-          res.write(event({ jsonrpc: "2.0", id: callId, result: { content: [{ type: "text", text: "resumed" }] } }, "e5"))
+          res.write(
+            event(
+              { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 2 } },
+              "e3"
+            )
+          )
+          res.write(
+            event(
+              { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 3 } },
+              "e4"
+            )
+          )
+          res.write(
+            event({ jsonrpc: "2.0", id: callId, result: { content: [{ type: "text", text: "resumed" }] } }, "e5")
+          )
           return res.end()
         }
         callId = seen.message.id
         token = seen.message.params._meta.progressToken
         sse(res)
         res.write("id: e1\ndata: \n\n")
-        res.write(event({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } }, "e2"))
+        res.write(
+          event(
+            { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } },
+            "e2"
+          )
+        )
         // a network failure, not a graceful end
         setTimeout(() => res.socket?.destroy(), 20)
       })
-      const session = yield* connectSession({ url: server.url, reconnect: Schedule.spaced("50 millis").pipe(Schedule.upTo({ times: 3 })) })
+      const session = yield* connectSession({
+        url: server.url,
+        reconnect: Schedule.spaced("50 millis").pipe(Schedule.upTo({ times: 3 }))
+      })
       const progress = yield* Ref.make<ReadonlyArray<number>>([])
       const result = yield* session.request(McpSchema.CallTool, { name: "t", arguments: {} }, {
         onProgress: (p) => Ref.update(progress, (all) => [...all, p.progress])
@@ -188,7 +217,9 @@ describe("NodeMcpHttpClient over real sockets", () => {
       const call = yield* session.request(McpSchema.CallTool, { name: "t", arguments: {} }).pipe(
         Effect.forkChild({ startImmediately: true })
       )
-      for (let i = 0; i < 50 && !server.seen.some((s) => s.message?.method === "tools/call"); i++) yield* Effect.sleep("10 millis")
+      for (let i = 0; i < 50 && !server.seen.some((s) => s.message?.method === "tools/call"); i++) {
+        yield* Effect.sleep("10 millis")
+      }
       yield* Fiber.interrupt(call)
       for (let i = 0; i < 50 && !aborted; i++) yield* Effect.sleep("10 millis")
       assert.isTrue(aborted)
@@ -228,7 +259,9 @@ describe("TransportError over real sockets: the status, and what went wrong on t
       const failed = transportReason(yield* Effect.flip(session.request(McpSchema.ListTools, {})))
       assert.strictEqual(failed.status, 500)
       assert.include(failed.description, "internal")
-      const forbidden = transportReason(yield* Effect.flip(session.request(McpSchema.CallTool, { name: "t", arguments: {} })))
+      const forbidden = transportReason(
+        yield* Effect.flip(session.request(McpSchema.CallTool, { name: "t", arguments: {} }))
+      )
       assert.strictEqual(forbidden.status, 403)
     }))
 

@@ -5,13 +5,17 @@
  * `/readyz` answering 503 while the server shuts down (a tool that finishes
  * its work before it lets go keeps the drain going).
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpServer, McpTool } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Schema, Scope } from "effect"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
 import { mcpHeaders, openSession, send } from "./fixtures/rawHttp.ts"
 
-const serve = (options: NodeMcpHttpServer.Options = {}, scope?: Scope.Scope, tools: ReadonlyArray<McpTool.McpTool<any>> = []) =>
+const serve = (
+  options: NodeMcpHttpServer.Options = {},
+  scope?: Scope.Scope,
+  tools: ReadonlyArray<McpTool.McpTool<any>> = []
+) =>
   Effect.gen(function*() {
     const server = yield* McpServer.make({ name: "health", version: "1.0.0" })
     for (const tool of tools) yield* server.register(tool)

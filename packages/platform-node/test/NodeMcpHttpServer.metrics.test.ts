@@ -4,8 +4,8 @@
  * live session until deleted, a GET stream an open SSE stream until dropped;
  * 2026-07-28 requests are counted and open no session.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpMetrics, McpServer, McpTool } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Metric, Schema } from "effect"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
 import { mcpHeaders, openSession, openSse, send } from "./fixtures/rawHttp.ts"
@@ -26,7 +26,8 @@ const serve = Effect.gen(function*() {
     )
   )
   const url = yield* NodeMcpHttpServer.url().pipe(Effect.provideContext(context))
-  const read = <S>(metric: Metric.Metric<any, S>) => Effect.provideService(Metric.value(metric), Metric.MetricRegistry, registry)
+  const read = <S>(metric: Metric.Metric<any, S>) =>
+    Effect.provideService(Metric.value(metric), Metric.MetricRegistry, registry)
   return { url, read }
 })
 
@@ -58,7 +59,10 @@ describe("NodeMcpHttpServer metrics", () => {
       const second = yield* openSession(url, { version: false })
       assert.strictEqual(yield* sessions, 2)
 
-      const get = yield* openSse(url, { method: "GET", headers: { accept: "text/event-stream", "mcp-session-id": session } })
+      const get = yield* openSse(url, {
+        method: "GET",
+        headers: { accept: "text/event-stream", "mcp-session-id": session }
+      })
       assert.strictEqual(get.status, 200)
       assert.strictEqual(yield* eventually(streams, 1), 1)
 

@@ -6,12 +6,12 @@
  * stream keeps alive; a legacy session on the same endpoint keeps working,
  * and the same elicitation tool asks each era its own way.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpClient, McpServer, McpTool } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import * as NodeMcpHttpClient from "../src/NodeMcpHttpClient.ts"
 import * as NodeJsonSchemaValidator from "../src/NodeJsonSchemaValidator.ts"
+import * as NodeMcpHttpClient from "../src/NodeMcpHttpClient.ts"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
 import { mcpHeaders, openSse, send } from "./fixtures/rawHttp.ts"
 
@@ -68,7 +68,13 @@ const serve = (options: NodeMcpHttpServer.Options = {}) =>
   })
 
 /** A modern POST: the standard headers from the body, `extra` laid over them. */
-const post = (url: string, id: number, method: string, params: Record<string, unknown>, extra: Record<string, string> = {}) => {
+const post = (
+  url: string,
+  id: number,
+  method: string,
+  params: Record<string, unknown>,
+  extra: Record<string, string> = {}
+) => {
   const name = (params.name ?? params.uri) as string | undefined
   return Effect.map(
     send(url, {
@@ -91,10 +97,19 @@ describe("NodeMcpHttpServer, 2026-07-28 requests", () => {
       assert.strictEqual(listed.status, 200)
       assert.strictEqual(listed.headers["content-type"], "application/json")
       assert.isUndefined(listed.headers["mcp-session-id"])
-      assert.deepStrictEqual(listed.json.result.tools.map((tool: { name: string }) => tool.name), ["greet", "hang", "query"])
+      assert.deepStrictEqual(listed.json.result.tools.map((tool: { name: string }) => tool.name), [
+        "greet",
+        "hang",
+        "query"
+      ])
       const legacy = yield* send(url, {
         headers: mcpHeaders(),
-        body: { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "old", version: "1" } } }
+        body: {
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "old", version: "1" } }
+        }
       })
       assert.isString(legacy.headers["mcp-session-id"])
     }).pipe(Effect.scoped))
@@ -114,7 +129,12 @@ describe("NodeMcpHttpServer, 2026-07-28 requests", () => {
       assert.deepStrictEqual([versionMismatch.status, versionMismatch.json.error.code], [400, -32020])
       const future = yield* send(url, {
         headers: mcpHeaders({ version: "2099-01-01" }, { "mcp-method": "tools/list" }),
-        body: { jsonrpc: "2.0", id: 5, method: "tools/list", params: { _meta: { ...meta(), "io.modelcontextprotocol/protocolVersion": "2099-01-01" } } }
+        body: {
+          jsonrpc: "2.0",
+          id: 5,
+          method: "tools/list",
+          params: { _meta: { ...meta(), "io.modelcontextprotocol/protocolVersion": "2099-01-01" } }
+        }
       })
       const futureError = JSON.parse(future.body).error
       assert.deepStrictEqual([future.status, futureError.code, futureError.data.requested], [400, -32022, "2099-01-01"])
@@ -141,15 +161,23 @@ describe("NodeMcpHttpServer, 2026-07-28 requests", () => {
       assert.strictEqual(query.inputSchema.properties.region["x-mcp-header"], "Region")
       const call = (args: Record<string, unknown>, headers: Record<string, string>) =>
         post(url, 2, "tools/call", { name: "query", arguments: args }, headers)
-      const ok = yield* call({ region: "eu-west", limit: 10, sql: "select 1" }, { "mcp-param-region": "eu-west", "mcp-param-limit": "10" })
+      const ok = yield* call({ region: "eu-west", limit: 10, sql: "select 1" }, {
+        "mcp-param-region": "eu-west",
+        "mcp-param-limit": "10"
+      })
       assert.strictEqual(ok.json.result.content[0].text, "select 1 @ eu-west")
-      const encoded = yield* call({ region: "Zürich", sql: "s" }, { "mcp-param-region": `=?base64?${Buffer.from("Zürich").toString("base64")}?=` })
+      const encoded = yield* call({ region: "Zürich", sql: "s" }, {
+        "mcp-param-region": `=?base64?${Buffer.from("Zürich").toString("base64")}?=`
+      })
       assert.strictEqual(encoded.json.result.content[0].text, "s @ Zürich")
       const missing = yield* call({ region: "eu-west", sql: "s" }, {})
       assert.deepStrictEqual([missing.status, missing.json.error.code], [400, -32020])
       const mismatch = yield* call({ region: "eu-west", sql: "s" }, { "mcp-param-region": "us-east" })
       assert.deepStrictEqual([mismatch.status, mismatch.json.error.code], [400, -32020])
-      const number = yield* call({ region: "r", limit: 10, sql: "s" }, { "mcp-param-region": "r", "mcp-param-limit": "11" })
+      const number = yield* call({ region: "r", limit: 10, sql: "s" }, {
+        "mcp-param-region": "r",
+        "mcp-param-limit": "11"
+      })
       assert.deepStrictEqual([number.status, number.json.error.code], [400, -32020])
     }).pipe(Effect.scoped))
 
@@ -180,7 +208,12 @@ describe("NodeMcpHttpServer, 2026-07-28 requests", () => {
       const stream = yield* openSse(url, {
         method: "POST",
         headers: mcpHeaders({ version: VERSION }, { "mcp-method": "subscriptions/listen" }),
-        body: { jsonrpc: "2.0", id: "l", method: "subscriptions/listen", params: { _meta: meta(), notifications: { toolsListChanged: true } } }
+        body: {
+          jsonrpc: "2.0",
+          id: "l",
+          method: "subscriptions/listen",
+          params: { _meta: meta(), notifications: { toolsListChanged: true } }
+        }
       })
       assert.strictEqual(JSON.parse((yield* stream.next)!.data).method, "notifications/subscriptions/acknowledged")
       yield* server.unregister(Greet)
@@ -223,7 +256,11 @@ describe("NodeMcpHttpServer, both eras on one endpoint", () => {
   it.live("the same tool: an input-required round for a modern request, a request to a legacy client", () =>
     Effect.gen(function*() {
       const { url } = yield* serve()
-      const first = yield* post(url, 1, "tools/call", { name: "greet", arguments: {}, _meta: meta({ elicitation: {} }) })
+      const first = yield* post(url, 1, "tools/call", {
+        name: "greet",
+        arguments: {},
+        _meta: meta({ elicitation: {} })
+      })
       assert.strictEqual(first.json.result.resultType, "input_required")
       assert.deepStrictEqual(Object.keys(first.json.result.inputRequests), ["name"])
       const done = yield* post(url, 2, "tools/call", {

@@ -3,8 +3,8 @@
  * the bound address, DNS-rebinding defaults, resumption after a dropped TCP
  * connection, shutdown with open streams, and load.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpServer, McpTool } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Queue, Schema, Scope } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Http from "node:http"
@@ -73,21 +73,28 @@ describe("NodeMcpHttpServer", () => {
     Effect.gen(function*() {
       const { address, url } = yield* serve()
       const port = address._tag === "InetAddressV4" ? address.port : 0
-      const post = (extra: Http.OutgoingHttpHeaders) => Effect.map(send(url, { headers: { ...mcpHeaders({ version: false }), ...extra }, body: initialize }), (r) => r.status)
+      const post = (extra: Http.OutgoingHttpHeaders) =>
+        Effect.map(send(url, { headers: { ...mcpHeaders({ version: false }), ...extra }, body: initialize }), (r) =>
+          r.status)
       assert.strictEqual(yield* post({ host: "evil.example.com" }), 403)
       assert.strictEqual(yield* post({ host: `evil.example.com:${port}` }), 403)
       assert.strictEqual(yield* post({ origin: "http://evil.example.com" }), 403)
       assert.strictEqual(yield* post({ host: `localhost:${port}`, origin: `http://localhost:${port}` }), 200)
       assert.strictEqual(yield* post({ host: `127.0.0.1:${port}`, origin: "http://127.0.0.1:5173" }), 200)
       assert.strictEqual(yield* post({ host: `[::1]:${port}` }), 200)
-      const get = yield* send(url, { method: "GET", headers: { host: "evil.example.com", accept: "text/event-stream" } })
+      const get = yield* send(url, {
+        method: "GET",
+        headers: { host: "evil.example.com", accept: "text/event-stream" }
+      })
       assert.strictEqual(get.status, 403)
     }).pipe(Effect.scoped))
 
   it.live("allow-lists are configurable", () =>
     Effect.gen(function*() {
       const { url } = yield* serve({ allowedHosts: ["mcp.internal"], allowedOrigins: ["https://app.example"] })
-      const post = (extra: Http.OutgoingHttpHeaders) => Effect.map(send(url, { headers: { ...mcpHeaders({ version: false }), ...extra }, body: initialize }), (r) => r.status)
+      const post = (extra: Http.OutgoingHttpHeaders) =>
+        Effect.map(send(url, { headers: { ...mcpHeaders({ version: false }), ...extra }, body: initialize }), (r) =>
+          r.status)
       assert.strictEqual(yield* post({ host: "localhost" }), 403)
       assert.strictEqual(yield* post({ host: "mcp.internal:8080", origin: "https://app.example" }), 200)
     }).pipe(Effect.scoped))
@@ -99,7 +106,12 @@ describe("NodeMcpHttpServer", () => {
       const first = yield* openSse(url, {
         method: "POST",
         headers: mcpHeaders({ session: session, version: false }),
-        body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "steps", arguments: { n: 5 }, _meta: { progressToken: 1 } } }
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "steps", arguments: { n: 5 }, _meta: { progressToken: 1 } }
+        }
       })
       assert.strictEqual(first.status, 200)
       const priming = yield* first.next
@@ -133,7 +145,10 @@ describe("NodeMcpHttpServer", () => {
       const scope = yield* Scope.make()
       const { server, url } = yield* serve({ responseMode: "sse" }, scope)
       const session = yield* openSession(url, { version: false })
-      const get = yield* openSse(url, { method: "GET", headers: { accept: "text/event-stream", "mcp-session-id": session } })
+      const get = yield* openSse(url, {
+        method: "GET",
+        headers: { accept: "text/event-stream", "mcp-session-id": session }
+      })
       assert.strictEqual(get.status, 200)
       const post = yield* openSse(url, {
         method: "POST",
@@ -155,27 +170,40 @@ describe("NodeMcpHttpServer", () => {
       assert.isTrue(Exit.isFailure(again))
     }))
 
-  it.live("100 sessions × 20 concurrent calls over real sockets: every answer reaches its own caller", () =>
-    Effect.gen(function*() {
-      const { server, url } = yield* serve()
-      const agent = new Http.Agent({ keepAlive: true, maxSockets: 64 })
-      yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
-      const sessions = yield* Effect.forEach(Array.from({ length: 100 }), () => openSession(url, { version: false }, agent), { concurrency: 16 })
-      const calls = sessions.flatMap((session, s) => Array.from({ length: 20 }, (_, i) => ({ session, s, i })))
-      const results = yield* Effect.forEach(calls, ({ i, s, session }) =>
-        Effect.map(
-          send(url, {
-            agent,
-            headers: mcpHeaders({ session: session, version: false }),
-            body: { jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "add", arguments: { a: s, b: i * 1000 } } }
-          }),
-          (reply) => {
-            const body = JSON.parse(reply.body)
-            return reply.status === 200 && body.id === i && body.result.structuredContent.sum === s + i * 1000
-          }
-        ), { concurrency: "unbounded" })
-      assert.strictEqual(results.length, 2000)
-      assert.isTrue(results.every((ok) => ok))
-      assert.strictEqual(yield* server.sessionCount, 100)
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "100 sessions × 20 concurrent calls over real sockets: every answer reaches its own caller",
+    () =>
+      Effect.gen(function*() {
+        const { server, url } = yield* serve()
+        const agent = new Http.Agent({ keepAlive: true, maxSockets: 64 })
+        yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
+        const sessions = yield* Effect.forEach(
+          Array.from({ length: 100 }),
+          () => openSession(url, { version: false }, agent),
+          { concurrency: 16 }
+        )
+        const calls = sessions.flatMap((session, s) => Array.from({ length: 20 }, (_, i) => ({ session, s, i })))
+        const results = yield* Effect.forEach(calls, ({ i, s, session }) =>
+          Effect.map(
+            send(url, {
+              agent,
+              headers: mcpHeaders({ session: session, version: false }),
+              body: {
+                jsonrpc: "2.0",
+                id: i,
+                method: "tools/call",
+                params: { name: "add", arguments: { a: s, b: i * 1000 } }
+              }
+            }),
+            (reply) => {
+              const body = JSON.parse(reply.body)
+              return reply.status === 200 && body.id === i && body.result.structuredContent.sum === s + i * 1000
+            }
+          ), { concurrency: "unbounded" })
+        assert.strictEqual(results.length, 2000)
+        assert.isTrue(results.every((ok) => ok))
+        assert.strictEqual(yield* server.sessionCount, 100)
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })

@@ -5,8 +5,8 @@
  * check and the fetch count is the number of checks. Time is the TestClock
  * (the verifier hands the `Clock` to jose as `currentDate`).
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpError } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { TestClock } from "effect/testing"
 import * as Jose from "jose"
@@ -60,9 +60,8 @@ const sign = (
   })
 
 const isAuthError = (exit: Exit.Exit<unknown, McpError.McpError>) =>
-  Exit.isFailure(exit) && exit.cause.reasons.some((reason) =>
-    reason._tag === "Fail" && reason.error.reason._tag === "AuthError"
-  )
+  Exit.isFailure(exit) &&
+  exit.cause.reasons.some((reason) => reason._tag === "Fail" && reason.error.reason._tag === "AuthError")
 
 describe("NodeMcpJwtVerifier cache", () => {
   it.effect("a token verified twice is checked by jose once", () =>

@@ -4,8 +4,8 @@
  * or leaving the folder) and escaping paths refused, reload after a skill is
  * added.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpServer, McpSkills, McpTest } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -125,7 +125,12 @@ describe("NodeMcpSkills", () => {
       )
       write(root, "new-one/SKILL.md", skillMd("new-one", "Just added"))
       const changes = yield* catalog.reload
-      assert.deepStrictEqual(changes, { added: ["skill://new-one/SKILL.md"], removed: [], changed: [], listChanged: true })
+      assert.deepStrictEqual(changes, {
+        added: ["skill://new-one/SKILL.md"],
+        removed: [],
+        changed: [],
+        listChanged: true
+      })
       yield* client.ping()
       assert.include(seen, "notifications/resources/list_changed")
       const { resources } = yield* client.listResources()

@@ -2,9 +2,9 @@
  * The legacy HTTP+SSE server (2024-11-05) on a real Node HTTP server on
  * 127.0.0.1 and an ephemeral port, driven with raw HTTP requests.
  */
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { type McpError, McpServer, McpSseServer } from "@effect-mcp/core"
 import { NodeMcpSseServer } from "@effect-mcp/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
@@ -43,7 +43,10 @@ describe("NodeMcpSseServer", () => {
       assert.include(stream.headers["cache-control"], "no-cache")
       const first = yield* promise(() => stream.next())
       assert.strictEqual(first.event, "endpoint")
-      assert.match(first.data, /^\/messages\?sessionId=[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      assert.match(
+        first.data,
+        /^\/messages\?sessionId=[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+      )
       stream.close()
     }))
 
@@ -83,7 +86,9 @@ describe("NodeMcpSseServer", () => {
       const stream = yield* promise(() => openSse(port))
       const endpoint = (yield* promise(() => stream.next())).data
 
-      const unknown = yield* promise(() => post(port, "/messages?sessionId=00000000-0000-4000-8000-000000000000", initialize(1)))
+      const unknown = yield* promise(() =>
+        post(port, "/messages?sessionId=00000000-0000-4000-8000-000000000000", initialize(1))
+      )
       assert.strictEqual(unknown.status, 404)
       assert.strictEqual((yield* promise(() => post(port, "/messages", initialize(1)))).status, 400)
 
@@ -93,11 +98,17 @@ describe("NodeMcpSseServer", () => {
       assert.strictEqual(error.error.code, -32700)
       assert.strictEqual(error.id, null)
 
-      assert.strictEqual((yield* promise(() => post(port, endpoint, initialize(1), { "content-type": "text/plain" }))).status, 415)
+      assert.strictEqual(
+        (yield* promise(() => post(port, endpoint, initialize(1), { "content-type": "text/plain" }))).status,
+        415
+      )
       const big = JSON.stringify({ jsonrpc: "2.0", method: "notifications/x", params: { pad: "x".repeat(2000) } })
       assert.strictEqual((yield* promise(() => post(port, endpoint, big))).status, 413)
       // chunked, so no content-length: the limit is enforced while reading
-      assert.strictEqual((yield* promise(() => post(port, endpoint, big, { "transfer-encoding": "chunked" }))).status, 413)
+      assert.strictEqual(
+        (yield* promise(() => post(port, endpoint, big, { "transfer-encoding": "chunked" }))).status,
+        413
+      )
 
       // none of it reached the session, which still works
       assert.strictEqual((yield* promise(() => post(port, endpoint, initialize(2)))).status, 202)
@@ -115,7 +126,9 @@ describe("NodeMcpSseServer", () => {
       assert.strictEqual(evilHost.status, 403)
 
       // loopback origins and hosts, on any port, pass
-      const local = yield* promise(() => openSse(port, "/sse", { origin: "http://localhost:5173", host: `localhost:${port}` }))
+      const local = yield* promise(() =>
+        openSse(port, "/sse", { origin: "http://localhost:5173", host: `localhost:${port}` })
+      )
       assert.strictEqual(local.status, 200)
       const endpoint = (yield* promise(() => local.next())).data
 
@@ -123,13 +136,19 @@ describe("NodeMcpSseServer", () => {
       assert.strictEqual(refused.status, 403)
       const rebound = yield* promise(() => post(port, endpoint, initialize(1), { host: "attacker.example" }))
       assert.strictEqual(rebound.status, 403)
-      assert.strictEqual((yield* promise(() => post(port, endpoint, initialize(1), { origin: "http://127.0.0.1:8080" }))).status, 202)
+      assert.strictEqual(
+        (yield* promise(() => post(port, endpoint, initialize(1), { origin: "http://127.0.0.1:8080" }))).status,
+        202
+      )
       local.close()
     }))
 
   it.live("allowedOrigins and allowedHosts replace the loopback defaults", () =>
     Effect.gen(function*() {
-      const { port } = yield* start({ allowedOrigins: ["http://app.example"], allowedHosts: ["mcp.example", "localhost:1"] })
+      const { port } = yield* start({
+        allowedOrigins: ["http://app.example"],
+        allowedHosts: ["mcp.example", "localhost:1"]
+      })
       const open = (headers: Record<string, string>) => promise(() => openSse(port, "/sse", headers))
       const allowed = yield* open({ host: `mcp.example:${port}`, origin: "http://app.example" })
       assert.strictEqual(allowed.status, 200)
@@ -187,7 +206,9 @@ describe("NodeMcpSseServer", () => {
       )
       const context = yield* Layer.build(
         HttpRouter.serve(App, { disableLogger: true, disableListenLog: true }).pipe(
-          Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1", disablePreemptiveShutdown: true })),
+          Layer.provideMerge(
+            NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1", disablePreemptiveShutdown: true })
+          ),
           Layer.provideMerge(makeServer())
         )
       )
@@ -199,7 +220,10 @@ describe("NodeMcpSseServer", () => {
       assert.strictEqual((yield* promise(() => post(port, endpoint, initialize(1)))).status, 202)
       assert.strictEqual(JSON.parse((yield* promise(() => stream.next())).data).id, 1)
       // the loopback bind is seen through the HttpServer in context
-      assert.strictEqual((yield* promise(() => openSse(port, "/mcp/sse", { origin: "http://evil.example" }))).status, 403)
+      assert.strictEqual(
+        (yield* promise(() => openSse(port, "/mcp/sse", { origin: "http://evil.example" }))).status,
+        403
+      )
       stream.close()
     }))
 })

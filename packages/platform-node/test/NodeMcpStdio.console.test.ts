@@ -31,7 +31,12 @@ const runFixture = (env: Record<string, string>) =>
     child.stderr.on("data", (chunk) => (stderr += chunk))
     child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
     const lines = [
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo }
+      },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "speak" } }
     ]
@@ -40,20 +45,24 @@ const runFixture = (env: Record<string, string>) =>
   })
 
 describe("NodeMcpStdio: stdout is the protocol's", () => {
-  it.live("Console.log, console.log/info/debug and process.stdout.write go to stderr; stdout carries only JSON-RPC", () =>
-    Effect.gen(function*() {
-      const { code, stderr, stdout } = yield* runFixture({})
-      assert.strictEqual(code, 0)
-      const lines = stdout.trim().split("\n")
-      const messages = lines.map((line) => JSON.parse(line))
-      assert.isTrue(messages.every((message) => message.jsonrpc === "2.0"), stdout)
-      assert.deepStrictEqual(messages.map((m) => m.id), [1, 2])
-      assert.deepStrictEqual(messages[1].result.content, [{ type: "text", text: "spoken" }])
-      for (const line of ["starting", ...TOOL_LINES]) {
-        assert.include(stderr.split("\n"), line, `stderr lacks ${line}`)
-        assert.notInclude(stdout, line)
-      }
-    }), { timeout: 30_000 })
+  it.live(
+    "Console.log, console.log/info/debug and process.stdout.write go to stderr; stdout carries only JSON-RPC",
+    () =>
+      Effect.gen(function*() {
+        const { code, stderr, stdout } = yield* runFixture({})
+        assert.strictEqual(code, 0)
+        const lines = stdout.trim().split("\n")
+        const messages = lines.map((line) => JSON.parse(line))
+        assert.isTrue(messages.every((message) => message.jsonrpc === "2.0"), stdout)
+        assert.deepStrictEqual(messages.map((m) => m.id), [1, 2])
+        assert.deepStrictEqual(messages[1].result.content, [{ type: "text", text: "spoken" }])
+        for (const line of ["starting", ...TOOL_LINES]) {
+          assert.include(stderr.split("\n"), line, `stderr lacks ${line}`)
+          assert.notInclude(stdout, line)
+        }
+      }),
+    { timeout: 30_000 }
+  )
 
   it.live("our client works with such a server; the child's stderr has both lines", () =>
     Effect.gen(function*() {
@@ -65,7 +74,10 @@ describe("NodeMcpStdio: stdout is the protocol's", () => {
       })
       // the tool takes no arguments: its listed inputSchema is an empty object schema
       const { tools } = yield* client.listTools()
-      assert.deepStrictEqual(tools.map((tool) => [tool.name, tool.inputSchema]), [["speak", { type: "object", properties: {} }]])
+      assert.deepStrictEqual(tools.map((tool) => [tool.name, tool.inputSchema]), [["speak", {
+        type: "object",
+        properties: {}
+      }]])
       assert.strictEqual(textOf(yield* client.callTool("speak")), "spoken")
       assert.strictEqual(textOf(yield* client.callTool("speak", {})), "spoken")
       yield* Scope.close(scope, Exit.void)
@@ -74,14 +86,18 @@ describe("NodeMcpStdio: stdout is the protocol's", () => {
       assert.include(tail, "world")
     }), { timeout: 30_000 })
 
-  it.live("redirectConsole: false leaves stdout alone (the stray lines land in the protocol stream)", () =>
-    Effect.gen(function*() {
-      const { stdout } = yield* runFixture({ REDIRECT_CONSOLE: "false" })
-      const lines = stdout.trim().split("\n")
-      assert.include(lines, "hello")
-      assert.include(lines, "world")
-      assert.include(lines, "starting")
-    }), { timeout: 30_000 })
+  it.live(
+    "redirectConsole: false leaves stdout alone (the stray lines land in the protocol stream)",
+    () =>
+      Effect.gen(function*() {
+        const { stdout } = yield* runFixture({ REDIRECT_CONSOLE: "false" })
+        const lines = stdout.trim().split("\n")
+        assert.include(lines, "hello")
+        assert.include(lines, "world")
+        assert.include(lines, "starting")
+      }),
+    { timeout: 30_000 }
+  )
 
   it.effect("the redirect patches globalThis.console and process.stdout.write for its scope only, nested", () =>
     Effect.gen(function*() {

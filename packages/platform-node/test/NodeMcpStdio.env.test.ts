@@ -6,8 +6,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as NodeMcpStdio from "../src/NodeMcpStdio.ts"
 import * as Environment from "../src/internal/environment.ts"
+import * as NodeMcpStdio from "../src/NodeMcpStdio.ts"
 
 const SECRET = "EFFECT_MCP_TEST_SECRET_TOKEN"
 process.env[SECRET] = "s3cr3t-from-the-parent"
@@ -53,7 +53,10 @@ describe("NodeMcpStdio.makeClient: the child's environment", () => {
 
   it.live("inheritEnv: this process's whole environment, with env laid over it", () =>
     Effect.gen(function*() {
-      const { env } = yield* childEnv({ inheritEnv: true, env: { FROM_CONFIG: "configured", LC_EFFECT_MCP_TEST: undefined } })
+      const { env } = yield* childEnv({
+        inheritEnv: true,
+        env: { FROM_CONFIG: "configured", LC_EFFECT_MCP_TEST: undefined }
+      })
       assert.strictEqual(env[SECRET], "s3cr3t-from-the-parent")
       assert.strictEqual(env.FROM_CONFIG, "configured")
       assert.strictEqual(env.LC_EFFECT_MCP_TEST, undefined)
@@ -72,7 +75,11 @@ describe("NodeMcpStdio.makeClient: the child's environment", () => {
       SystemRoot: "C:\\Windows",
       UNSET: undefined
     }
-    assert.deepStrictEqual(Environment.defaultEnvironment(source, "linux"), { PATH: "/bin", HOME: "/home/u", LC_ALL: "C" })
+    assert.deepStrictEqual(Environment.defaultEnvironment(source, "linux"), {
+      PATH: "/bin",
+      HOME: "/home/u",
+      LC_ALL: "C"
+    })
     assert.deepStrictEqual(Environment.defaultEnvironment(source, "win32"), {
       PATH: "/bin",
       Path: "C:\\Windows",

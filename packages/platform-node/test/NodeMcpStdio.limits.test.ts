@@ -5,8 +5,8 @@
  * is read normally. A frame that is both a request and a response gets
  * `-32600`.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { JsonRpc } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Stream } from "effect"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
@@ -95,19 +95,23 @@ describe("NodeMcpStdio client: the line limit", () => {
       assert.strictEqual(textOf(result).length, BIG)
     }).pipe(Effect.scoped), { timeout: 30_000 })
 
-  it.live("with maxLineBytes: a longer line becomes Malformed, the next line is read normally", () =>
-    Effect.gen(function*() {
-      const transport = yield* NodeMcpStdio.makeClient(serverOptions({ maxLineBytes: 64 * 1024 }))
-      const reading = yield* transport.incoming.pipe(Stream.take(3), Stream.runCollect, Effect.forkChild)
-      for (const message of handshake) yield* transport.send(message)
-      yield* transport.send(JsonRpc.request(2, "tools/call", { name: "big", arguments: { bytes: 200 * 1024 } }))
-      yield* transport.send(JsonRpc.request(3, "tools/call", { name: "big", arguments: { bytes: 10 } }))
-      const frames = Array.from(yield* Fiber.join(reading)) as Array<any>
-      assert.strictEqual(frames[0].id, 1)
-      const malformed = frames.find((frame) => frame instanceof JsonRpc.Malformed)
-      assert.instanceOf(malformed, JsonRpc.Malformed)
-      assert.include(malformed.reason, String(64 * 1024))
-      const small = frames.find((frame) => frame?.id === 3)
-      assert.strictEqual(small.result.content[0].text, "x".repeat(10))
-    }).pipe(Effect.scoped), { timeout: 30_000 })
+  it.live(
+    "with maxLineBytes: a longer line becomes Malformed, the next line is read normally",
+    () =>
+      Effect.gen(function*() {
+        const transport = yield* NodeMcpStdio.makeClient(serverOptions({ maxLineBytes: 64 * 1024 }))
+        const reading = yield* transport.incoming.pipe(Stream.take(3), Stream.runCollect, Effect.forkChild)
+        for (const message of handshake) yield* transport.send(message)
+        yield* transport.send(JsonRpc.request(2, "tools/call", { name: "big", arguments: { bytes: 200 * 1024 } }))
+        yield* transport.send(JsonRpc.request(3, "tools/call", { name: "big", arguments: { bytes: 10 } }))
+        const frames = Array.from(yield* Fiber.join(reading)) as Array<any>
+        assert.strictEqual(frames[0].id, 1)
+        const malformed = frames.find((frame) => frame instanceof JsonRpc.Malformed)
+        assert.instanceOf(malformed, JsonRpc.Malformed)
+        assert.include(malformed.reason, String(64 * 1024))
+        const small = frames.find((frame) => frame?.id === 3)
+        assert.strictEqual(small.result.content[0].text, "x".repeat(10))
+      }).pipe(Effect.scoped),
+    { timeout: 30_000 }
+  )
 })

@@ -5,8 +5,8 @@
  * scope close (stdin → SIGTERM → SIGKILL), merges the environment and
  * forwards or captures stderr.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { JsonRpc, McpClient, type McpError } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Option, Scope, Stream } from "effect"
 import { execFile, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
@@ -44,7 +44,12 @@ describe("NodeMcpStdio.runServer", () => {
     child.stdout.on("data", (chunk) => (stdout += chunk))
     child.stderr.on("data", (chunk) => (stderr += chunk))
     const lines = [
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo }
+      },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "logging/setLevel", params: { level: "info" } },
       { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }
@@ -87,29 +92,37 @@ describe("NodeMcpStdio.runServer", () => {
 })
 
 describe("NodeMcpStdio.makeClient", () => {
-  it.live("servers that exit at once fail their handshakes promptly, however the write races the exit", () =>
-    Effect.gen(function*() {
-      // many at a time: the exit lands before, during or after the initialize write
-      const exits = yield* Effect.forEach(
-        Array.from({ length: 12 }, (_, i) => i),
-        () =>
-          Effect.scoped(
-            McpClient.make({ clientInfo }).pipe(
-              Effect.provide(Layer.merge(
-                NodeMcpStdio.layerClient({ command: process.execPath, args: ["-e", "process.exit(7)"], stderr: "capture" }),
-                NodeJsonSchemaValidator.layer
-              )),
-              Effect.timeout("15 seconds"),
-              Effect.flip
-            )
-          ),
-        { concurrency: "unbounded" }
-      )
-      for (const error of exits) {
-        assert.strictEqual(error._tag, "McpError")
-        if (error._tag === "McpError") assert.strictEqual(error.reason._tag, "TransportError")
-      }
-    }), 60_000)
+  it.live(
+    "servers that exit at once fail their handshakes promptly, however the write races the exit",
+    () =>
+      Effect.gen(function*() {
+        // many at a time: the exit lands before, during or after the initialize write
+        const exits = yield* Effect.forEach(
+          Array.from({ length: 12 }, (_, i) => i),
+          () =>
+            Effect.scoped(
+              McpClient.make({ clientInfo }).pipe(
+                Effect.provide(Layer.merge(
+                  NodeMcpStdio.layerClient({
+                    command: process.execPath,
+                    args: ["-e", "process.exit(7)"],
+                    stderr: "capture"
+                  }),
+                  NodeJsonSchemaValidator.layer
+                )),
+                Effect.timeout("15 seconds"),
+                Effect.flip
+              )
+            ),
+          { concurrency: "unbounded" }
+        )
+        for (const error of exits) {
+          assert.strictEqual(error._tag, "McpError")
+          if (error._tag === "McpError") assert.strictEqual(error.reason._tag, "TransportError")
+        }
+      }),
+    60_000
+  )
 
   it.live("kill -9 of the server mid-call fails the pending call within 1 s, with the signal", () =>
     Effect.gen(function*() {
@@ -256,7 +269,8 @@ describe("NodeMcpStdio.makeClient", () => {
           process.execPath,
           ["--conditions=development", fixture("stdio-stderr-host.ts"), mode],
           { cwd: root, timeout: 30_000 },
-          (error, stdout, stderr) => resolve({ code: error === null ? 0 : (error as { code?: number }).code ?? null, stdout, stderr })
+          (error, stdout, stderr) =>
+            resolve({ code: error === null ? 0 : (error as { code?: number }).code ?? null, stdout, stderr })
         )
       })
 

@@ -43,7 +43,10 @@ const start = (options?: NodeMcpWebSocket.ServerOptions) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-    const context = yield* Layer.buildWithScope(NodeMcpWebSocket.layerServer(options).pipe(Layer.provide(Server)), scope)
+    const context = yield* Layer.buildWithScope(
+      NodeMcpWebSocket.layerServer(options).pipe(Layer.provide(Server)),
+      scope
+    )
     const address = Context.get(context, SocketServer.SocketServer).address
     const port = address._tag === "UnixPathAddress" ? 0 : address.port
     return { port, url: `ws://127.0.0.1:${port}/mcp` }
@@ -101,7 +104,8 @@ const upgrade = (port: number, headers: Record<string, string> = {}) =>
     return Effect.sync(() => req.destroy())
   })
 
-const text = (result: { readonly content: ReadonlyArray<unknown> }) => (result.content[0] as { readonly text: string }).text
+const text = (result: { readonly content: ReadonlyArray<unknown> }) =>
+  (result.content[0] as { readonly text: string }).text
 
 describe("NodeMcpWebSocket auth", () => {
   it.live("a handshake without a token gets 401 with a challenge, before the socket opens", () =>

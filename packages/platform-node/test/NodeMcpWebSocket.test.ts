@@ -5,12 +5,12 @@
  */
 import { McpClient, McpError, McpServer, McpTransport, McpWebSocket } from "@effect-mcp/core"
 import { NodeJsonSchemaValidator, NodeMcpWebSocket } from "@effect-mcp/platform-node"
+import * as NodeWS from "@effect/platform-node/NodeWS"
+import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js"
 import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
-import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Scope, Stream } from "effect"
-import * as NodeWS from "@effect/platform-node/NodeWS"
 import { Socket, SocketServer } from "effect/socket"
 import { type WebSocket, WebSocketServer } from "ws"
 import { connectRaw, initialize, type RawSocket } from "./fixtures/ws-raw.ts"
@@ -67,7 +67,8 @@ const openRaw = (url: string, protocols: ReadonlyArray<string> | undefined = ["m
 
 const nextJson = (socket: RawSocket) => Effect.map(Effect.promise(() => socket.next()), (m) => JSON.parse(m.text))
 
-const text = (result: unknown) => (result as { readonly content: ReadonlyArray<{ readonly text: string }> }).content[0]!.text
+const text = (result: unknown) =>
+  (result as { readonly content: ReadonlyArray<{ readonly text: string }> }).content[0]!.text
 
 describe("NodeMcpWebSocket: our client ⇄ our server", () => {
   it.live("round trip (2026-07-28): discover, tools, progress, logging, sampling answered by the client", () =>
@@ -95,7 +96,10 @@ describe("NodeMcpWebSocket: our client ⇄ our server", () => {
       assert.deepStrictEqual((yield* Fiber.join(logs)).map((log) => log.data), ["at 3", "at 2", "at 1"])
 
       const asked = yield* client.callTool("ask", { question: "why?" })
-      assert.strictEqual(text(asked), "canned: {\"type\":\"text\",\"text\":\"re: {\\\"type\\\":\\\"text\\\",\\\"text\\\":\\\"why?\\\"}\"}")
+      assert.strictEqual(
+        text(asked),
+        "canned: {\"type\":\"text\",\"text\":\"re: {\\\"type\\\":\\\"text\\\",\\\"text\\\":\\\"why?\\\"}\"}"
+      )
     }))
 
   it.live("interrupting a call sends notifications/cancelled, which interrupts the server's handler", () =>
@@ -158,7 +162,9 @@ describe("NodeMcpWebSocket: our client ⇄ our server", () => {
   it.live("a port in use fails the server layer with a TransportError", () =>
     Effect.gen(function*() {
       const { port } = yield* start()
-      const error = yield* Effect.flip(Layer.build(NodeMcpWebSocket.layerServer({ port }).pipe(Layer.provide(makeServer()))))
+      const error = yield* Effect.flip(
+        Layer.build(NodeMcpWebSocket.layerServer({ port }).pipe(Layer.provide(makeServer())))
+      )
       assert.strictEqual(error.reason._tag, "TransportError")
       assert.include(String((error.reason as McpError.TransportError).cause), "EADDRINUSE")
     }))
@@ -195,8 +201,14 @@ describe("NodeMcpWebSocket: the wire", () => {
     Effect.gen(function*() {
       const { port, url } = yield* start()
       const evil = yield* Effect.promise(() => connectRaw(url, ["mcp"], { origin: "http://evil.example" }))
-      assert.deepStrictEqual(evil, { _tag: "Rejected", status: 403, body: "Invalid Origin header: http://evil.example" })
-      const rebound = yield* Effect.promise(() => connectRaw(url, ["mcp"], { headers: { host: `evil.example:${port}` } }))
+      assert.deepStrictEqual(evil, {
+        _tag: "Rejected",
+        status: 403,
+        body: "Invalid Origin header: http://evil.example"
+      })
+      const rebound = yield* Effect.promise(() =>
+        connectRaw(url, ["mcp"], { headers: { host: `evil.example:${port}` } })
+      )
       assert.strictEqual((rebound as { status: number }).status, 403)
       const local = yield* Effect.promise(() => connectRaw(url, ["mcp"], { origin: "http://localhost:5173" }))
       assert.strictEqual(local._tag, "Open")
@@ -205,9 +217,13 @@ describe("NodeMcpWebSocket: the wire", () => {
   it.live("allowedOrigins and a path", () =>
     Effect.gen(function*() {
       const { port } = yield* start({ path: "/mcp", allowedOrigins: ["http://app.example"] })
-      const ok = yield* Effect.promise(() => connectRaw(`ws://127.0.0.1:${port}/mcp`, ["mcp"], { origin: "http://app.example" }))
+      const ok = yield* Effect.promise(() =>
+        connectRaw(`ws://127.0.0.1:${port}/mcp`, ["mcp"], { origin: "http://app.example" })
+      )
       assert.strictEqual(ok._tag, "Open")
-      const local = yield* Effect.promise(() => connectRaw(`ws://127.0.0.1:${port}/mcp`, ["mcp"], { origin: "http://localhost:1" }))
+      const local = yield* Effect.promise(() =>
+        connectRaw(`ws://127.0.0.1:${port}/mcp`, ["mcp"], { origin: "http://localhost:1" })
+      )
       assert.strictEqual((local as { status: number }).status, 403)
       const elsewhere = yield* Effect.promise(() => connectRaw(`ws://127.0.0.1:${port}/other`, ["mcp"]))
       assert.strictEqual((elsewhere as { status: number }).status, 400)
@@ -229,7 +245,14 @@ describe("NodeMcpWebSocket: the wire", () => {
       // a binary frame carrying UTF-8 JSON is read too
       raw.ws.send(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" })))
       assert.deepStrictEqual(yield* nextJson(raw), { jsonrpc: "2.0", id: 2, result: {} })
-      raw.ws.send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: { text: "raw" } } }))
+      raw.ws.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/call",
+          params: { name: "echo", arguments: { text: "raw" } }
+        })
+      )
       assert.deepStrictEqual((yield* nextJson(raw)).result.content, [{ type: "text", text: "raw" }])
       assert.strictEqual(yield* server.sessionCount, 1)
       raw.ws.close(1000)
@@ -266,14 +289,23 @@ describe("NodeMcpWebSocket: the wire", () => {
     assert.strictEqual(check({ host: "evil.example" }), 101)
     assert.strictEqual(check({ host: "mcp.example", origin: "http://localhost:1" }), 403)
     assert.strictEqual(check({ host: "mcp.example", origin: "http://localhost:1" }, { allowedOrigins: "any" }), 101)
-    const explicit = { allowedHosts: ["mcp.example", "other.example:8443"], allowedOrigins: ["https://app.example", "dev.example"] }
+    const explicit = {
+      allowedHosts: ["mcp.example", "other.example:8443"],
+      allowedOrigins: ["https://app.example", "dev.example"]
+    }
     assert.strictEqual(check({ host: "mcp.example:443", origin: "https://app.example" }, explicit), 101)
     assert.strictEqual(check({ host: "other.example:8443", origin: "http://dev.example:3000" }, explicit), 101)
     assert.strictEqual(check({ host: "other.example:1" }, explicit), 403)
     assert.strictEqual(check({ host: "mcp.example", origin: "http://app.example" }, explicit), 403)
     // the subprotocol
-    assert.strictEqual(status(McpWebSocket.checkHandshake({ host: "localhost", "sec-websocket-protocol": "x, mcp" }, loopback)), 101)
-    assert.strictEqual(status(McpWebSocket.checkHandshake({ host: "localhost", "sec-websocket-protocol": "x" }, loopback)), 400)
+    assert.strictEqual(
+      status(McpWebSocket.checkHandshake({ host: "localhost", "sec-websocket-protocol": "x, mcp" }, loopback)),
+      101
+    )
+    assert.strictEqual(
+      status(McpWebSocket.checkHandshake({ host: "localhost", "sec-websocket-protocol": "x" }, loopback)),
+      400
+    )
     assert.strictEqual(status(McpWebSocket.checkHandshake({ host: "localhost" }, loopback)), 400)
   })
 })
@@ -334,7 +366,10 @@ describe("NodeMcpWebSocket: our client transport's close codes", () => {
       assert.include(error.message, "4000")
       assert.include(error.message, "policy")
       const dropped = yield* exchange("drop", "")
-      assert.include(Option.getOrThrow(Exit.findErrorOption(dropped as Exit.Exit<unknown, McpError.McpError>)).message, "1006")
+      assert.include(
+        Option.getOrThrow(Exit.findErrorOption(dropped as Exit.Exit<unknown, McpError.McpError>)).message,
+        "1006"
+      )
     }))
 })
 

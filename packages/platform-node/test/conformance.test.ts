@@ -5,11 +5,11 @@
  * starts it, and the exact shapes the server's scenarios check, seen by the
  * official SDK client over stdio.
  */
+import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { assert, describe, it } from "@effect/vitest"
 import { execFile, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
@@ -17,8 +17,13 @@ const root = fileURLToPath(new URL("../../..", import.meta.url))
 
 const runNode = (args: ReadonlyArray<string>) =>
   new Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resolve) =>
-    execFile(process.execPath, [...args], { cwd: root, timeout: 30_000 }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
+    execFile(
+      process.execPath,
+      [...args],
+      { cwd: root, timeout: 30_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
+    )
   )
 
 describe("conformance: loopback.cjs", () => {
@@ -67,7 +72,9 @@ describe("conformance: the server fixture over Streamable HTTP", () => {
       ["--conditions=development", "scratchpad/conformance/server.ts", "--port", "0"],
       { cwd: root, stdio: ["ignore", "pipe", "pipe"] }
     )
-    const exited = new Promise<number | string | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)))
+    const exited = new Promise<number | string | null>((resolve) =>
+      child.on("exit", (code, signal) => resolve(signal ?? code))
+    )
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let seen = ""
@@ -163,10 +170,19 @@ describe("conformance: the server fixture over stdio", () => {
       assert.strictEqual(schema?.additionalProperties, false)
       // the 2020-12 keywords are listed as written: $anchor, composition, conditionals
       assert.strictEqual((schema?.$defs as any)?.address?.$anchor, "addressDef")
-      assert.deepStrictEqual(Object.keys(schema?.properties ?? {}), ["name", "address", "contactMethod", "phone", "email"])
+      assert.deepStrictEqual(Object.keys(schema?.properties ?? {}), [
+        "name",
+        "address",
+        "contactMethod",
+        "phone",
+        "email"
+      ])
       assert.deepStrictEqual(schema?.properties?.address, { $ref: "#/$defs/address" })
       assert.deepStrictEqual(schema?.allOf, [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }])
-      assert.deepStrictEqual(schema?.if, { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] })
+      assert.deepStrictEqual(schema?.if, {
+        properties: { contactMethod: { const: "phone" } },
+        required: ["contactMethod"]
+      })
       assert.deepStrictEqual(schema?.then, { required: ["phone"] })
       assert.deepStrictEqual(schema?.else, { required: ["email"] })
       const { resources } = await client.listResources()

@@ -5,9 +5,9 @@
  * Host/Origin guard's 403 where it applies), the interplay with the guard,
  * the legacy SSE server, and nothing changed without the option.
  */
-import { assert, describe, it } from "@effect/vitest"
 import type { McpAuth } from "@effect-mcp/core"
 import { McpServer, McpTool } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Schema } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Http from "node:http"
@@ -120,7 +120,10 @@ describe("Streamable HTTP server with cors", () => {
       assertCors(call, APP, "tools/call")
 
       // the GET stream
-      const stream = yield* head(url, { ...mcpHeaders({ origin: APP }, { "mcp-session-id": session }), accept: "text/event-stream" })
+      const stream = yield* head(url, {
+        ...mcpHeaders({ origin: APP }, { "mcp-session-id": session }),
+        accept: "text/event-stream"
+      })
       assert.strictEqual(stream.status, 200)
       assert.match(String(stream.headers["content-type"]), /^text\/event-stream/)
       assertCors(stream, APP, "GET stream")
@@ -136,7 +139,10 @@ describe("Streamable HTTP server with cors", () => {
       assert.strictEqual(put.status, 405)
       assertCors(put, APP, "405")
 
-      const deleted = yield* send(url, { method: "DELETE", headers: mcpHeaders({ origin: APP }, { "mcp-session-id": session }) })
+      const deleted = yield* send(url, {
+        method: "DELETE",
+        headers: mcpHeaders({ origin: APP }, { "mcp-session-id": session })
+      })
       assert.strictEqual(deleted.status, 204)
       assertCors(deleted, APP, "DELETE")
     }))
@@ -145,7 +151,12 @@ describe("Streamable HTTP server with cors", () => {
     Effect.gen(function*() {
       const url = yield* serveHttp({ cors: { origins: [APP] } })
       // a foreign origin on a loopback bind: the guard refuses it, preflight included
-      for (const reply of [yield* preflight(url, EVIL), yield* send(url, { headers: mcpHeaders({ origin: EVIL }), body: initialize })]) {
+      for (
+        const reply of [
+          yield* preflight(url, EVIL),
+          yield* send(url, { headers: mcpHeaders({ origin: EVIL }), body: initialize })
+        ]
+      ) {
         assert.strictEqual(reply.status, 403)
         assert.include(reply.body, "Invalid Origin header")
         assertNoCors(reply, "evil")
@@ -160,7 +171,10 @@ describe("Streamable HTTP server with cors", () => {
       assert.strictEqual(init.status, 200)
       assertNoCors(init, "initialize from localhost")
       // the Host check is unchanged
-      const rebound = yield* send(url, { headers: { ...mcpHeaders({ origin: APP }), host: "app.example:5173" }, body: initialize })
+      const rebound = yield* send(url, {
+        headers: { ...mcpHeaders({ origin: APP }), host: "app.example:5173" },
+        body: initialize
+      })
       assert.strictEqual(rebound.status, 403)
       assert.include(rebound.body, "Invalid Host header")
       assertNoCors(rebound, "bad host")
@@ -214,12 +228,18 @@ describe("Streamable HTTP server with cors", () => {
       assert.strictEqual(anonymous.headers["access-control-allow-credentials"], "true")
       assert.match(String(anonymous.headers["www-authenticate"]), /^Bearer resource_metadata=/)
 
-      const noScope = yield* send(url, { headers: mcpHeaders({ origin: inspector }, { authorization: "Bearer nobody" }), body: initialize })
+      const noScope = yield* send(url, {
+        headers: mcpHeaders({ origin: inspector }, { authorization: "Bearer nobody" }),
+        body: initialize
+      })
       assert.strictEqual(noScope.status, 403)
       assertCors(noScope, inspector, "403 insufficient_scope")
       assert.include(String(noScope.headers["www-authenticate"]), `error="insufficient_scope"`)
 
-      const ok = yield* send(url, { headers: mcpHeaders({ origin: inspector }, { authorization: "Bearer reader" }), body: initialize })
+      const ok = yield* send(url, {
+        headers: mcpHeaders({ origin: inspector }, { authorization: "Bearer reader" }),
+        body: initialize
+      })
       assert.strictEqual(ok.status, 200)
       assertCors(ok, inspector, "200 with a token")
 
@@ -227,7 +247,10 @@ describe("Streamable HTTP server with cors", () => {
       const evil = yield* preflight(url, EVIL)
       assert.strictEqual(evil.status, 403)
       assertNoCors(evil, "evil preflight")
-      const evilPost = yield* send(url, { headers: mcpHeaders({ origin: EVIL }, { authorization: "Bearer reader" }), body: initialize })
+      const evilPost = yield* send(url, {
+        headers: mcpHeaders({ origin: EVIL }, { authorization: "Bearer reader" }),
+        body: initialize
+      })
       assert.strictEqual(evilPost.status, 403)
       assertNoCors(evilPost, "evil post")
     }))
@@ -271,7 +294,9 @@ describe("HTTP+SSE server with cors", () => {
     Effect.gen(function*() {
       const mcp = yield* makeMcp
       const context = yield* Layer.build(
-        NodeMcpSseServer.layer({ cors: { origins: [APP] } }).pipe(Layer.provide(Layer.succeed(McpServer.McpServer, mcp)))
+        NodeMcpSseServer.layer({ cors: { origins: [APP] } }).pipe(
+          Layer.provide(Layer.succeed(McpServer.McpServer, mcp))
+        )
       )
       const origin = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
 

@@ -75,16 +75,29 @@ describe("Deploy: a process per runtime", () => {
   it("Deno: deno.ts type-checks against the Deno namespace", () => {
     const dir = mkdtempSync(join(tmpdir(), "deploy-deno-"))
     try {
-      writeFileSync(join(dir, "deno.d.ts"), execFileSync(resolveBinary(byName("Deno")), ["types"], { maxBuffer: 64 << 20 }))
+      writeFileSync(
+        join(dir, "deno.d.ts"),
+        execFileSync(resolveBinary(byName("Deno")), ["types"], { maxBuffer: 64 << 20 })
+      )
       writeFileSync(
         join(dir, "tsconfig.json"),
         JSON.stringify({
           extends: join(root, "tsconfig.json"),
-          compilerOptions: { noEmit: true, composite: false, incremental: false, declaration: false, declarationMap: false, types: [] },
+          compilerOptions: {
+            noEmit: true,
+            composite: false,
+            incremental: false,
+            declaration: false,
+            declarationMap: false,
+            types: []
+          },
           files: [join(root, DEPLOY, "deno.ts"), join(dir, "deno.d.ts")]
         })
       )
-      execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", dir], { cwd: root, encoding: "utf8" })
+      execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", dir], {
+        cwd: root,
+        encoding: "utf8"
+      })
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
@@ -96,7 +109,9 @@ describe("Deploy: fetch frameworks", () => {
     Effect.gen(function*() {
       const { app, dispose } = yield* Effect.promise(() => import("../../../scratchpad/deploy/hono.ts"))
       const served = yield* Effect.acquireRelease(
-        Effect.promise(() => listenWebHandler({ fetch: (request) => Promise.resolve(app.fetch(request)), close: dispose }, "hono")),
+        Effect.promise(() =>
+          listenWebHandler({ fetch: (request) => Promise.resolve(app.fetch(request)), close: dispose }, "hono")
+        ),
         (served) => Effect.promise(() => served.close())
       )
       yield* drive(served.url, "modern", "via Hono")
@@ -126,31 +141,53 @@ describe("Deploy: fetch frameworks", () => {
 })
 
 describe("Deploy: Cloudflare Workers and the browser", () => {
-  it.live("Workers: worker.ts bundled (no Node built-in) and served by workerd, its secret from env; 2026-07-28", () =>
-    Effect.gen(function*() {
-      const bundle = yield* Effect.promise(() => bundleForWorkers(`${DEPLOY}/worker.ts`))
-      const worker = yield* serveWorker(bundle, { bindings: { REQUEST_STATE_SECRET: "a secret of at least 32 bytes, for tests" } })
-      yield* drive(new URL("/mcp", worker.url).href, "modern", "from a Worker")
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "Workers: worker.ts bundled (no Node built-in) and served by workerd, its secret from env; 2026-07-28",
+    () =>
+      Effect.gen(function*() {
+        const bundle = yield* Effect.promise(() => bundleForWorkers(`${DEPLOY}/worker.ts`))
+        const worker = yield* serveWorker(bundle, {
+          bindings: { REQUEST_STATE_SECRET: "a secret of at least 32 bytes, for tests" }
+        })
+        yield* drive(new URL("/mcp", worker.url).href, "modern", "from a Worker")
+      }).pipe(Effect.scoped),
+    60_000
+  )
 
-  it.live("the browser: browser.ts bundled (no Node built-in), in Chromium, answers the server's question with prompt()", () =>
-    Effect.gen(function*() {
-      const bundle = yield* bundleForBrowser(`${DEPLOY}/browser.ts`)
-      const page = yield* servePage(pageFiles(`<!doctype html><title>notes</title><link rel="icon" href="data:,"><script type="module" src="/client.js"></script>`, bundle))
-      const server = yield* Layer.build(
-        NodeMcpHttpServer.layer({ allowedOrigins: [page.origin], cors: { origins: [page.origin] } }).pipe(Layer.provide(Notes))
-      ).pipe(Effect.flatMap((context) => NodeMcpHttpServer.url().pipe(Effect.provideContext(context))))
-      const { browser } = yield* launchChromium()
-      const opened = yield* openPage(browser, `${page.origin}/?server=${encodeURIComponent(server)}`)
-      const asked: Array<string> = []
-      opened.page.on("dialog", (dialog) => {
-        asked.push(dialog.message())
-        void dialog.accept("from the page")
-      })
-      yield* Effect.promise(() => opened.page.getByText("saved from the page").waitFor({ timeout: 20_000 }))
-      const shown = yield* Effect.promise(() => opened.page.locator("p").allTextContents())
-      assert.deepStrictEqual(shown, ["tools: add_note, ask_title", "saved from the page"])
-      assert.deepStrictEqual(asked, ["Which title?"])
-      assert.deepStrictEqual(opened.problems(), { consoleErrors: [], pageErrors: [], failedRequests: [], errorResponses: [] })
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "the browser: browser.ts bundled (no Node built-in), in Chromium, answers the server's question with prompt()",
+    () =>
+      Effect.gen(function*() {
+        const bundle = yield* bundleForBrowser(`${DEPLOY}/browser.ts`)
+        const page = yield* servePage(
+          pageFiles(
+            `<!doctype html><title>notes</title><link rel="icon" href="data:,"><script type="module" src="/client.js"></script>`,
+            bundle
+          )
+        )
+        const server = yield* Layer.build(
+          NodeMcpHttpServer.layer({ allowedOrigins: [page.origin], cors: { origins: [page.origin] } }).pipe(
+            Layer.provide(Notes)
+          )
+        ).pipe(Effect.flatMap((context) => NodeMcpHttpServer.url().pipe(Effect.provideContext(context))))
+        const { browser } = yield* launchChromium()
+        const opened = yield* openPage(browser, `${page.origin}/?server=${encodeURIComponent(server)}`)
+        const asked: Array<string> = []
+        opened.page.on("dialog", (dialog) => {
+          asked.push(dialog.message())
+          void dialog.accept("from the page")
+        })
+        yield* Effect.promise(() => opened.page.getByText("saved from the page").waitFor({ timeout: 20_000 }))
+        const shown = yield* Effect.promise(() => opened.page.locator("p").allTextContents())
+        assert.deepStrictEqual(shown, ["tools: add_note, ask_title", "saved from the page"])
+        assert.deepStrictEqual(asked, ["Which title?"])
+        assert.deepStrictEqual(opened.problems(), {
+          consoleErrors: [],
+          pageErrors: [],
+          failedRequests: [],
+          errorResponses: []
+        })
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })

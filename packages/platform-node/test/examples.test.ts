@@ -16,8 +16,12 @@ const root = fileURLToPath(new URL("../../..", import.meta.url))
 
 const run = (args: ReadonlyArray<string>) =>
   new Promise<{ code: number; stdout: string }>((resolve) =>
-    execFile(process.execPath, args, { cwd: root, timeout: 30_000 }, (error, stdout) =>
-      resolve({ code: error === null ? 0 : 1, stdout }))
+    execFile(
+      process.execPath,
+      args,
+      { cwd: root, timeout: 30_000 },
+      (error, stdout) => resolve({ code: error === null ? 0 : 1, stdout })
+    )
   )
 
 const node = (args: ReadonlyArray<string>) => run(["--conditions=development", ...args])
@@ -166,7 +170,12 @@ describe("README examples", () => {
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
     const send = (message: object) => child.stdin.write(JSON.stringify(message) + "\n")
     send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } })
-    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "weather", arguments: { city: "Lisbon" }, _meta: meta } })
+    send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "weather", arguments: { city: "Lisbon" }, _meta: meta }
+    })
     await answered
     child.stdin.end()
     const discover = lines.find((line) => line.id === 1)
@@ -276,7 +285,15 @@ describe("README examples", () => {
     assert.strictEqual(search.annotations.readOnlyHint, true)
     assert.deepStrictEqual(search.inputSchema.required, ["query"])
     assert.strictEqual(search.outputSchema.type, "object")
-    const called = await cli(["--json", "--stdio", server, "call", "search", "--args", JSON.stringify({ query: "mcp" })])
+    const called = await cli([
+      "--json",
+      "--stdio",
+      server,
+      "call",
+      "search",
+      "--args",
+      JSON.stringify({ query: "mcp" })
+    ])
     assert.strictEqual(called.code, 0)
     assert.include(called.stdout, "notes about mcp")
   })
@@ -289,7 +306,14 @@ describe("README examples", () => {
     })
     try {
       const url = await listeningUrl(server)
-      const { code, stdout } = await cli(["--url", url, "call", "add_note", "--args", "{\"title\":\"a\",\"body\":\"b\"}"])
+      const { code, stdout } = await cli([
+        "--url",
+        url,
+        "call",
+        "add_note",
+        "--args",
+        "{\"title\":\"a\",\"body\":\"b\"}"
+      ])
       assert.strictEqual(code, 0)
       assert.strictEqual(stdout, "saved a\n")
     } finally {

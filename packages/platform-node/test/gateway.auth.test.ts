@@ -13,10 +13,10 @@
  *   two principals different tool lists through one gateway; a tool hidden
  *   from a principal is, to its calls, an unknown tool.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpGateway, McpGroup, McpHttpServer, McpSchema, McpServer, McpTool } from "@effect-mcp/core"
 import type { McpClient, McpError } from "@effect-mcp/core"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Schema } from "effect"
 import * as Headers from "effect/http/Headers"
 import * as HttpRouter from "effect/http/HttpRouter"
@@ -67,11 +67,14 @@ const startUpstream = (name: string, ...tools: ReadonlyArray<McpServer.Definitio
         return app
       })
     const context = yield* Layer.build(
-      HttpRouter.serve(McpHttpServer.layerRoute(), { disableLogger: true, disableListenLog: true, middleware: record }).pipe(
-        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1", disablePreemptiveShutdown: true })),
-        Layer.provide(McpServer.layer({ name, version: "1.0.0" }, ...tools)),
-        Layer.orDie
-      )
+      HttpRouter.serve(McpHttpServer.layerRoute(), { disableLogger: true, disableListenLog: true, middleware: record })
+        .pipe(
+          Layer.provideMerge(
+            NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1", disablePreemptiveShutdown: true })
+          ),
+          Layer.provide(McpServer.layer({ name, version: "1.0.0" }, ...tools)),
+          Layer.orDie
+        )
     )
     const url = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address) + "/mcp"
     return { url, authorizations } satisfies Upstream
@@ -99,7 +102,9 @@ const serveGateway = (as: AuthServer, options: NodeMcpGateway.Options) =>
 
 /** Our client at the gateway with `token` as its bearer token, speaking `era`. */
 const connectWith = (url: string, token: string, era: McpClient.Options["era"] = "auto") =>
-  connectOver(NodeMcpHttpClient.layer({ url, headers: Headers.fromInput({ authorization: `Bearer ${token}` }) }), { era })
+  connectOver(NodeMcpHttpClient.layer({ url, headers: Headers.fromInput({ authorization: `Bearer ${token}` }) }), {
+    era
+  })
 
 /** A `tools/call` sent as it is (no check against the cached list): its failure. */
 const refusal = (client: McpClient.Client, name: string, args: Record<string, unknown> = {}) =>
@@ -199,7 +204,9 @@ describe("protected gateway: credentials in front and behind", () => {
       assert.include(failed.message, "401")
 
       // a valid token is served
-      const token = yield* Effect.promise(() => as.issueToken({ sub: "alice", client_id: "front-client", aud: url, scope: "mcp:use" }))
+      const token = yield* Effect.promise(() =>
+        as.issueToken({ sub: "alice", client_id: "front-client", aud: url, scope: "mcp:use" })
+      )
       const client = yield* connectWith(url, token)
       assert.strictEqual(textOf(yield* client.callTool("lookup", { q: "sun" })), "found sun")
       // what the server behind received (the group's own traffic and the call) carried its credential only
@@ -221,7 +228,9 @@ describe("protected gateway: a policy per principal", () => {
         const tokenA = yield* Effect.promise(() =>
           as.issueToken({ sub: "alice", client_id: "front-a", aud: url, scope: "mcp:use rockets:launch" })
         )
-        const tokenB = yield* Effect.promise(() => as.issueToken({ sub: "bob", client_id: "front-b", aud: url, scope: "mcp:use" }))
+        const tokenB = yield* Effect.promise(() =>
+          as.issueToken({ sub: "bob", client_id: "front-b", aud: url, scope: "mcp:use" })
+        )
         const a = yield* connectWith(url, tokenA, era)
         const b = yield* connectWith(url, tokenB, era)
 
@@ -249,8 +258,14 @@ describe("protected gateway: a policy per principal", () => {
         servers: { both: McpGroup.http(both.url) },
         policy: (component, { auth }) => component.upstreamName !== "launch" || auth?.subject === "alice"
       })
-      const alice = yield* connectWith(url, yield* Effect.promise(() => as.issueToken({ sub: "alice", aud: url, scope: "mcp:use" })))
-      const bob = yield* connectWith(url, yield* Effect.promise(() => as.issueToken({ sub: "bob", aud: url, scope: "mcp:use" })))
+      const alice = yield* connectWith(
+        url,
+        yield* Effect.promise(() => as.issueToken({ sub: "alice", aud: url, scope: "mcp:use" }))
+      )
+      const bob = yield* connectWith(
+        url,
+        yield* Effect.promise(() => as.issueToken({ sub: "bob", aud: url, scope: "mcp:use" }))
+      )
       assert.deepStrictEqual(yield* toolNames(alice), ["launch", "lookup"])
       assert.deepStrictEqual(yield* toolNames(bob), ["lookup"])
       assert.deepStrictEqual(yield* refusal(bob, "launch"), { code: -32602, description: "Unknown tool: launch" })

@@ -17,8 +17,8 @@
  *    becomes a real `elicitation/create` request the v1 client answers;
  * 3. closing the gateway leaves no process of the stdio server behind.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpGroup } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Client as V2Client, StreamableHTTPClientTransport as V2HttpTransport } from "@modelcontextprotocol/client"
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -179,7 +179,9 @@ const texts = (result: { readonly content?: unknown }): ReadonlyArray<string> =>
 
 /** Every page of a listing, following `nextCursor`. */
 const allPages = async <A>(
-  list: (cursor: string | undefined) => Promise<{ readonly items: ReadonlyArray<A>; readonly nextCursor?: string | undefined }>
+  list: (
+    cursor: string | undefined
+  ) => Promise<{ readonly items: ReadonlyArray<A>; readonly nextCursor?: string | undefined }>
 ): Promise<ReadonlyArray<A>> => {
   const all: Array<A> = []
   let cursor: string | undefined
@@ -219,18 +221,36 @@ describe("gateway interop: official v2 client (2026-07-28) â†’ gateway (HTTP) â†
       const url = yield* serveGateway({ servers: { everything: everythingBehindRelay(log) } })
       const { asked, client } = yield* connectV2(url)
       const tools = yield* Effect.promise(() =>
-        allPages((cursor) => client.listTools(cursor === undefined ? {} : { cursor }).then((r) => ({ items: r.tools, nextCursor: r.nextCursor })))
+        allPages((cursor) =>
+          client.listTools(cursor === undefined ? {} : { cursor }).then((r) => ({
+            items: r.tools,
+            nextCursor: r.nextCursor
+          }))
+        )
       )
       const names = tools.map((tool) => tool.name)
-      for (const name of ["echo", "get-sum", "get-structured-content", "trigger-sampling-request", "trigger-elicitation-request"]) {
+      for (
+        const name of [
+          "echo",
+          "get-sum",
+          "get-structured-content",
+          "trigger-sampling-request",
+          "trigger-elicitation-request"
+        ]
+      ) {
         assert.include(names, name)
       }
       // listings pass through: the server's own schema and annotations
       const sum = tools.find((tool) => tool.name === "get-sum")!
       assert.includeMembers(Object.keys(sum.inputSchema.properties ?? {}), ["a", "b"])
-      assert.strictEqual(tools.find((tool) => tool.name === "trigger-sampling-request")?.annotations?.openWorldHint, true)
+      assert.strictEqual(
+        tools.find((tool) => tool.name === "trigger-sampling-request")?.annotations?.openWorldHint,
+        true
+      )
 
-      const echo = yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { message: "through the gateway" } }))
+      const echo = yield* Effect.promise(() =>
+        client.callTool({ name: "echo", arguments: { message: "through the gateway" } })
+      )
       assert.deepStrictEqual(texts(echo), ["Echo: through the gateway"])
       const sumResult = yield* Effect.promise(() => client.callTool({ name: "get-sum", arguments: { a: 2, b: 40 } }))
       assert.include(texts(sumResult)[0], "42")
@@ -246,20 +266,30 @@ describe("gateway interop: official v2 client (2026-07-28) â†’ gateway (HTTP) â†
       const { client } = yield* connectV2(url)
       const resources = yield* Effect.promise(() =>
         allPages((cursor) =>
-          client.listResources(cursor === undefined ? {} : { cursor }).then((r) => ({ items: r.resources, nextCursor: r.nextCursor }))
+          client.listResources(cursor === undefined ? {} : { cursor }).then((r) => ({
+            items: r.resources,
+            nextCursor: r.nextCursor
+          }))
         )
       )
       const uris = resources.map((resource) => resource.uri)
       assert.include(uris, "demo://resource/static/document/features.md")
       assert.isAtLeast(uris.length, 7)
-      const features = yield* Effect.promise(() => client.readResource({ uri: "demo://resource/static/document/features.md" }))
+      const features = yield* Effect.promise(() =>
+        client.readResource({ uri: "demo://resource/static/document/features.md" })
+      )
       const first = features.contents[0]
       assert.isTrue(first !== undefined && "text" in first && first.text.length > 0)
       assert.strictEqual(first?.uri, "demo://resource/static/document/features.md")
 
       const { resourceTemplates } = yield* Effect.promise(() => client.listResourceTemplates())
-      assert.include(resourceTemplates.map((template) => template.uriTemplate), "demo://resource/dynamic/text/{resourceId}")
-      const dynamic = (yield* Effect.promise(() => client.readResource({ uri: "demo://resource/dynamic/text/3" }))).contents[0]
+      assert.include(
+        resourceTemplates.map((template) => template.uriTemplate),
+        "demo://resource/dynamic/text/{resourceId}"
+      )
+      const dynamic = (yield* Effect.promise(() =>
+        client.readResource({ uri: "demo://resource/dynamic/text/3" })
+      )).contents[0]
       assert.isTrue(dynamic !== undefined && "text" in dynamic && dynamic.text.startsWith("Resource 3:"))
     }))
 
@@ -273,11 +303,16 @@ describe("gateway interop: official v2 client (2026-07-28) â†’ gateway (HTTP) â†
         prompts.map((prompt) => prompt.name).sort(),
         ["args-prompt", "completable-prompt", "resource-prompt", "simple-prompt"]
       )
-      const args = yield* Effect.promise(() => client.getPrompt({ name: "args-prompt", arguments: { city: "Oslo", state: "Viken" } }))
+      const args = yield* Effect.promise(() =>
+        client.getPrompt({ name: "args-prompt", arguments: { city: "Oslo", state: "Viken" } })
+      )
       const content = args.messages[0]?.content
       assert.isTrue(content?.type === "text" && content.text.includes("Oslo, Viken"), JSON.stringify(content))
       const departments = yield* Effect.promise(() =>
-        client.complete({ ref: { type: "ref/prompt", name: "completable-prompt" }, argument: { name: "department", value: "S" } })
+        client.complete({
+          ref: { type: "ref/prompt", name: "completable-prompt" },
+          argument: { name: "department", value: "S" }
+        })
       )
       assert.deepStrictEqual(departments.completion.values, ["Sales", "Support"])
     }))
@@ -288,7 +323,10 @@ describe("gateway interop: official v2 client (2026-07-28) â†’ gateway (HTTP) â†
       const url = yield* serveGateway({ servers: { everything: everythingBehindRelay(log) } })
       const { asked, client } = yield* connectV2(url)
       const result = yield* Effect.promise(() =>
-        client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "the meaning of life", maxTokens: 5 } })
+        client.callTool({
+          name: "trigger-sampling-request",
+          arguments: { prompt: "the meaning of life", maxTokens: 5 }
+        })
       )
       assert.notStrictEqual(result.isError, true, JSON.stringify(result))
       const text = texts(result).join("\n")
@@ -299,13 +337,18 @@ describe("gateway interop: official v2 client (2026-07-28) â†’ gateway (HTTP) â†
       assert.strictEqual(asked.samples.length, 1)
       const { _meta: _, ...sampling } = asked.samples[0]!
       assert.deepStrictEqual(sampling, {
-        messages: [{ role: "user", content: { type: "text", text: "Resource trigger-sampling-request context: the meaning of life" } }],
+        messages: [{
+          role: "user",
+          content: { type: "text", text: "Resource trigger-sampling-request context: the meaning of life" }
+        }],
         systemPrompt: "You are a helpful test server.",
         maxTokens: 5,
         temperature: 0.7
       })
       // the front: a first call and its retry with the answer (an input-required round) ...
-      const calls = asked.posted.filter((post) => post.method === "tools/call" && post.name === "trigger-sampling-request")
+      const calls = asked.posted.filter((post) =>
+        post.method === "tools/call" && post.name === "trigger-sampling-request"
+      )
       assert.deepStrictEqual(calls.map((call) => call.rounds), [false, true])
       // ... the server behind: one call, held across the round
       assert.strictEqual(log.calls("trigger-sampling-request"), 1)
@@ -317,15 +360,23 @@ describe("gateway interop: official v2 client (2026-07-28) â†’ gateway (HTTP) â†
       const log = yield* relayLog
       const url = yield* serveGateway({ servers: { everything: everythingBehindRelay(log) } })
       const { asked, client } = yield* connectV2(url, { name: "Ada Lovelace" })
-      const result = yield* Effect.promise(() => client.callTool({ name: "trigger-elicitation-request", arguments: {} }))
+      const result = yield* Effect.promise(() =>
+        client.callTool({ name: "trigger-elicitation-request", arguments: {} })
+      )
       assert.notStrictEqual(result.isError, true, JSON.stringify(result))
       const text = texts(result).join("\n")
       assert.include(text, "User provided the requested information")
       assert.include(text, "- Name: Ada Lovelace")
       assert.include(text, "- Agreed to terms: true")
-      assert.deepStrictEqual(asked.elicitations.map((asked) => asked.message), ["Please provide inputs for the following fields:"])
+      assert.deepStrictEqual(asked.elicitations.map((asked) => asked.message), [
+        "Please provide inputs for the following fields:"
+      ])
       // the server's form, as it asked it
-      const schema = asked.elicitations[0]!.requestedSchema as { type: string; required: Array<string>; properties: Record<string, any> }
+      const schema = asked.elicitations[0]!.requestedSchema as {
+        type: string
+        required: Array<string>
+        properties: Record<string, any>
+      }
       assert.strictEqual(schema.type, "object")
       assert.deepStrictEqual(schema.required, ["name"])
       assert.includeMembers(Object.keys(schema.properties), ["name", "check", "email", "integer", "legacyTitledEnum"])
@@ -337,7 +388,9 @@ describe("gateway interop: official v2 client (2026-07-28) â†’ gateway (HTTP) â†
         maximum: 100,
         default: 42
       })
-      const calls = asked.posted.filter((post) => post.method === "tools/call" && post.name === "trigger-elicitation-request")
+      const calls = asked.posted.filter((post) =>
+        post.method === "tools/call" && post.name === "trigger-elicitation-request"
+      )
       assert.deepStrictEqual(calls.map((call) => call.rounds), [false, true])
       assert.strictEqual(log.calls("trigger-elicitation-request"), 1)
       assert.deepStrictEqual(asked.errors, [])
@@ -348,7 +401,9 @@ describe("gateway interop: official v2 client (2026-07-28) â†’ gateway (HTTP) â†
       const log = yield* relayLog
       const url = yield* serveGateway({ servers: { everything: everythingBehindRelay(log) } })
       const { asked, client } = yield* connectV2(url, { name: null })
-      const result = yield* Effect.promise(() => client.callTool({ name: "trigger-elicitation-request", arguments: {} }))
+      const result = yield* Effect.promise(() =>
+        client.callTool({ name: "trigger-elicitation-request", arguments: {} })
+      )
       assert.include(texts(result).join("\n"), "User declined to provide the requested information")
       assert.strictEqual(asked.elicitations.length, 1)
       assert.strictEqual(log.calls("trigger-elicitation-request"), 1)
@@ -376,12 +431,17 @@ describe("gateway interop: official v2 client (2026-07-28) â†’ gateway (HTTP) â†
       const url = yield* serveGateway({ servers: { everything: everythingBehindRelay(log) } })
       const { client } = yield* connectV2(url)
       const controller = new AbortController()
-      const call = client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 20, steps: 200 } }, {
-        signal: controller.signal,
-        // running behind: abort it
-        onprogress: () => controller.abort()
-      })
-      const outcome = yield* Effect.promise(() => call.then(() => "completed", (error: unknown) => `rejected: ${error}`))
+      const call = client.callTool(
+        { name: "trigger-long-running-operation", arguments: { duration: 20, steps: 200 } },
+        {
+          signal: controller.signal,
+          // running behind: abort it
+          onprogress: () => controller.abort()
+        }
+      )
+      const outcome = yield* Effect.promise(() =>
+        call.then(() => "completed", (error: unknown) => `rejected: ${error}`)
+      )
       assert.match(outcome, /^rejected: /)
       assert.strictEqual(log.calls("trigger-long-running-operation"), 1)
       yield* waitFor(() => log.cancellations() === 1)
@@ -450,7 +510,10 @@ describe("gateway interop: the gateway's own sessions with server-everything, at
       // at once: the session opened ahead (a process to start, a handshake) is not ready yet
       const { client } = yield* connectV2(url)
       const outcome = yield* Effect.promise(() =>
-        client.callTool({ name: "echo", arguments: { message: "first" } }).then((result) => texts(result).join(), String)
+        client.callTool({ name: "echo", arguments: { message: "first" } }).then(
+          (result) => texts(result).join(),
+          String
+        )
       )
       assert.strictEqual(outcome, "Echo: first")
       assert.strictEqual(log.calls("echo"), 1)
@@ -467,9 +530,11 @@ describe("gateway interop: the gateway's own sessions with server-everything, at
       })
       const { asked, client } = yield* connectV2(url)
       const settled = yield* Effect.promise(() =>
-        Promise.allSettled([1, 2, 3].map((i) =>
-          client.callTool({ name: "trigger-sampling-request", arguments: { prompt: `question ${i}`, maxTokens: 5 } })
-        ))
+        Promise.allSettled(
+          [1, 2, 3].map((i) =>
+            client.callTool({ name: "trigger-sampling-request", arguments: { prompt: `question ${i}`, maxTokens: 5 } })
+          )
+        )
       )
       assert.deepStrictEqual(
         settled.map((outcome) => outcome.status === "fulfilled" ? "answered" : String(outcome.reason)),
@@ -499,9 +564,13 @@ describe("gateway interop: the gateway's own sessions with server-everything, at
       const { client } = yield* connectV2(url, { never: true })
       const calls = [
         client.callTool({ name: "trigger-elicitation-request", arguments: {} }).catch(String),
-        client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "later", maxTokens: 5 } }).catch(String)
+        client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "later", maxTokens: 5 } }).catch(
+          String
+        )
       ]
-      yield* waitFor(() => arrived.includes("trigger-elicitation-request") && arrived.includes("trigger-sampling-request"))
+      yield* waitFor(() =>
+        arrived.includes("trigger-elicitation-request") && arrived.includes("trigger-sampling-request")
+      )
       const start = yield* Clock.currentTimeMillis
       yield* Scope.close(scope, Exit.void)
       const took = (yield* Clock.currentTimeMillis) - start
@@ -542,7 +611,10 @@ describe("gateway interop: official v1 client (2025-11-25) â†’ gateway (HTTP) â†
       assert.isString(transport.sessionId)
       const { tools } = yield* Effect.promise(() => client.listTools())
       assert.includeMembers(tools.map((tool) => tool.name), ["echo", "ask_name", "ask_model"])
-      assert.strictEqual(textOf(yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "hi" } }))), "echo: hi")
+      assert.strictEqual(
+        textOf(yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "hi" } }))),
+        "echo: hi"
+      )
       const greeted = yield* Effect.promise(() => client.callTool({ name: "ask_name", arguments: {} }))
       assert.notStrictEqual(greeted.isError, true, JSON.stringify(greeted))
       assert.strictEqual(textOf(greeted), "Hello, Grace!")

@@ -5,8 +5,8 @@
  * with the one suite of `utils/sdkClientSuite.ts`; the Streamable HTTP and
  * HTTP+SSE runs are in `interop.http-client.test.ts`.
  */
-import { assert, describe, it } from "@effect/vitest"
 import type { McpClient } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { fileURLToPath } from "node:url"
 import { makeSdkServer } from "./fixtures/sdkServer.ts"
@@ -31,7 +31,9 @@ const stdioServer = {
 }
 
 describe("interop: our McpClient → the official SDK's McpServer, in process", () => {
-  sdkClientSuite<Scope.Scope>(it.effect, (options) => Effect.map(connectInProcess(options), ({ client }) => client), { related: true })
+  sdkClientSuite<Scope.Scope>(it.effect, (options) => Effect.map(connectInProcess(options), ({ client }) => client), {
+    related: true
+  })
 
   it.effect("the SDK server sees our client's info and its capabilities, derived from the handlers given", () =>
     Effect.gen(function*() {
@@ -42,9 +44,13 @@ describe("interop: our McpClient → the official SDK's McpServer, in process", 
 })
 
 describe("interop: our McpClient over stdio → an official SDK server process", () => {
-  sdkClientSuite<Scope.Scope>(it.live, (options) => Effect.map(connectStdio(stdioServer, options), ({ client }) => client), {
-    related: true
-  })
+  sdkClientSuite<Scope.Scope>(
+    it.live,
+    (options) => Effect.map(connectStdio(stdioServer, options), ({ client }) => client),
+    {
+      related: true
+    }
+  )
 
   it.live("scope close: stdin closed, the SDK server exits 0 by itself", () =>
     Effect.gen(function*() {

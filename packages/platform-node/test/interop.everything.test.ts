@@ -3,8 +3,8 @@
  * `@modelcontextprotocol/server-everything` (the MCP project's reference
  * server, built on the official SDK), spawned on stdio, its default.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpClient, McpSchema } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Ref, Schema, Scope, Stream } from "effect"
 import { realpathSync } from "node:fs"
 import { fileURLToPath } from "node:url"

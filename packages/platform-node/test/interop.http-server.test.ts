@@ -3,6 +3,8 @@
  * against our Streamable HTTP server on a real socket, in both answer modes;
  * and the official conformance suite's transport scenarios against it.
  */
+import { McpHttpServer, McpServer, McpTool } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import {
@@ -11,8 +13,6 @@ import {
   LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { assert, describe, it } from "@effect/vitest"
-import { McpHttpServer, McpServer, McpTool } from "@effect-mcp/core"
 import { Effect, Layer, Schema } from "effect"
 import { execFile } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
@@ -164,7 +164,9 @@ for (const responseMode of ["json", "sse"] as const) {
       Effect.gen(function*() {
         const { url } = yield* serve({ responseMode })
         const { client } = yield* connectSdkClient(url)
-        const result = yield* Effect.promise(() => client.callTool({ name: "ask", arguments: { question: "weather?" } }))
+        const result = yield* Effect.promise(() =>
+          client.callTool({ name: "ask", arguments: { question: "weather?" } })
+        )
         assert.strictEqual(textOf(result), "sunny in metric")
       }).pipe(Effect.scoped))
 
@@ -218,12 +220,17 @@ const conformance = (url: string, scenario: string) =>
             ],
             { cwd: root, timeout: 60_000 },
             (error, stdout, stderr) =>
-              resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, output: stdout + stderr })
+              resolve({
+                code: error === null ? 0 : typeof error.code === "number" ? error.code : 1,
+                output: stdout + stderr
+              })
           )
         )
       ).pipe(Effect.map(({ code, output }) => {
         const checks = readdirSync(out).flatMap((dir) =>
-          JSON.parse(readFileSync(join(out, dir, "checks.json"), "utf8")) as Array<{ readonly id: string; readonly status: string }>
+          JSON.parse(readFileSync(join(out, dir, "checks.json"), "utf8")) as Array<
+            { readonly id: string; readonly status: string }
+          >
         )
         return { code, output, checks }
       })),

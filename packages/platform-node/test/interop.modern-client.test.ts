@@ -14,16 +14,16 @@
  * 4. one McpGroup over a modern-only, a legacy-only
  *    (`@modelcontextprotocol/server-everything`) and a dual-era server.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpClient, McpGroup } from "@effect-mcp/core"
 import type { McpError } from "@effect-mcp/core"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer, Option, Scope, Stream } from "effect"
 import { McpServer as EffectMcpServer } from "effect/ai"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
-import * as http from "node:http"
 import { realpathSync } from "node:fs"
+import * as http from "node:http"
 import { fileURLToPath } from "node:url"
 import * as NodeJsonSchemaValidator from "../src/NodeJsonSchemaValidator.ts"
 import * as NodeMcpGroup from "../src/NodeMcpGroup.ts"
@@ -69,7 +69,12 @@ const answering = (name = "Ada"): { readonly asked: Asked; readonly options: Par
             const content = params.messages[0]?.content
             const block = Array.isArray(content) ? content[0] : content
             asked.samples.push(block?.type === "text" ? block.text : "?")
-            return { role: "assistant", model: "effect-model", stopReason: "endTurn", content: { type: "text", text: "42" } }
+            return {
+              role: "assistant",
+              model: "effect-model",
+              stopReason: "endTurn",
+              content: { type: "text", text: "42" }
+            }
           })
       },
       roots: [{ uri: "file:///work", name: "work" }]
@@ -279,12 +284,18 @@ const effectHttp = Effect.gen(function*() {
 })
 
 const effectRunners: ReadonlyArray<{ readonly name: string; readonly connect: Connect }> = [
-  { name: "Streamable HTTP (127.0.0.1)", connect: (options) => Effect.flatMap(effectHttp, (url) => connectHttp(url, options)) },
+  {
+    name: "Streamable HTTP (127.0.0.1)",
+    connect: (options) => Effect.flatMap(effectHttp, (url) => connectHttp(url, options))
+  },
   {
     name: "stdio (child process)",
     connect: (options) =>
       Effect.map(
-        connectStdio({ command: process.execPath, args: [fixture("effect-ai-server.mjs")], stderr: "capture" }, options),
+        connectStdio(
+          { command: process.execPath, args: [fixture("effect-ai-server.mjs")], stderr: "capture" },
+          options
+        ),
         ({ client }) => client
       )
   }
@@ -316,7 +327,10 @@ for (const { connect, name } of effectRunners) {
         assert.deepStrictEqual(ids.completion.values, ["alpha", "alpine"])
         assert.deepStrictEqual(names(yield* client.prompts.get), ["summarize"])
         const prompt = yield* client.getPrompt("summarize", { topic: "layers" })
-        assert.deepStrictEqual(prompt.messages, [{ role: "user", content: { type: "text", text: "Summarize layers." } }])
+        assert.deepStrictEqual(prompt.messages, [{
+          role: "user",
+          content: { type: "text", text: "Summarize layers." }
+        }])
         const topics = yield* client.complete({
           ref: { type: "ref/prompt", name: "summarize" },
           argument: { name: "topic", value: "e" }
@@ -372,14 +386,18 @@ describe("interop: McpGroup over servers of every era", () => {
       const group = yield* McpGroup.make({
         servers: {
           modern: McpGroup.stdio(process.execPath, [fixture("official-v2-server.mjs")], { env: { ERAS: "modern" } }),
-          legacy: McpGroup.stdio(process.execPath, [everything, "stdio"], { env: { GZIP_ALLOWED_DOMAINS: "127.0.0.1" } }),
+          legacy: McpGroup.stdio(process.execPath, [everything, "stdio"], {
+            env: { GZIP_ALLOWED_DOMAINS: "127.0.0.1" }
+          }),
           dual: McpGroup.http(oursUrl)
         },
         nameHook: McpGroup.prefixed()
       }).pipe(Effect.provide([NodeMcpGroup.layerConnector(), NodeJsonSchemaValidator.layer]))
       const servers = yield* group.servers
       assert.deepStrictEqual(
-        servers.map((server) => [server.name, server.status, server.era, server.protocolVersion, server.serverInfo?.name]),
+        servers.map((
+          server
+        ) => [server.name, server.status, server.era, server.protocolVersion, server.serverInfo?.name]),
         [
           ["modern", "up", "modern", MODERN, officialInfo.name],
           ["legacy", "up", "legacy", "2025-11-25", "mcp-servers/everything"],

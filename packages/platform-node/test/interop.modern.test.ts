@@ -8,11 +8,11 @@
  * ordinary handlers. Then one HTTP server serving a legacy and a modern client
  * side by side.
  */
+import { McpServer } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import type { Transport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { assert, describe, it } from "@effect/vitest"
-import { McpServer } from "@effect-mcp/core"
 import { Context, Effect, Layer } from "effect"
 import type * as Scope from "effect/Scope"
 import { fileURLToPath } from "node:url"
@@ -143,7 +143,10 @@ for (const { name, transport } of runners) {
           prompts: { listChanged: true }
         })
         // an explicit discover round trip answers the same
-        assert.deepStrictEqual((yield* Effect.promise(() => client.discover())).capabilities, client.getServerCapabilities())
+        assert.deepStrictEqual(
+          (yield* Effect.promise(() => client.discover())).capabilities,
+          client.getServerCapabilities()
+        )
       }).pipe(Effect.scoped))
 
     it.live("tools/list and a plain tool call, served in the modern era", () =>
@@ -197,9 +200,17 @@ for (const { name, transport } of runners) {
         const { resourceTemplates } = yield* Effect.promise(() => client.listResourceTemplates())
         assert.deepStrictEqual(resourceTemplates.map((t) => t.uriTemplate), ["notes://{topic}"])
         const readme = yield* Effect.promise(() => client.readResource({ uri: "notes://readme" }))
-        assert.deepStrictEqual(readme.contents, [{ uri: "notes://readme", mimeType: "text/plain", text: "Read me first." }])
+        assert.deepStrictEqual(readme.contents, [{
+          uri: "notes://readme",
+          mimeType: "text/plain",
+          text: "Read me first."
+        }])
         const launch = yield* Effect.promise(() => client.readResource({ uri: "notes://launch" }))
-        assert.deepStrictEqual(launch.contents, [{ uri: "notes://launch", mimeType: "text/plain", text: "Notes on launch" }])
+        assert.deepStrictEqual(launch.contents, [{
+          uri: "notes://launch",
+          mimeType: "text/plain",
+          text: "Notes on launch"
+        }])
       }).pipe(Effect.scoped))
 
     it.live("prompts: list, get with arguments; completion/complete for a prompt and a template", () =>
@@ -212,13 +223,19 @@ for (const { name, transport } of runners) {
         const prompt = yield* Effect.promise(() =>
           client.getPrompt({ name: "explain", arguments: { topic: "orbits", level: "expert" } })
         )
-        assert.deepStrictEqual(prompt.messages, [{ role: "user", content: { type: "text", text: "Explain orbits to an expert." } }])
+        assert.deepStrictEqual(prompt.messages, [{
+          role: "user",
+          content: { type: "text", text: "Explain orbits to an expert." }
+        }])
         const level = yield* Effect.promise(() =>
           client.complete({ ref: { type: "ref/prompt", name: "explain" }, argument: { name: "level", value: "ex" } })
         )
         assert.deepStrictEqual(level.completion.values, ["expert"])
         const topic = yield* Effect.promise(() =>
-          client.complete({ ref: { type: "ref/resource", uri: "notes://{topic}" }, argument: { name: "topic", value: "la" } })
+          client.complete({
+            ref: { type: "ref/resource", uri: "notes://{topic}" },
+            argument: { name: "topic", value: "la" }
+          })
         )
         assert.deepStrictEqual(topic.completion.values, ["launch", "landing"])
       }).pipe(Effect.scoped))
@@ -236,7 +253,10 @@ for (const { name, transport } of runners) {
           (subscription) => Effect.promise(() => subscription.close())
         )
         assert.deepStrictEqual(subscription.honoredFilter, { toolsListChanged: true })
-        assert.strictEqual(textOf(yield* Effect.promise(() => client.callTool({ name: "add_extra", arguments: {} }))), "added")
+        assert.strictEqual(
+          textOf(yield* Effect.promise(() => client.callTool({ name: "add_extra", arguments: {} }))),
+          "added"
+        )
         yield* waitFor(() => changed.length > 0)
         assert.strictEqual(changed.length, 1)
         assert.match(String(changed[0]), /^listen:/)
@@ -259,7 +279,10 @@ describe("interop 2026-07-28: what the modern client puts on the wire", () => {
     Effect.gen(function*() {
       const { posted, server, transport } = yield* serveHttp
       const { client } = yield* connect(transport())
-      assert.strictEqual(textOf(yield* Effect.promise(() => client.callTool({ name: "ask_name", arguments: {} }))), "Hello, Ada! [modern]")
+      assert.strictEqual(
+        textOf(yield* Effect.promise(() => client.callTool({ name: "ask_name", arguments: {} }))),
+        "Hello, Ada! [modern]"
+      )
       assert.strictEqual(yield* server.sessionCount, 0)
       for (const { body, headers } of posted) {
         assert.isNull(headers.get("mcp-session-id"))

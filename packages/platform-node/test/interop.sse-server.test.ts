@@ -4,15 +4,15 @@
  */
 import { McpServer } from "@effect-mcp/core"
 import { NodeMcpSseServer } from "@effect-mcp/platform-node"
+import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
-import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { makeServer } from "./fixtures/ws-sse-tools.ts"
-import { eventually } from "./utils/wait.ts"
 import { textOf } from "./utils/client.ts"
+import { eventually } from "./utils/wait.ts"
 
 const start = Effect.gen(function*() {
   const cancelled = yield* Deferred.make<void>()
@@ -64,7 +64,9 @@ describe("interop: official SDK SSEClientTransport → our HTTP+SSE server", () 
         client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
           logs.push(notification.params.data)
         }))
-      yield* Effect.promise(() => client.setLoggingLevel("info"))
+      yield* Effect.promise(() =>
+        client.setLoggingLevel("info")
+      )
       const progress: Array<number> = []
       const result = yield* Effect.promise(() =>
         client.callTool({ name: "countdown", arguments: { from: 3 } }, undefined, {
@@ -79,12 +81,15 @@ describe("interop: official SDK SSEClientTransport → our HTTP+SSE server", () 
   it.live("sampling: our server's request is answered by the SDK client, over the stream and a POST", () =>
     Effect.gen(function*() {
       const { port } = yield* start
-      const client = yield* connectSdkClient(port, (client) =>
-        client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
-          model: "sdk-model",
-          role: "assistant",
-          content: { type: "text", text: `re: ${(request.params.messages[0]?.content as { text: string }).text}` }
-        })))
+      const client = yield* connectSdkClient(
+        port,
+        (client) =>
+          client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+            model: "sdk-model",
+            role: "assistant",
+            content: { type: "text", text: `re: ${(request.params.messages[0]?.content as { text: string }).text}` }
+          }))
+      )
       const result = yield* Effect.promise(() => client.callTool({ name: "ask", arguments: { question: "why?" } }))
       assert.strictEqual(textOf(result), "sdk-model: {\"type\":\"text\",\"text\":\"re: why?\"}")
     }))

@@ -2,6 +2,7 @@
  * The official TypeScript SDK's client against our example server, spawned as
  * a real child process over stdio.
  */
+import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import {
@@ -10,7 +11,6 @@ import {
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
@@ -70,10 +70,17 @@ describe("interop: official SDK client → our stdio server", () => {
       const { resourceTemplates } = await client.listResourceTemplates()
       assert.deepStrictEqual(resourceTemplates.map((t) => t.uriTemplate), ["notes://{topic}{?page}"])
       const read = await client.readResource({ uri: "notes://launch?page=2" })
-      assert.deepStrictEqual(read.contents, [{ uri: "notes://launch?page=2", mimeType: "text/plain", text: "Notes on launch, page 2" }])
+      assert.deepStrictEqual(read.contents, [{
+        uri: "notes://launch?page=2",
+        mimeType: "text/plain",
+        text: "Notes on launch, page 2"
+      }])
       const prompt = await client.getPrompt({ name: "explain", arguments: { topic: "orbits", level: "expert" } })
       assert.deepStrictEqual(prompt.messages[0]?.content, { type: "text", text: "Explain orbits to an expert." })
-      const completion = await client.complete({ ref: { type: "ref/resource", uri: "notes://{topic}{?page}" }, argument: { name: "topic", value: "la" } })
+      const completion = await client.complete({
+        ref: { type: "ref/resource", uri: "notes://{topic}{?page}" },
+        argument: { name: "topic", value: "la" }
+      })
       assert.deepStrictEqual(completion.completion.values, ["launch", "landing"])
     } finally {
       await client.close()
@@ -87,7 +94,12 @@ describe("our stdio server as a process", () => {
     let stdout = ""
     child.stdout.on("data", (chunk) => (stdout += chunk))
     const lines = [
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } }
+      },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "countdown", arguments: { from: 2 } } }
     ]
@@ -154,7 +166,12 @@ describe("interop: official SDK client answering our server's requests", () => {
     try {
       const asked = text(await client.callTool({ name: "ask", arguments: { question: "weather?" } }))
       assert.isTrue(asked.startsWith("fake-model: "))
-      assert.deepStrictEqual(JSON.parse(asked.slice("fake-model: ".length)), { type: "tool_use", id: "t1", name: "lookup", input: {} })
+      assert.deepStrictEqual(JSON.parse(asked.slice("fake-model: ".length)), {
+        type: "tool_use",
+        id: "t1",
+        name: "lookup",
+        input: {}
+      })
       assert.strictEqual(text(await client.callTool({ name: "configure", arguments: {} })), "red/3")
       const form = elicited[0] as { requestedSchema: { properties: { colour: { default?: string } } } }
       assert.strictEqual(form.requestedSchema.properties.colour.default, "blue")
@@ -162,7 +179,9 @@ describe("interop: official SDK client answering our server's requests", () => {
       await setRoots([{ uri: "file:///a", name: "a" }, { uri: "file:///b", name: "b" }])
       assert.strictEqual(text(await client.callTool({ name: "roots", arguments: {} })), "file:///a,file:///b")
       // the server logs the change from its roots/list_changed handler: at most 10 s
-      const timeout = new Promise((_, reject) => AbortSignal.timeout(10_000).addEventListener("abort", () => reject(new Error("no log"))))
+      const timeout = new Promise((_, reject) =>
+        AbortSignal.timeout(10_000).addEventListener("abort", () => reject(new Error("no log")))
+      )
       assert.strictEqual(await Promise.race([firstLog, timeout]), "roots changed")
       assert.deepStrictEqual(logs, ["roots changed"])
     } finally {

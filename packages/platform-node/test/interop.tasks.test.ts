@@ -12,6 +12,7 @@
  * arrive meanwhile (over HTTP without a GET stream: on that request's
  * stream). Every result is parsed with the SDK's own schemas.
  */
+import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -24,7 +25,6 @@ import {
   McpError,
   TaskStatusNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type * as Scope from "effect/Scope"
 import { fileURLToPath } from "node:url"
@@ -51,7 +51,9 @@ interface Seen {
 const connect = (transport: Transport) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
-      const client = new Client({ name: "official-sdk-v1", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } })
+      const client = new Client({ name: "official-sdk-v1", version: "1.0.0" }, {
+        capabilities: { elicitation: { form: {} } }
+      })
       const seen: Seen = { elicitations: [], statuses: [], gets: [] }
       client.setRequestHandler(ElicitRequestSchema, async (request) => {
         seen.elicitations.push({ message: request.params.message, meta: request.params._meta?.[RELATED_TASK] })
@@ -69,12 +71,19 @@ const connect = (transport: Transport) =>
     // closing aborts no stream the SDK is still reading
     ({ client }) =>
       Effect.promise(async () => {
-        if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined)
+        if (transport instanceof StreamableHTTPClientTransport) {
+          await transport.terminateSession().catch(() => undefined)
+        }
         await client.close()
       })
   )
 
-type Message = { readonly type: string; readonly task?: { readonly taskId: string; readonly status: string }; readonly result?: unknown; readonly error?: unknown }
+type Message = {
+  readonly type: string
+  readonly task?: { readonly taskId: string; readonly status: string }
+  readonly result?: unknown
+  readonly error?: unknown
+}
 
 /** Runs `callToolStream` to its end: every message the SDK yielded. */
 const stream = (client: Client, name: string, args: Record<string, unknown>, ttl?: number, progress?: Array<number>) =>
@@ -84,7 +93,13 @@ const stream = (client: Client, name: string, args: Record<string, unknown>, ttl
       ...(ttl === undefined ? {} : { task: { ttl } }),
       ...(progress === undefined ? {} : { onprogress: (p: { readonly progress: number }) => progress.push(p.progress) })
     }
-    for await (const message of client.experimental.tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, options)) {
+    for await (
+      const message of client.experimental.tasks.callToolStream(
+        { name, arguments: args },
+        CallToolResultSchema,
+        options
+      )
+    ) {
       messages.push(message as Message)
     }
     return messages
@@ -119,7 +134,9 @@ const stdio = Effect.succeed<Server>({
 /** Our server over Streamable HTTP in this process; `get: false` refuses the client's GET stream (405). */
 const http = (get: boolean, responseMode: "json" | "sse" = "json") =>
   Effect.gen(function*() {
-    const context = yield* Layer.build(NodeMcpHttpServer.layer({ responseMode }).pipe(Layer.provideMerge(TasksLegacyServer)))
+    const context = yield* Layer.build(
+      NodeMcpHttpServer.layer({ responseMode }).pipe(Layer.provideMerge(TasksLegacyServer))
+    )
     const url = yield* NodeMcpHttpServer.url().pipe(Effect.provideContext(context))
     const resultBodies: Array<Promise<string>> = []
     const fetch = async (input: string | URL | Request, init?: RequestInit) => {
@@ -157,7 +174,11 @@ for (const { name, server, standalone } of runners) {
       Effect.gen(function*() {
         const { client: sdk } = yield* client
         assert.deepStrictEqual(sdk.getServerVersion(), serverInfo)
-        assert.deepStrictEqual(sdk.getServerCapabilities()?.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } })
+        assert.deepStrictEqual(sdk.getServerCapabilities()?.tasks, {
+          list: {},
+          cancel: {},
+          requests: { tools: { call: {} } }
+        })
         const { tools } = yield* Effect.promise(() => sdk.listTools())
         const support = Object.fromEntries(tools.map((tool) => [tool.name, tool.execution?.taskSupport ?? "forbidden"]))
         assert.deepStrictEqual(support, {
@@ -169,7 +190,9 @@ for (const { name, server, standalone } of runners) {
           slow: "optional"
         })
         // the SDK refuses a plain call of a required tool itself
-        const refused = yield* Effect.promise(() => sdk.callTool({ name: "build", arguments: { target: "x" } }).then(() => undefined, (e) => e))
+        const refused = yield* Effect.promise(() =>
+          sdk.callTool({ name: "build", arguments: { target: "x" } }).then(() => undefined, (e) => e)
+        )
         assert.instanceOf(refused, McpError)
       }).pipe(Effect.scoped))
 
@@ -247,9 +270,13 @@ for (const { name, server, standalone } of runners) {
           Effect.promise(() => sdk.callTool({ name: "interrupted", arguments: {} })),
           (result) => textOf(result).split(",").includes(label)
         )
-        const again = yield* Effect.promise(() => sdk.experimental.tasks.cancelTask(taskId).then(() => undefined, (e: unknown) => e))
+        const again = yield* Effect.promise(() =>
+          sdk.experimental.tasks.cancelTask(taskId).then(() => undefined, (e: unknown) => e)
+        )
         assert.strictEqual((again as McpError).code, ErrorCode.InvalidParams)
-        const unknown = yield* Effect.promise(() => sdk.experimental.tasks.getTask("no-such-task").then(() => undefined, (e: unknown) => e))
+        const unknown = yield* Effect.promise(() =>
+          sdk.experimental.tasks.getTask("no-such-task").then(() => undefined, (e: unknown) => e)
+        )
         assert.strictEqual((unknown as McpError).code, ErrorCode.InvalidParams)
       }).pipe(Effect.scoped))
 
@@ -270,13 +297,22 @@ for (const { name, server, standalone } of runners) {
           const { open, resultBodies } = yield* server
           const { client: sdk, seen } = yield* connect(open())
           const created = yield* Effect.promise(() =>
-            sdk.request({ method: "tools/call", params: { name: "ask_name", arguments: {}, task: { ttl: 60_000 } } }, CreateTaskResultSchema)
+            sdk.request(
+              { method: "tools/call", params: { name: "ask_name", arguments: {}, task: { ttl: 60_000 } } },
+              CreateTaskResultSchema
+            )
           )
           const taskId = created.task.taskId
-          yield* eventually(Effect.promise(() => sdk.experimental.tasks.getTask(taskId)), (task) => task.status === "input_required")
+          yield* eventually(
+            Effect.promise(() => sdk.experimental.tasks.getTask(taskId)),
+            (task) => task.status === "input_required"
+          )
           // nothing could carry it: it waits, neither dropped nor failed
           assert.deepStrictEqual(seen.elicitations, [])
-          assert.strictEqual((yield* Effect.promise(() => sdk.experimental.tasks.getTask(taskId))).status, "input_required")
+          assert.strictEqual(
+            (yield* Effect.promise(() => sdk.experimental.tasks.getTask(taskId))).status,
+            "input_required"
+          )
           const result = yield* Effect.promise(() => sdk.experimental.tasks.getTaskResult(taskId, CallToolResultSchema))
           assert.strictEqual(textOf(result), "Hello, Ada!")
           assert.deepStrictEqual(seen.elicitations, [{ message: "What is your name?", meta: { taskId } }])
@@ -290,11 +326,20 @@ for (const { name, server, standalone } of runners) {
         Effect.gen(function*() {
           const { client: sdk, seen } = yield* client
           const created = yield* Effect.promise(() =>
-            sdk.request({ method: "tools/call", params: { name: "ask_name", arguments: {}, task: { ttl: 60_000 } } }, CreateTaskResultSchema)
+            sdk.request(
+              { method: "tools/call", params: { name: "ask_name", arguments: {}, task: { ttl: 60_000 } } },
+              CreateTaskResultSchema
+            )
           )
           const taskId = created.task.taskId
-          yield* eventually(Effect.promise(() => sdk.experimental.tasks.getTask(taskId)), (task) => task.status === "input_required")
-          assert.strictEqual((yield* Effect.promise(() => sdk.experimental.tasks.cancelTask(taskId))).status, "cancelled")
+          yield* eventually(
+            Effect.promise(() => sdk.experimental.tasks.getTask(taskId)),
+            (task) => task.status === "input_required"
+          )
+          assert.strictEqual(
+            (yield* Effect.promise(() => sdk.experimental.tasks.cancelTask(taskId))).status,
+            "cancelled"
+          )
           const error = yield* Effect.promise(() =>
             sdk.experimental.tasks.getTaskResult(taskId, CallToolResultSchema).then(() => undefined, (e: unknown) => e)
           )
@@ -305,23 +350,29 @@ for (const { name, server, standalone } of runners) {
         }).pipe(Effect.scoped))
     }
 
-    it.live("tasks are the session's: another client's tasks/get, tasks/result, tasks/cancel do not find them, its tasks/list is empty", () =>
-      Effect.gen(function*() {
-        const { open } = yield* server
-        const { client: owner } = yield* connect(open())
-        const { client: other } = yield* connect(open())
-        const messages = yield* stream(owner, "slow", { steps: 1 })
-        const taskId = taskIdOf(messages)
-        for (const attempt of [
-          () => other.experimental.tasks.getTask(taskId),
-          () => other.experimental.tasks.getTaskResult(taskId, CallToolResultSchema),
-          () => other.experimental.tasks.cancelTask(taskId)
-        ]) {
-          const error = yield* Effect.promise(() => attempt().then(() => undefined, (e: unknown) => e))
-          assert.strictEqual((error as McpError).code, ErrorCode.InvalidParams)
-        }
-        assert.deepStrictEqual((yield* Effect.promise(() => other.experimental.tasks.listTasks())).tasks, [])
-        assert.strictEqual((yield* Effect.promise(() => owner.experimental.tasks.listTasks())).tasks.length, 1)
-      }).pipe(Effect.scoped), 90_000) // two official clients and a child process: slow on a loaded machine
+    it.live(
+      "tasks are the session's: another client's tasks/get, tasks/result, tasks/cancel do not find them, its tasks/list is empty",
+      () =>
+        Effect.gen(function*() {
+          const { open } = yield* server
+          const { client: owner } = yield* connect(open())
+          const { client: other } = yield* connect(open())
+          const messages = yield* stream(owner, "slow", { steps: 1 })
+          const taskId = taskIdOf(messages)
+          for (
+            const attempt of [
+              () => other.experimental.tasks.getTask(taskId),
+              () => other.experimental.tasks.getTaskResult(taskId, CallToolResultSchema),
+              () => other.experimental.tasks.cancelTask(taskId)
+            ]
+          ) {
+            const error = yield* Effect.promise(() => attempt().then(() => undefined, (e: unknown) => e))
+            assert.strictEqual((error as McpError).code, ErrorCode.InvalidParams)
+          }
+          assert.deepStrictEqual((yield* Effect.promise(() => other.experimental.tasks.listTasks())).tasks, [])
+          assert.strictEqual((yield* Effect.promise(() => owner.experimental.tasks.listTasks())).tasks.length, 1)
+        }).pipe(Effect.scoped),
+      90_000
+    ) // two official clients and a child process: slow on a loaded machine
   })
 }

@@ -6,7 +6,12 @@
  * JSON answer larger than `maxResponseBytes`.
  */
 import { McpClient, McpError, McpServer, McpTool } from "@effect-mcp/core"
-import { NodeJsonSchemaValidator, NodeMcpHttpClient, NodeMcpHttpServer, NodeMcpSseServer } from "@effect-mcp/platform-node"
+import {
+  NodeJsonSchemaValidator,
+  NodeMcpHttpClient,
+  NodeMcpHttpServer,
+  NodeMcpSseServer
+} from "@effect-mcp/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer, Schema, Scope } from "effect"
 import { HttpServer } from "effect/http"
@@ -61,7 +66,9 @@ const raw = (port: number, text: string, within = 2000) =>
 describe("Node server limits", () => {
   it.live("a client that never finishes its headers gets 408 after headersTimeout", () =>
     Effect.gen(function*() {
-      const port = portOf(yield* build(NodeMcpHttpServer.layer({ headersTimeout: "300 millis" }).pipe(Layer.provide(Server))))
+      const port = portOf(
+        yield* build(NodeMcpHttpServer.layer({ headersTimeout: "300 millis" }).pipe(Layer.provide(Server)))
+      )
       const started = performance.now()
       const answer = yield* raw(port, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1\r\n")
       assert.isTrue(answer.closed)
@@ -117,7 +124,11 @@ describe("Node server limits", () => {
 
   it.live("the SSE server: streams beyond maxSessions get 503", () =>
     Effect.gen(function*() {
-      const port = portOf(yield* build(NodeMcpSseServer.layer({ maxSessions: 1, headersTimeout: "5 seconds" }).pipe(Layer.provide(Server))))
+      const port = portOf(
+        yield* build(
+          NodeMcpSseServer.layer({ maxSessions: 1, headersTimeout: "5 seconds" }).pipe(Layer.provide(Server))
+        )
+      )
       const get = "GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
       const first = yield* Effect.forkChild(raw(port, get, 1500))
       yield* Effect.sleep("200 millis")
@@ -134,7 +145,10 @@ describe("HTTP client limits", () => {
     Effect.map(
       build(
         McpClient.layer({ clientInfo: { name: "limits", version: "1.0.0" } }).pipe(
-          Layer.provide([NodeMcpHttpClient.layer({ url, maxResponseBytes, listen: false }), NodeJsonSchemaValidator.layer])
+          Layer.provide([
+            NodeMcpHttpClient.layer({ url, maxResponseBytes, listen: false }),
+            NodeJsonSchemaValidator.layer
+          ])
         )
       ),
       (context) => Context.get(context, McpClient.McpClient)

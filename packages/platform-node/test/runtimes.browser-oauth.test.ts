@@ -82,7 +82,9 @@ const signInFromPage = Effect.gen(function*() {
   const { page, problems, requests } = yield* openPage(chromium.browser, pageUrl)
   const explain = () =>
     Effect.promise(() => page.evaluate("window.results").catch(() => undefined)).pipe(
-      Effect.map((results) => JSON.stringify({ url: page.url(), results, problems: problems(), requests: requests() }, null, 2))
+      Effect.map((results) =>
+        JSON.stringify({ url: page.url(), results, problems: problems(), requests: requests() }, null, 2)
+      )
     )
   yield* Effect.tryPromise(() =>
     page.waitForFunction(
@@ -90,7 +92,11 @@ const signInFromPage = Effect.gen(function*() {
       undefined,
       { timeout: 45_000 }
     )
-  ).pipe(Effect.catch((error) => Effect.flatMap(explain(), (seen) => Effect.die(new Error(`the page did not finish: ${String(error)}\n${seen}`)))))
+  ).pipe(
+    Effect.catch((error) =>
+      Effect.flatMap(explain(), (seen) => Effect.die(new Error(`the page did not finish: ${String(error)}\n${seen}`)))
+    )
+  )
   const results = (yield* Effect.promise(() => page.evaluate("window.results"))) as Results
   const storage = (yield* Effect.promise(() =>
     page.evaluate(`(() => {
@@ -114,61 +120,65 @@ const signInFromPage = Effect.gen(function*() {
 }).pipe(Effect.scoped)
 
 describe("OAuth from a page in Chromium (redirect flow, sessionStorage)", () => {
-  it.live("signs in by redirecting the page, completes on /callback, calls a tool; tokens in sessionStorage only", () =>
-    Effect.gen(function*() {
-      const run = yield* signInFromPage
-      const { as, results, storage } = run
-      assert.isUndefined(results.error, results.error)
-      assert.isTrue(results.done)
-      assert.strictEqual(results.page, "callback")
-      // the tool call succeeded with the user's token
-      assert.strictEqual(results.whoami, "user-1 with mcp:read")
-      assert.strictEqual(results.completed, McpAuth.canonicalResource(run.mcp))
-      assert.strictEqual(results.scope, "mcp:read")
-      // the code left the address bar
-      assert.strictEqual(results.location, `${run.origin}/`)
+  it.live(
+    "signs in by redirecting the page, completes on /callback, calls a tool; tokens in sessionStorage only",
+    () =>
+      Effect.gen(function*() {
+        const run = yield* signInFromPage
+        const { as, results, storage } = run
+        assert.isUndefined(results.error, results.error)
+        assert.isTrue(results.done)
+        assert.strictEqual(results.page, "callback")
+        // the tool call succeeded with the user's token
+        assert.strictEqual(results.whoami, "user-1 with mcp:read")
+        assert.strictEqual(results.completed, McpAuth.canonicalResource(run.mcp))
+        assert.strictEqual(results.scope, "mcp:read")
+        // the code left the address bar
+        assert.strictEqual(results.location, `${run.origin}/`)
 
-      // tokens in sessionStorage, under the MCP server; nothing in localStorage or any cookie
-      const tokens = JSON.parse(storage.session[`effect-mcp:tokens:${results.completed}`]!) as McpAuth.Tokens
-      assert.strictEqual(tokens.accessToken, as.issued[0]!.token)
-      assert.deepStrictEqual(storage.local, {})
-      assert.strictEqual(storage.cookie, "")
-      assert.deepStrictEqual(run.cookies, [])
-      // the state / verifier record is gone
-      assert.deepStrictEqual(Object.keys(storage.session).filter((key) => key.includes(":pending:")), [])
+        // tokens in sessionStorage, under the MCP server; nothing in localStorage or any cookie
+        const tokens = JSON.parse(storage.session[`effect-mcp:tokens:${results.completed}`]!) as McpAuth.Tokens
+        assert.strictEqual(tokens.accessToken, as.issued[0]!.token)
+        assert.deepStrictEqual(storage.local, {})
+        assert.strictEqual(storage.cookie, "")
+        assert.deepStrictEqual(run.cookies, [])
+        // the state / verifier record is gone
+        assert.deepStrictEqual(Object.keys(storage.session).filter((key) => key.includes(":pending:")), [])
 
-      // the authorization server: one registration, one authorization (PKCE S256, state, resource), one exchange
-      assert.strictEqual(as.requestsTo("/register").length, 1)
-      const authorizations = as.requestsTo("/authorize")
-      assert.strictEqual(authorizations.length, 1)
-      const query = authorizations[0]!.query
-      assert.strictEqual(query.code_challenge_method, "S256")
-      assert.strictEqual(query.redirect_uri, `${run.origin}/callback`)
-      assert.strictEqual(query.resource, McpAuth.canonicalResource(run.mcp))
-      assert.isAtLeast(query.state!.length, 16)
-      const exchanges = as.requestsTo("/token")
-      assert.strictEqual(exchanges.length, 1)
-      assert.strictEqual(exchanges[0]!.status, 200)
-      assert.strictEqual(exchanges[0]!.form!.grant_type, "authorization_code")
-      assert.strictEqual(
-        createHash("sha256").update(exchanges[0]!.form!.code_verifier!).digest("base64url"),
-        query.code_challenge
-      )
-      // the page went where it should: its own server (app page, callback page, script), and nothing failed
-      assert.deepStrictEqual(run.requested, ["GET /", "GET /client.js", "GET /callback", "GET /client.js"])
-      assert.deepStrictEqual(run.problems.pageErrors, [])
-      // at most: the client's own `subscriptions/listen` stream, closed with it once `whoami` answered
-      // (before the server's answer began, so Chromium counts it as failed rather than cancelled)
-      for (const line of run.problems.failedRequests) {
-        assert.strictEqual(line, `POST ${run.mcp} subscriptions/listen: net::ERR_ABORTED`)
-      }
-      // the only refusals: the MCP server's 401 before the sign-in (which Chromium also logs as a console error)
-      assert.isAtLeast(run.problems.errorResponses.length, 1)
-      for (const line of run.problems.errorResponses) assert.match(line, new RegExp(`^401 (POST|GET) ${run.mcp}`))
-      for (const line of run.problems.consoleErrors) assert.match(line, /status of 401 \(Unauthorized\)/)
+        // the authorization server: one registration, one authorization (PKCE S256, state, resource), one exchange
+        assert.strictEqual(as.requestsTo("/register").length, 1)
+        const authorizations = as.requestsTo("/authorize")
+        assert.strictEqual(authorizations.length, 1)
+        const query = authorizations[0]!.query
+        assert.strictEqual(query.code_challenge_method, "S256")
+        assert.strictEqual(query.redirect_uri, `${run.origin}/callback`)
+        assert.strictEqual(query.resource, McpAuth.canonicalResource(run.mcp))
+        assert.isAtLeast(query.state!.length, 16)
+        const exchanges = as.requestsTo("/token")
+        assert.strictEqual(exchanges.length, 1)
+        assert.strictEqual(exchanges[0]!.status, 200)
+        assert.strictEqual(exchanges[0]!.form!.grant_type, "authorization_code")
+        assert.strictEqual(
+          createHash("sha256").update(exchanges[0]!.form!.code_verifier!).digest("base64url"),
+          query.code_challenge
+        )
+        // the page went where it should: its own server (app page, callback page, script), and nothing failed
+        assert.deepStrictEqual(run.requested, ["GET /", "GET /client.js", "GET /callback", "GET /client.js"])
+        assert.deepStrictEqual(run.problems.pageErrors, [])
+        // at most: the client's own `subscriptions/listen` stream, closed with it once `whoami` answered
+        // (before the server's answer began, so Chromium counts it as failed rather than cancelled)
+        for (const line of run.problems.failedRequests) {
+          assert.strictEqual(line, `POST ${run.mcp} subscriptions/listen: net::ERR_ABORTED`)
+        }
+        // the only refusals: the MCP server's 401 before the sign-in (which Chromium also logs as a console error)
+        assert.isAtLeast(run.problems.errorResponses.length, 1)
+        for (const line of run.problems.errorResponses) assert.match(line, new RegExp(`^401 (POST|GET) ${run.mcp}`))
+        for (const line of run.problems.consoleErrors) assert.match(line, /status of 401 \(Unauthorized\)/)
 
-      yield* waitFor(() => chromiumLeftovers(run.pid).length === 0).pipe(
-        Effect.catchDefect(() => Effect.die(new Error(`Chromium left: ${chromiumLeftovers(run.pid).join(", ")}`)))
-      )
-    }), 90_000)
+        yield* waitFor(() => chromiumLeftovers(run.pid).length === 0).pipe(
+          Effect.catchDefect(() => Effect.die(new Error(`Chromium left: ${chromiumLeftovers(run.pid).join(", ")}`)))
+        )
+      }),
+    90_000
+  )
 })

@@ -24,22 +24,15 @@
  * A missing Chromium fails these tests (`apt-get install chromium`, or
  * `MCP_CHROMIUM`); they are never skipped.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpServer, McpTool } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
 import { send } from "./fixtures/rawHttp.ts"
-import {
-  bundleForBrowser,
-  chromiumLeftovers,
-  launchChromium,
-  openPage,
-  pageFiles,
-  servePage
-} from "./utils/browser.ts"
+import { bundleForBrowser, chromiumLeftovers, launchChromium, openPage, pageFiles, servePage } from "./utils/browser.ts"
 import { root } from "./utils/runtimes.ts"
 import { waitFor } from "./utils/wait.ts"
 
@@ -79,7 +72,9 @@ const makeServer = () => {
 const serveMcp = (origin: string) =>
   Effect.gen(function*() {
     const context = yield* Layer.build(
-      NodeMcpHttpServer.layer({ allowedOrigins: [origin], cors: { origins: [origin] } }).pipe(Layer.provide(makeServer()))
+      NodeMcpHttpServer.layer({ allowedOrigins: [origin], cors: { origins: [origin] } }).pipe(
+        Layer.provide(makeServer())
+      )
     )
     return yield* NodeMcpHttpServer.url().pipe(Effect.provideContext(context))
   })
@@ -135,15 +130,20 @@ const runPage = (era: "modern" | "legacy", name: string) =>
         )
       )
     // the user sees the server's question, types an answer, sends the form
-    yield* orExplain("no elicitation form", () => page.waitForSelector("#elicitation", { state: "visible", timeout: 30_000 }))
-    const question = yield* Effect.promise(() => page.textContent("#question"))
+    yield* orExplain("no elicitation form", () =>
+      page.waitForSelector("#elicitation", { state: "visible", timeout: 30_000 }))
+    const question = yield* Effect.promise(() =>
+      page.textContent("#question")
+    )
     yield* Effect.promise(() => page.fill("#answer", name))
     yield* Effect.promise(() => page.click("#elicitation button[type=submit]"))
     yield* orExplain("the page did not finish", () =>
       page.waitForFunction("window.results.done === true || window.results.error !== undefined", undefined, {
         timeout: 30_000
       }))
-    const results = (yield* Effect.promise(() => page.evaluate("window.results"))) as Results
+    const results = (yield* Effect.promise(() =>
+      page.evaluate("window.results")
+    )) as Results
     const log = yield* Effect.promise(() => page.locator("#log li").allTextContents())
     const connected = { problems: problems(), requests: requests(), cancelled: cancelled() }
     // what the check after the test looks for is there while Chromium runs: its main process and its helpers
@@ -154,7 +154,9 @@ const runPage = (era: "modern" | "legacy", name: string) =>
       page.waitForFunction("window.results.closed === true || window.results.error !== undefined", undefined, {
         timeout: 30_000
       }))
-    const closed = (yield* Effect.promise(() => page.evaluate("window.results.closed"))) as boolean | undefined
+    const closed = (yield* Effect.promise(() =>
+      page.evaluate("window.results.closed")
+    )) as boolean | undefined
     const all = requests()
     const disconnected = {
       problems: problems(),
@@ -162,14 +164,20 @@ const runPage = (era: "modern" | "legacy", name: string) =>
       cancelled: cancelled().slice(connected.cancelled.length)
     }
     const toMcp = (lines: ReadonlyArray<string>) =>
-      lines.filter((line) => line.split(" ")[1] === mcp).map((line) => line.replace(` ${mcp}`, ""))
+      lines.filter((line) =>
+        line.split(" ")[1] === mcp
+      ).map((line) => line.replace(` ${mcp}`, ""))
     return {
       results,
       closed,
       log,
       question,
       connected: { ...connected, requests: toMcp(connected.requests), cancelled: toMcp(connected.cancelled) },
-      disconnected: { ...disconnected, requests: toMcp(disconnected.requests), cancelled: toMcp(disconnected.cancelled) },
+      disconnected: {
+        ...disconnected,
+        requests: toMcp(disconnected.requests),
+        cancelled: toMcp(disconnected.cancelled)
+      },
       origin: site.origin,
       pageUrl,
       pageRequests: all.filter((line) => line.split(" ")[1] !== mcp),
@@ -197,56 +205,62 @@ const NO_PROBLEMS = { consoleErrors: [], pageErrors: [], failedRequests: [], err
 
 describe("our client in Chromium (a cross-origin page, FetchHttpClient)", () => {
   for (const [era, name] of [["modern", "Ada"], ["legacy", "Lu"]] as const) {
-    it.live(`${era}: lists and calls tools, answers an elicitation from the page, follows the list change`, () =>
-      Effect.gen(function*() {
-        const run = yield* inBrowser(era, name)
-        const { connected, disconnected, results } = run
-        assert.isUndefined(results.error, results.error)
-        assert.isTrue(results.done)
-        assert.strictEqual(results.era, era)
-        if (era === "modern") assert.strictEqual(results.protocolVersion, MODERN)
-        else assert.notStrictEqual(results.protocolVersion, MODERN)
-        assert.strictEqual(results.serverName, "browser-test")
-        assert.deepStrictEqual(results.tools, ["add_extra", "ask_name", "greet"])
-        assert.strictEqual(results.greeting, `Hello, browser! [${era}]`)
-        assert.strictEqual(run.question, "What is your name?")
-        assert.deepStrictEqual(results.elicitation, {
-          message: "What is your name?",
-          answer: name,
-          result: `Hello, ${name}! [${era}]`
-        })
-        assert.strictEqual(results.added, "added")
-        assert.deepStrictEqual(results.toolsAfterChange, ["add_extra", "ask_name", "extra", "greet"])
-        assert.strictEqual(results.extra, "extra here")
-        assert.strictEqual(run.log.length, 6)
-        assert.isTrue(run.closed)
-        assert.isAbove(run.running.length, 1, run.running.join(", "))
+    it.live(
+      `${era}: lists and calls tools, answers an elicitation from the page, follows the list change`,
+      () =>
+        Effect.gen(function*() {
+          const run = yield* inBrowser(era, name)
+          const { connected, disconnected, results } = run
+          assert.isUndefined(results.error, results.error)
+          assert.isTrue(results.done)
+          assert.strictEqual(results.era, era)
+          if (era === "modern") assert.strictEqual(results.protocolVersion, MODERN)
+          else assert.notStrictEqual(results.protocolVersion, MODERN)
+          assert.strictEqual(results.serverName, "browser-test")
+          assert.deepStrictEqual(results.tools, ["add_extra", "ask_name", "greet"])
+          assert.strictEqual(results.greeting, `Hello, browser! [${era}]`)
+          assert.strictEqual(run.question, "What is your name?")
+          assert.deepStrictEqual(results.elicitation, {
+            message: "What is your name?",
+            answer: name,
+            result: `Hello, ${name}! [${era}]`
+          })
+          assert.strictEqual(results.added, "added")
+          assert.deepStrictEqual(results.toolsAfterChange, ["add_extra", "ask_name", "extra", "greet"])
+          assert.strictEqual(results.extra, "extra here")
+          assert.strictEqual(run.log.length, 6)
+          assert.isTrue(run.closed)
+          assert.isAbove(run.running.length, 1, run.running.join(", "))
 
-        // nothing failed, before or after Disconnect: no console error, no exception, every request answered 2xx
-        assert.deepStrictEqual(connected.problems, NO_PROBLEMS)
-        assert.deepStrictEqual(disconnected.problems, NO_PROBLEMS)
-        assert.deepStrictEqual(run.requested, ["GET /", "GET /client.js"])
-        // and nothing else: the page, its script, the MCP endpoint
-        assert.deepStrictEqual(run.pageRequests, [`GET ${run.pageUrl}`, `GET ${run.origin}/client.js`])
-        // what the page cancelled itself: while connected, only POSTs whose answers had arrived
-        // (the client stops reading a POST's SSE stream once its response is in)
-        for (const line of connected.cancelled) assert.match(line, /^POST (tools\/call|tools\/list|server\/discover)$/)
-        if (era === "modern") {
-          // list changes come on `subscriptions/listen`: no session, no GET stream, no DELETE;
-          // Disconnect closes the listen stream
-          assert.include(connected.requests, "POST subscriptions/listen")
-          assert.isFalse(connected.requests.some((line) => line.startsWith("GET") || line.startsWith("DELETE")))
-          assert.isFalse(connected.requests.includes("POST initialize"))
-          for (const line of disconnected.cancelled) assert.strictEqual(line, "POST subscriptions/listen")
-        } else {
-          // a session: initialize, its GET stream (on which list_changed arrives), DELETE on Disconnect
-          assert.strictEqual(connected.requests[0], "POST initialize")
-          assert.include(connected.requests, "GET")
-          assert.isFalse(connected.requests.some((line) => line.includes("subscriptions/listen")))
-          assert.include(disconnected.requests, "DELETE")
-          for (const line of disconnected.cancelled) assert.strictEqual(line, "GET")
-        }
-      }), 90_000)
+          // nothing failed, before or after Disconnect: no console error, no exception, every request answered 2xx
+          assert.deepStrictEqual(connected.problems, NO_PROBLEMS)
+          assert.deepStrictEqual(disconnected.problems, NO_PROBLEMS)
+          assert.deepStrictEqual(run.requested, ["GET /", "GET /client.js"])
+          // and nothing else: the page, its script, the MCP endpoint
+          assert.deepStrictEqual(run.pageRequests, [`GET ${run.pageUrl}`, `GET ${run.origin}/client.js`])
+          // what the page cancelled itself: while connected, only POSTs whose answers had arrived
+          // (the client stops reading a POST's SSE stream once its response is in)
+          for (const line of connected.cancelled) {
+            assert.match(line, /^POST (tools\/call|tools\/list|server\/discover)$/)
+          }
+          if (era === "modern") {
+            // list changes come on `subscriptions/listen`: no session, no GET stream, no DELETE;
+            // Disconnect closes the listen stream
+            assert.include(connected.requests, "POST subscriptions/listen")
+            assert.isFalse(connected.requests.some((line) => line.startsWith("GET") || line.startsWith("DELETE")))
+            assert.isFalse(connected.requests.includes("POST initialize"))
+            for (const line of disconnected.cancelled) assert.strictEqual(line, "POST subscriptions/listen")
+          } else {
+            // a session: initialize, its GET stream (on which list_changed arrives), DELETE on Disconnect
+            assert.strictEqual(connected.requests[0], "POST initialize")
+            assert.include(connected.requests, "GET")
+            assert.isFalse(connected.requests.some((line) => line.includes("subscriptions/listen")))
+            assert.include(disconnected.requests, "DELETE")
+            for (const line of disconnected.cancelled) assert.strictEqual(line, "GET")
+          }
+        }),
+      90_000
+    )
   }
 })
 
@@ -260,7 +274,8 @@ describe("CORS for a 2026-07-28 page (what Chromium asked for above)", () => {
         headers: {
           origin,
           "access-control-request-method": "POST",
-          "access-control-request-headers": "content-type,mcp-method,mcp-name,mcp-param-region,mcp-protocol-version,x-other"
+          "access-control-request-headers":
+            "content-type,mcp-method,mcp-name,mcp-param-region,mcp-protocol-version,x-other"
         }
       })
       assert.strictEqual(answer.status, 204)
@@ -298,7 +313,9 @@ describe("bundling for the browser: Node built-ins are errors", () => {
   it.effect("every module of @effect-mcp/core bundles (the whole barrel used)", () =>
     Effect.gen(function*() {
       const dir = yield* tempEntry({
-        "entry.ts": `import * as Core from "${join(root, "packages/core/src/index.ts")}"\nconsole.log(Object.values(Core))\n`
+        "entry.ts": `import * as Core from "${
+          join(root, "packages/core/src/index.ts")
+        }"\nconsole.log(Object.values(Core))\n`
       })
       const { modules } = yield* bundleForBrowser(join(dir, "entry.ts"))
       for (const module of ["McpServer", "McpHttpServer", "McpGateway", "McpGroup", "McpSkills", "McpWebSocket"]) {
@@ -310,7 +327,8 @@ describe("bundling for the browser: Node built-ins are errors", () => {
     Effect.gen(function*() {
       const dir = yield* tempEntry({
         "entry.ts": `import { read } from "./store.ts"\nconsole.log(read())\n`,
-        "store.ts": `import { readFileSync } from "node:fs"\nexport const read = () => readFileSync("/etc/hostname", "utf8")\n`
+        "store.ts":
+          `import { readFileSync } from "node:fs"\nexport const read = () => readFileSync("/etc/hostname", "utf8")\n`
       })
       const error = yield* Effect.flip(bundleForBrowser(join(dir, "entry.ts")))
       assert.strictEqual(error._tag, "BundleError")
@@ -329,6 +347,9 @@ describe("bundling for the browser: Node built-ins are errors", () => {
   it.effect("the quick-start client (stdio) is Node-only: its bundle fails", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(bundleForBrowser("scratchpad/quickstart/client.ts"))
-      assert.match(error.message, /the Node built-in "(node:)?[a-z_/]+" is imported by .*packages\/platform-node\/src\//)
+      assert.match(
+        error.message,
+        /the Node built-in "(node:)?[a-z_/]+" is imported by .*packages\/platform-node\/src\//
+      )
     }), 60_000)
 })

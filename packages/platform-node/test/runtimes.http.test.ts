@@ -14,8 +14,8 @@
  * A runtime whose binary is missing fails these tests (run `npm install`); it
  * is never skipped.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { assert, describe, it } from "@effect/vitest"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Effect, type Scope } from "effect"
 import * as NodeMcpHttpClient from "../src/NodeMcpHttpClient.ts"
 import { connectOver, textOf } from "./utils/client.ts"
@@ -75,58 +75,76 @@ const withServer = <A, E>(
 
 for (const runtime of runtimes) {
   describe(`the Streamable HTTP server on ${runtime.name}'s own server (toWebHandler)`, () => {
-    it.live(`our client (${MODERN}): lists the tools, calls one, answers an elicitation round`, () =>
-      withServer(runtime, (url, stderr) =>
-        Effect.gen(function*() {
-          const client = yield* ours(url, "modern", "groceries")
-          assert.strictEqual(client.era, "modern", stderr())
-          assert.strictEqual(client.protocolVersion, MODERN)
-          assert.strictEqual(client.serverInfo.name, "notes")
-          const { tools } = yield* client.listTools()
-          assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), TOOLS)
-          assert.strictEqual(textOf(yield* client.callTool("add_note", { title: "todo", body: "eggs" })), "saved todo")
-          // input-required round: the server asks, the client answers, the call is retried with the answer
-          assert.strictEqual(textOf(yield* client.callTool("ask_title", {})), "saved groceries [modern]")
-          assert.strictEqual(textOf(yield* client.callTool("list_notes", {})), "todo\ngroceries")
-        })), 60_000)
+    it.live(
+      `our client (${MODERN}): lists the tools, calls one, answers an elicitation round`,
+      () =>
+        withServer(runtime, (url, stderr) =>
+          Effect.gen(function*() {
+            const client = yield* ours(url, "modern", "groceries")
+            assert.strictEqual(client.era, "modern", stderr())
+            assert.strictEqual(client.protocolVersion, MODERN)
+            assert.strictEqual(client.serverInfo.name, "notes")
+            const { tools } = yield* client.listTools()
+            assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), TOOLS)
+            assert.strictEqual(
+              textOf(yield* client.callTool("add_note", { title: "todo", body: "eggs" })),
+              "saved todo"
+            )
+            // input-required round: the server asks, the client answers, the call is retried with the answer
+            assert.strictEqual(textOf(yield* client.callTool("ask_title", {})), "saved groceries [modern]")
+            assert.strictEqual(textOf(yield* client.callTool("list_notes", {})), "todo\ngroceries")
+          })),
+      60_000
+    )
 
-    it.live("our client (legacy): a session, with a server→client elicitation on it", () =>
-      withServer(runtime, (url, stderr) =>
-        Effect.gen(function*() {
-          const client = yield* ours(url, "legacy", "letters")
-          assert.strictEqual(client.era, "legacy", stderr())
-          assert.notStrictEqual(client.protocolVersion, MODERN)
-          const { tools } = yield* client.listTools()
-          assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), TOOLS)
-          assert.strictEqual(textOf(yield* client.callTool("add_note", { title: "todo", body: "eggs" })), "saved todo")
-          assert.strictEqual(textOf(yield* client.callTool("ask_title", {})), "saved letters [legacy]")
-          assert.strictEqual(textOf(yield* client.callTool("list_notes", {})), "todo\nletters")
-        })), 60_000)
+    it.live(
+      "our client (legacy): a session, with a server→client elicitation on it",
+      () =>
+        withServer(runtime, (url, stderr) =>
+          Effect.gen(function*() {
+            const client = yield* ours(url, "legacy", "letters")
+            assert.strictEqual(client.era, "legacy", stderr())
+            assert.notStrictEqual(client.protocolVersion, MODERN)
+            const { tools } = yield* client.listTools()
+            assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), TOOLS)
+            assert.strictEqual(
+              textOf(yield* client.callTool("add_note", { title: "todo", body: "eggs" })),
+              "saved todo"
+            )
+            assert.strictEqual(textOf(yield* client.callTool("ask_title", {})), "saved letters [legacy]")
+            assert.strictEqual(textOf(yield* client.callTool("list_notes", {})), "todo\nletters")
+          })),
+      60_000
+    )
 
-    it.live(`the official v2 client, ${MODERN} and legacy side by side: tools, an elicitation each its own way`, () =>
-      withServer(runtime, (url, stderr) =>
-        Effect.gen(function*() {
-          const modern = yield* official(url, "modern", "modern-title")
-          const legacy = yield* official(url, "legacy", "legacy-title")
-          assert.strictEqual(modern.client.getProtocolEra(), "modern", stderr())
-          assert.strictEqual(modern.client.getNegotiatedProtocolVersion(), MODERN)
-          assert.isUndefined(modern.transport.sessionId)
-          assert.strictEqual(legacy.client.getProtocolEra(), "legacy")
-          assert.isString(legacy.transport.sessionId)
-          const { tools } = yield* Effect.promise(() => modern.client.listTools())
-          assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), TOOLS)
-          const saved = yield* Effect.promise(() =>
-            legacy.client.callTool({ name: "add_note", arguments: { title: "todo", body: "eggs" } })
-          )
-          assert.strictEqual(textOf(saved), "saved todo")
-          const [viaModern, viaLegacy] = yield* Effect.promise(() =>
-            Promise.all([
-              modern.client.callTool({ name: "ask_title", arguments: {} }),
-              legacy.client.callTool({ name: "ask_title", arguments: {} })
-            ])
-          )
-          assert.strictEqual(textOf(viaModern), "saved modern-title [modern]")
-          assert.strictEqual(textOf(viaLegacy), "saved legacy-title [legacy]")
-        })), 60_000)
+    it.live(
+      `the official v2 client, ${MODERN} and legacy side by side: tools, an elicitation each its own way`,
+      () =>
+        withServer(runtime, (url, stderr) =>
+          Effect.gen(function*() {
+            const modern = yield* official(url, "modern", "modern-title")
+            const legacy = yield* official(url, "legacy", "legacy-title")
+            assert.strictEqual(modern.client.getProtocolEra(), "modern", stderr())
+            assert.strictEqual(modern.client.getNegotiatedProtocolVersion(), MODERN)
+            assert.isUndefined(modern.transport.sessionId)
+            assert.strictEqual(legacy.client.getProtocolEra(), "legacy")
+            assert.isString(legacy.transport.sessionId)
+            const { tools } = yield* Effect.promise(() => modern.client.listTools())
+            assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), TOOLS)
+            const saved = yield* Effect.promise(() =>
+              legacy.client.callTool({ name: "add_note", arguments: { title: "todo", body: "eggs" } })
+            )
+            assert.strictEqual(textOf(saved), "saved todo")
+            const [viaModern, viaLegacy] = yield* Effect.promise(() =>
+              Promise.all([
+                modern.client.callTool({ name: "ask_title", arguments: {} }),
+                legacy.client.callTool({ name: "ask_title", arguments: {} })
+              ])
+            )
+            assert.strictEqual(textOf(viaModern), "saved modern-title [modern]")
+            assert.strictEqual(textOf(viaLegacy), "saved legacy-title [legacy]")
+          })),
+      60_000
+    )
   })
 }

@@ -7,11 +7,11 @@
  * this process) answers it, and the answers hold what `EXPECTED` says. Each runtime's binary
  * comes from node_modules (`utils/runtimes.ts`); a missing one fails the test.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpServer } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
-import { type Answer, EXPECTED, PROBE_OPTIONS, probe, PROBES } from "./utils/probes.ts"
+import { type Answer, EXPECTED, probe, PROBE_OPTIONS, PROBES } from "./utils/probes.ts"
 import { runtimes, serveOn } from "./utils/runtimes.ts"
 
 const SERVER = "scratchpad/runtimes/probe-server.ts"
@@ -26,19 +26,25 @@ const nodeServer = Layer.build(NodeMcpHttpServer.layer(PROBE_OPTIONS).pipe(Layer
 
 for (const runtime of runtimes) {
   describe(`the web handler on ${runtime.name}'s own server: bad input`, () => {
-    it.live("each probe gets the answer our Node server gives (-32700, 415, -32601, 413, 403, ...)", () =>
-      Effect.gen(function*() {
-        const served = yield* serveOn(runtime, SERVER, { MCP_PROBE_OPTIONS: JSON.stringify(PROBE_OPTIONS) })
-        const node = yield* nodeServer
-        const answers = new Map<string, Answer>()
-        for (const [name, init] of PROBES) {
-          const [fromRuntime, fromNode] = [yield* probe(served.url, init), yield* probe(node, init)]
-          assert.deepStrictEqual(fromRuntime, fromNode, `${name} (${runtime.name} stderr: ${served.stderr()})`)
-          answers.set(name, fromRuntime)
-        }
-        for (const [name, expected] of EXPECTED) assert.isTrue(expected(answers.get(name)!), `${name}: ${answers.get(name)}`)
-        assert.deepStrictEqual(yield* served.stop, { code: 0, signal: null }, served.stderr())
-        assert.strictEqual(served.stderr(), "")
-      }).pipe(Effect.scoped), 60_000)
+    it.live(
+      "each probe gets the answer our Node server gives (-32700, 415, -32601, 413, 403, ...)",
+      () =>
+        Effect.gen(function*() {
+          const served = yield* serveOn(runtime, SERVER, { MCP_PROBE_OPTIONS: JSON.stringify(PROBE_OPTIONS) })
+          const node = yield* nodeServer
+          const answers = new Map<string, Answer>()
+          for (const [name, init] of PROBES) {
+            const [fromRuntime, fromNode] = [yield* probe(served.url, init), yield* probe(node, init)]
+            assert.deepStrictEqual(fromRuntime, fromNode, `${name} (${runtime.name} stderr: ${served.stderr()})`)
+            answers.set(name, fromRuntime)
+          }
+          for (const [name, expected] of EXPECTED) {
+            assert.isTrue(expected(answers.get(name)!), `${name}: ${answers.get(name)}`)
+          }
+          assert.deepStrictEqual(yield* served.stop, { code: 0, signal: null }, served.stderr())
+          assert.strictEqual(served.stderr(), "")
+        }).pipe(Effect.scoped),
+      60_000
+    )
   })
 }

@@ -15,15 +15,15 @@
  * A runtime whose binary is missing fails these tests (run `npm install`); it
  * is never skipped.
  */
+import { assert, describe, it } from "@effect/vitest"
 import { Client as V2Client } from "@modelcontextprotocol/client"
 import { StdioClientTransport as V2StdioTransport } from "@modelcontextprotocol/client/stdio"
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport as V1StdioTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { execFile, spawn } from "node:child_process"
-import { promisify } from "node:util"
 import { join } from "node:path"
+import { promisify } from "node:util"
 import { clientInfo, connectStdio, textOf } from "./utils/client.ts"
 import { isRunning } from "./utils/process.ts"
 import { resolveBinary, root, type Runtime, runtimes } from "./utils/runtimes.ts"
@@ -55,7 +55,12 @@ const runConsoleFixture = (runtime: Runtime) =>
     child.stderr.on("data", (chunk) => (stderr += chunk))
     child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
     const lines = [
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo }
+      },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "speak" } }
     ]
@@ -85,7 +90,10 @@ interface OfficialClient {
  */
 const officialClientRun = <C extends OfficialClient>(
   client: C,
-  transport: { readonly pid: number | null; readonly stderr: { on: (event: "data", f: (chunk: Buffer) => void) => unknown } | null },
+  transport: {
+    readonly pid: number | null
+    readonly stderr: { on: (event: "data", f: (chunk: Buffer) => void) => unknown } | null
+  },
   check?: (client: C) => void
 ) =>
   Effect.gen(function*() {
@@ -136,7 +144,10 @@ for (const runtime of runtimes) {
           assert.strictEqual(client.serverInfo.name, "notes")
           const tools = yield* client.tools.get
           assert.deepStrictEqual(tools.map((tool) => tool.name), ["add_note", "list_notes"])
-          assert.strictEqual(textOf(yield* client.callTool("add_note", { title: "groceries", body: "eggs" })), "saved groceries")
+          assert.strictEqual(
+            textOf(yield* client.callTool("add_note", { title: "groceries", body: "eggs" })),
+            "saved groceries"
+          )
           assert.strictEqual(textOf(yield* client.callTool("list_notes", {})), "groceries")
 
           yield* Scope.close(scope, Exit.void)
@@ -150,13 +161,23 @@ for (const runtime of runtimes) {
     it.live("the official v1 client (legacy) lists the tools and calls one; closing it ends the server", () =>
       officialClientRun(
         new V1Client({ name: "official-v1", version: "1.0.0" }),
-        new V1StdioTransport({ command: resolveBinary(runtime), args: [...runtime.args(SERVER)], cwd: root, stderr: "pipe" })
+        new V1StdioTransport({
+          command: resolveBinary(runtime),
+          args: [...runtime.args(SERVER)],
+          cwd: root,
+          stderr: "pipe"
+        })
       ))
 
     it.live(`the official v2 client (${MODERN}) lists the tools and calls one; closing it ends the server`, () =>
       officialClientRun(
         new V2Client({ name: "official-v2", version: "2.4.0" }, { versionNegotiation: { mode: { pin: MODERN } } }),
-        new V2StdioTransport({ command: resolveBinary(runtime), args: [...runtime.args(SERVER)], cwd: root, stderr: "pipe" }),
+        new V2StdioTransport({
+          command: resolveBinary(runtime),
+          args: [...runtime.args(SERVER)],
+          cwd: root,
+          stderr: "pipe"
+        }),
         (client) => assert.strictEqual(client.getNegotiatedProtocolVersion(), MODERN)
       ))
 

@@ -13,15 +13,15 @@
  *
  * workerd failing to start fails these tests; they are never skipped.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { assert, describe, it } from "@effect/vitest"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Effect, Layer } from "effect"
 import * as NodeMcpHttpClient from "../src/NodeMcpHttpClient.ts"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
 import { ModernServer } from "./fixtures/modernServer.ts"
 import { initialize, mcpHeaders, send } from "./fixtures/rawHttp.ts"
 import { connectOver, textOf } from "./utils/client.ts"
-import { type Answer, EXPECTED, modernRequest, PROBE_OPTIONS, probe, PROBES } from "./utils/probes.ts"
+import { type Answer, EXPECTED, modernRequest, probe, PROBE_OPTIONS, PROBES } from "./utils/probes.ts"
 import { root } from "./utils/runtimes.ts"
 import { bundleForWorkers, serveWorker, type WorkerBundle } from "./utils/workerd.ts"
 
@@ -77,30 +77,41 @@ describe("a Worker's bundle: no Node built-in", () => {
       assert.include(code, "export {")
     }), 60_000)
 
-  it.live("the check can fail: an entry importing node:fs is refused, its importer named", () =>
-    Effect.gen(function*() {
-      const error = yield* Effect.tryPromise(() =>
-        bundleForWorkers({
-          name: "reads-a-file",
-          source: "import { readFileSync } from \"node:fs\"\n" +
-            "export default { fetch: () => new Response(readFileSync(\"/etc/hostname\", \"utf8\")) }"
-        })
-      ).pipe(Effect.flip)
-      assert.include(String(error.cause), "Node built-in \"node:fs\"")
-      assert.include(String(error.cause), "reads-a-file")
-    }), 60_000)
+  it.live(
+    "the check can fail: an entry importing node:fs is refused, its importer named",
+    () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.tryPromise(() =>
+          bundleForWorkers({
+            name: "reads-a-file",
+            source: "import { readFileSync } from \"node:fs\"\n" +
+              "export default { fetch: () => new Response(readFileSync(\"/etc/hostname\", \"utf8\")) }"
+          })
+        ).pipe(Effect.flip)
+        assert.include(String(error.cause), "Node built-in \"node:fs\"")
+        assert.include(String(error.cause), "reads-a-file")
+      }),
+    60_000
+  )
 
-  it.live("so can a bare built-in, reached through a package: @effect-mcp/platform-node is Node's", () =>
-    Effect.gen(function*() {
-      const error = yield* Effect.tryPromise(() =>
-        bundleForWorkers({
-          name: "uses-platform-node",
-          source: "import { NodeMcpHttpServer } from \"@effect-mcp/platform-node\"\n" +
-            "export default { fetch: () => new Response(String(NodeMcpHttpServer)) }"
-        })
-      ).pipe(Effect.flip)
-      assert.match(String(error.cause), /Node built-in "(node:)?\w+" is imported by .*(platform-node|@effect\/platform-node)/)
-    }), 60_000)
+  it.live(
+    "so can a bare built-in, reached through a package: @effect-mcp/platform-node is Node's",
+    () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.tryPromise(() =>
+          bundleForWorkers({
+            name: "uses-platform-node",
+            source: "import { NodeMcpHttpServer } from \"@effect-mcp/platform-node\"\n" +
+              "export default { fetch: () => new Response(String(NodeMcpHttpServer)) }"
+          })
+        ).pipe(Effect.flip)
+        assert.match(
+          String(error.cause),
+          /Node built-in "(node:)?\w+" is imported by .*(platform-node|@effect\/platform-node)/
+        )
+      }),
+    60_000
+  )
 })
 
 // -----------------------------------------------------------------------------
@@ -108,74 +119,97 @@ describe("a Worker's bundle: no Node built-in", () => {
 // -----------------------------------------------------------------------------
 
 describe("the Streamable HTTP server as a Worker on workerd (toWebHandler, stateless)", () => {
-  it.live(`our client (${MODERN}): lists the tools, calls one, answers an elicitation round`, () =>
-    Effect.gen(function*() {
-      const url = yield* serveNotes
-      const client = yield* ours(url, "modern", "groceries")
-      assert.strictEqual(client.era, "modern")
-      assert.strictEqual(client.protocolVersion, MODERN)
-      assert.strictEqual(client.serverInfo.name, "notes")
-      const { tools } = yield* client.listTools()
-      assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), TOOLS)
-      assert.strictEqual(textOf(yield* client.callTool("add_note", { title: "todo", body: "eggs" })), "saved todo")
-      // input-required round: the server asks, the client answers, the call is retried with the answer
-      assert.strictEqual(textOf(yield* client.callTool("ask_title", {})), "saved groceries [modern]")
-      assert.strictEqual(textOf(yield* client.callTool("list_notes", {})), "todo\ngroceries")
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    `our client (${MODERN}): lists the tools, calls one, answers an elicitation round`,
+    () =>
+      Effect.gen(function*() {
+        const url = yield* serveNotes
+        const client = yield* ours(url, "modern", "groceries")
+        assert.strictEqual(client.era, "modern")
+        assert.strictEqual(client.protocolVersion, MODERN)
+        assert.strictEqual(client.serverInfo.name, "notes")
+        const { tools } = yield* client.listTools()
+        assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), TOOLS)
+        assert.strictEqual(textOf(yield* client.callTool("add_note", { title: "todo", body: "eggs" })), "saved todo")
+        // input-required round: the server asks, the client answers, the call is retried with the answer
+        assert.strictEqual(textOf(yield* client.callTool("ask_title", {})), "saved groceries [modern]")
+        assert.strictEqual(textOf(yield* client.callTool("list_notes", {})), "todo\ngroceries")
+      }).pipe(Effect.scoped),
+    60_000
+  )
 
-  it.live(`the official v2 client (${MODERN}): lists the tools, calls one, answers an elicitation round`, () =>
-    Effect.gen(function*() {
-      const url = yield* serveNotes
-      const { client, transport } = yield* official(url, "letters")
-      assert.strictEqual(client.getProtocolEra(), "modern")
-      assert.strictEqual(client.getNegotiatedProtocolVersion(), MODERN)
-      assert.isUndefined(transport.sessionId)
-      const { tools } = yield* Effect.promise(() => client.listTools())
-      assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), TOOLS)
-      const saved = yield* Effect.promise(() => client.callTool({ name: "add_note", arguments: { title: "todo", body: "eggs" } }))
-      assert.strictEqual(textOf(saved), "saved todo")
-      const asked = yield* Effect.promise(() => client.callTool({ name: "ask_title", arguments: {} }))
-      assert.strictEqual(textOf(asked), "saved letters [modern]")
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    `the official v2 client (${MODERN}): lists the tools, calls one, answers an elicitation round`,
+    () =>
+      Effect.gen(function*() {
+        const url = yield* serveNotes
+        const { client, transport } = yield* official(url, "letters")
+        assert.strictEqual(client.getProtocolEra(), "modern")
+        assert.strictEqual(client.getNegotiatedProtocolVersion(), MODERN)
+        assert.isUndefined(transport.sessionId)
+        const { tools } = yield* Effect.promise(() => client.listTools())
+        assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), TOOLS)
+        const saved = yield* Effect.promise(() =>
+          client.callTool({ name: "add_note", arguments: { title: "todo", body: "eggs" } })
+        )
+        assert.strictEqual(textOf(saved), "saved todo")
+        const asked = yield* Effect.promise(() => client.callTool({ name: "ask_title", arguments: {} }))
+        assert.strictEqual(textOf(asked), "saved letters [modern]")
+      }).pipe(Effect.scoped),
+    60_000
+  )
 
-  it.live("legacy, stateless: initialize answered without a session, tools/call without one served, no elicitation", () =>
-    Effect.gen(function*() {
-      const url = yield* serveNotes
-      const opened = yield* send(url, { headers: mcpHeaders(), body: initialize })
-      assert.strictEqual(opened.status, 200, opened.body)
-      assert.isUndefined(opened.headers["mcp-session-id"])
-      assert.include(opened.body, "\"name\":\"notes\"")
-      const called = yield* send(url, {
-        headers: mcpHeaders(),
-        body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add_note", arguments: { title: "a", body: "b" } } }
-      })
-      assert.strictEqual(called.status, 200, called.body)
-      assert.include(called.body, "saved a")
-      // our client in the legacy era too: requests without a session
-      const legacy = yield* ours(url, "legacy", "unused")
-      assert.strictEqual(legacy.era, "legacy")
-      assert.strictEqual(textOf(yield* legacy.callTool("list_notes", {})), "a")
-      // no session, so no server→client request: the client's capabilities are not known, the elicitation is refused
-      const asked = yield* legacy.callTool("ask_title", {})
-      assert.isTrue(asked.isError)
-      assert.include(textOf(asked), "elicitation capability")
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "legacy, stateless: initialize answered without a session, tools/call without one served, no elicitation",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* serveNotes
+        const opened = yield* send(url, { headers: mcpHeaders(), body: initialize })
+        assert.strictEqual(opened.status, 200, opened.body)
+        assert.isUndefined(opened.headers["mcp-session-id"])
+        assert.include(opened.body, "\"name\":\"notes\"")
+        const called = yield* send(url, {
+          headers: mcpHeaders(),
+          body: {
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { name: "add_note", arguments: { title: "a", body: "b" } }
+          }
+        })
+        assert.strictEqual(called.status, 200, called.body)
+        assert.include(called.body, "saved a")
+        // our client in the legacy era too: requests without a session
+        const legacy = yield* ours(url, "legacy", "unused")
+        assert.strictEqual(legacy.era, "legacy")
+        assert.strictEqual(textOf(yield* legacy.callTool("list_notes", {})), "a")
+        // no session, so no server→client request: the client's capabilities are not known, the elicitation is refused
+        const asked = yield* legacy.callTool("ask_title", {})
+        assert.isTrue(asked.isError)
+        assert.include(textOf(asked), "elicitation capability")
+      }).pipe(Effect.scoped),
+    60_000
+  )
 
-  it.live("standard headers with spaces around their values are read as on Node (workerd keeps them)", () =>
-    Effect.gen(function*() {
-      const url = yield* serveNotes
-      const called = yield* send(url, {
-        headers: {
-          ...mcpHeaders({ version: MODERN }),
-          "mcp-method": "tools/call",
-          "mcp-name": "list_notes  ",
-          "mcp-protocol-version": `${MODERN} `
-        },
-        body: modernRequest("tools/call", { name: "list_notes", arguments: {} })
-      })
-      assert.strictEqual(called.status, 200, called.body)
-      assert.include(called.body, "\"result\"")
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "standard headers with spaces around their values are read as on Node (workerd keeps them)",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* serveNotes
+        const called = yield* send(url, {
+          headers: {
+            ...mcpHeaders({ version: MODERN }),
+            "mcp-method": "tools/call",
+            "mcp-name": "list_notes  ",
+            "mcp-protocol-version": `${MODERN} `
+          },
+          body: modernRequest("tools/call", { name: "list_notes", arguments: {} })
+        })
+        assert.strictEqual(called.status, 200, called.body)
+        assert.include(called.body, "\"result\"")
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })
 
 // -----------------------------------------------------------------------------
@@ -207,13 +241,21 @@ const probeBoth = (options: typeof PROBE_OPTIONS & { readonly stateless?: boolea
       assert.deepStrictEqual(fromWorker, fromNode, name)
       answers.set(name, fromWorker)
     }
-    for (const [name, expected] of EXPECTED) assert.isTrue(expected(answers.get(name)!), `${name}: ${answers.get(name)}`)
+    for (const [name, expected] of EXPECTED) {
+      assert.isTrue(expected(answers.get(name)!), `${name}: ${answers.get(name)}`)
+    }
   }).pipe(Effect.scoped)
 
 describe("the Worker on workerd: bad input", () => {
-  it.live("with sessions: each probe gets the answer our Node server gives (-32700, 415, -32601, 413, 403, ...)", () =>
-    probeBoth({ ...PROBE_OPTIONS, stateless: false }), 60_000)
+  it.live(
+    "with sessions: each probe gets the answer our Node server gives (-32700, 415, -32601, 413, 403, ...)",
+    () => probeBoth({ ...PROBE_OPTIONS, stateless: false }),
+    60_000
+  )
 
-  it.live("stateless, as the Worker serves: the same answers as our Node server, stateless", () =>
-    probeBoth({ ...PROBE_OPTIONS, stateless: true }), 60_000)
+  it.live(
+    "stateless, as the Worker serves: the same answers as our Node server, stateless",
+    () => probeBoth({ ...PROBE_OPTIONS, stateless: true }),
+    60_000
+  )
 })

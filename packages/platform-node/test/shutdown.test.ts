@@ -55,7 +55,8 @@ const start = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
         const match = /^listening on (\S+)\n/.exec(out)
         if (match !== null) resume(Effect.succeed(match[1]!))
       })
-      child.on("exit", (code) => resume(Effect.die(new Error(`the server exited with ${code} before listening: ${stderr}`))))
+      child.on("exit", (code) =>
+        resume(Effect.die(new Error(`the server exited with ${code} before listening: ${stderr}`))))
     }).pipe(Effect.timeout("20 seconds"))
     /** Sends `signal`, then waits (at most 10 s) for the exit: how long it took, how it ended, its stderr. */
     const stop = (signal: NodeJS.Signals) =>
@@ -82,16 +83,25 @@ const request = (
   url: string,
   options: { readonly method?: string; readonly headers?: Http.OutgoingHttpHeaders; readonly body?: unknown }
 ) =>
-  Effect.callback<{ readonly status: number; readonly headers: Http.IncomingHttpHeaders; readonly body: string }>((resume) => {
-    const req = Http.request(url, { method: options.method ?? "POST", headers: options.headers, agent }, (response) => {
-      let body = ""
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => (body += chunk))
-      response.on("end", () => resume(Effect.succeed({ status: response.statusCode!, headers: response.headers, body })))
-    })
-    req.on("error", (error) => resume(Effect.die(error)))
-    req.end(options.body === undefined ? undefined : JSON.stringify(options.body))
-  })
+  Effect.callback<{ readonly status: number; readonly headers: Http.IncomingHttpHeaders; readonly body: string }>(
+    (resume) => {
+      const req = Http.request(
+        url,
+        { method: options.method ?? "POST", headers: options.headers, agent },
+        (response) => {
+          let body = ""
+          response.setEncoding("utf8")
+          response.on("data", (chunk: string) => (body += chunk))
+          response.on(
+            "end",
+            () => resume(Effect.succeed({ status: response.statusCode!, headers: response.headers, body }))
+          )
+        }
+      )
+      req.on("error", (error) => resume(Effect.die(error)))
+      req.end(options.body === undefined ? undefined : JSON.stringify(options.body))
+    }
+  )
 
 /** An SSE response read message by message (each wait at most 5 s). */
 interface SseReader {
@@ -116,7 +126,9 @@ const openSse = (
       response.on("data", (chunk: string) => {
         buffer += chunk
         for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
-          const data = buffer.slice(0, end).split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6))
+          const data = buffer.slice(0, end).split("\n").filter((line) => line.startsWith("data: ")).map((line) =>
+            line.slice(6)
+          )
           buffer = buffer.slice(end + 2)
           if (data.length === 0 || data.join("") === "") continue // a comment, a priming event
           const message = JSON.parse(data.join("\n"))
@@ -245,7 +257,12 @@ describe("shutdown with streams open", () => {
           const call = yield* openSse(agent, url, {
             method: "POST",
             headers: headers({ "mcp-session-id": session }),
-            body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "hang", arguments: {}, _meta: { progressToken: "p" } } }
+            body: {
+              jsonrpc: "2.0",
+              id: 1,
+              method: "tools/call",
+              params: { name: "hang", arguments: {}, _meta: { progressToken: "p" } }
+            }
           })
           assert.strictEqual((yield* call.next).method, "notifications/progress")
           const listen = yield* openListen(agent, url)
@@ -288,19 +305,23 @@ describe("scratchpad/http-mount.ts: an HttpRouter app with the MCP server at /mc
       assert.strictEqual(missing.status, 404)
     }).pipe(Effect.scoped), 30_000)
 
-  it.live("SIGTERM with a GET stream and a listen stream open: exit 130 within 2 s, both streams end cleanly", () =>
-    Effect.gen(function*() {
-      const { stop, url } = yield* start([example])
-      const agent = yield* keepAlive
-      const mcp = `${url}/mcp`
-      const { session } = yield* openSession(agent, mcp)
-      const get = yield* openGet(agent, mcp, session)
-      assert.strictEqual(get.status, 200)
-      const listen = yield* openListen(agent, mcp)
+  it.live(
+    "SIGTERM with a GET stream and a listen stream open: exit 130 within 2 s, both streams end cleanly",
+    () =>
+      Effect.gen(function*() {
+        const { stop, url } = yield* start([example])
+        const agent = yield* keepAlive
+        const mcp = `${url}/mcp`
+        const { session } = yield* openSession(agent, mcp)
+        const get = yield* openGet(agent, mcp, session)
+        assert.strictEqual(get.status, 200)
+        const listen = yield* openListen(agent, mcp)
 
-      assertExited(yield* stop("SIGTERM"))
+        assertExited(yield* stop("SIGTERM"))
 
-      assert.strictEqual(yield* get.ended, "end")
-      yield* assertListenEnded(listen)
-    }).pipe(Effect.scoped), 30_000)
+        assert.strictEqual(yield* get.ended, "end")
+        yield* assertListenEnded(listen)
+      }).pipe(Effect.scoped),
+    30_000
+  )
 })

@@ -8,9 +8,9 @@
  * binary) read and verified, `skills/get`, a directory read, and a file
  * not in the entry refused.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { type McpClient, McpSkillsClient } from "@effect-mcp/core"
 import type { McpError } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type * as Scope from "effect/Scope"
 import { fileURLToPath } from "node:url"
@@ -27,7 +27,9 @@ const transports: ReadonlyArray<{ readonly name: string; readonly connect: Conne
     name: "stdio (child process)",
     connect: (era) =>
       Effect.map(
-        connectStdio({ command: process.execPath, args: [fixture("official-skills-server.mjs")], stderr: "capture" }, { era }),
+        connectStdio({ command: process.execPath, args: [fixture("official-skills-server.mjs")], stderr: "capture" }, {
+          era
+        }),
         ({ client }) => client
       )
   },
@@ -47,36 +49,40 @@ const NOTES = "skill://acme-notes/SKILL.md"
 for (const transport of transports) {
   for (const era of ["modern", "legacy"] as const) {
     describe(`McpSkillsClient against the official v2 server, ${transport.name}, ${era}`, () => {
-      it.live("lists every page, reads SKILL.md and supporting files verified, gets one skill", () =>
-        Effect.gen(function*() {
-          const client = yield* transport.connect(era)
-          assert.strictEqual(client.era, era)
-          const skills = McpSkillsClient.make(client)
-          assert.isTrue(skills.supported)
-          const listed = yield* skills.list()
-          assert.deepStrictEqual(listed.map((skill) => skill.uri).sort(), [NOTES, PDF])
-          const pdf = listed.find((skill) => skill.uri === PDF)!
-          const manifest = yield* skills.read(pdf)
-          assert.isTrue(manifest.verified)
-          assert.strictEqual(manifest.text, PDF_MANIFEST)
-          assert.deepStrictEqual(manifest.frontmatter, {
-            name: "pdf-processing",
-            description: "Extract, fill, and assemble PDF documents"
-          })
-          const forms = yield* skills.read(pdf, "references/FORMS.md")
-          assert.isTrue(forms.verified)
-          assert.strictEqual(new TextDecoder().decode(forms.bytes), FORMS)
-          const logo = yield* skills.read(pdf, "skill://pdf-processing/assets/logo.bin")
-          assert.deepStrictEqual([...logo.bytes], [...LOGO])
-          const notes = yield* skills.read(yield* skills.get(NOTES))
-          assert.strictEqual(notes.text, NOTES_MANIFEST)
-          assert.deepStrictEqual(notes.frontmatter?.metadata, { author: "acme" })
-          const unlisted = yield* Effect.flip(skills.read(pdf, "references/MISSING.md"))
-          assert.strictEqual(unlisted.reason._tag, "SkillError")
-          assert.isTrue(skills.directoryRead)
-          const children = yield* skills.readDirectory("skill://pdf-processing")
-          assert.includeMembers(children.map((child) => child.uri), [PDF, "skill://pdf-processing/references"])
-        }), 30_000)
+      it.live(
+        "lists every page, reads SKILL.md and supporting files verified, gets one skill",
+        () =>
+          Effect.gen(function*() {
+            const client = yield* transport.connect(era)
+            assert.strictEqual(client.era, era)
+            const skills = McpSkillsClient.make(client)
+            assert.isTrue(skills.supported)
+            const listed = yield* skills.list()
+            assert.deepStrictEqual(listed.map((skill) => skill.uri).sort(), [NOTES, PDF])
+            const pdf = listed.find((skill) => skill.uri === PDF)!
+            const manifest = yield* skills.read(pdf)
+            assert.isTrue(manifest.verified)
+            assert.strictEqual(manifest.text, PDF_MANIFEST)
+            assert.deepStrictEqual(manifest.frontmatter, {
+              name: "pdf-processing",
+              description: "Extract, fill, and assemble PDF documents"
+            })
+            const forms = yield* skills.read(pdf, "references/FORMS.md")
+            assert.isTrue(forms.verified)
+            assert.strictEqual(new TextDecoder().decode(forms.bytes), FORMS)
+            const logo = yield* skills.read(pdf, "skill://pdf-processing/assets/logo.bin")
+            assert.deepStrictEqual([...logo.bytes], [...LOGO])
+            const notes = yield* skills.read(yield* skills.get(NOTES))
+            assert.strictEqual(notes.text, NOTES_MANIFEST)
+            assert.deepStrictEqual(notes.frontmatter?.metadata, { author: "acme" })
+            const unlisted = yield* Effect.flip(skills.read(pdf, "references/MISSING.md"))
+            assert.strictEqual(unlisted.reason._tag, "SkillError")
+            assert.isTrue(skills.directoryRead)
+            const children = yield* skills.readDirectory("skill://pdf-processing")
+            assert.includeMembers(children.map((child) => child.uri), [PDF, "skill://pdf-processing/references"])
+          }),
+        30_000
+      )
     })
   }
 }

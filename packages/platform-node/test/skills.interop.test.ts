@@ -6,11 +6,11 @@
  * process) and over Streamable HTTP (in this process, 127.0.0.1, an
  * ephemeral port), in the client's legacy and modern eras.
  */
+import { assert, describe, it } from "@effect/vitest"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import type { Transport } from "@modelcontextprotocol/client"
 import { SkillsClient, SkillVerificationError } from "@modelcontextprotocol/client/ext/skills"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
@@ -137,12 +137,19 @@ for (const { name, transport } of runners) {
           ])
 
           // a file not in the entry: refused by the client before any read
-          const unlisted = yield* Effect.promise(() => skills.read(pdf, "references/OTHER.md").then(() => undefined, (e) => e))
+          const unlisted = yield* Effect.promise(() =>
+            skills.read(pdf, "references/OTHER.md").then(() => undefined, (e) => e)
+          )
           assert.instanceOf(unlisted, SkillVerificationError)
 
           // changed on disk after loading: our server refuses it (never stale or unverified content)
-          Fs.writeFileSync(Path.join(dir, "pdf-processing/references/FORMS.md"), "# Forms\n\nEdited behind the catalog.\n")
-          const changed = yield* Effect.promise(() => skills.read(pdf, "references/FORMS.md").then(() => undefined, (e) => e))
+          Fs.writeFileSync(
+            Path.join(dir, "pdf-processing/references/FORMS.md"),
+            "# Forms\n\nEdited behind the catalog.\n"
+          )
+          const changed = yield* Effect.promise(() =>
+            skills.read(pdf, "references/FORMS.md").then(() => undefined, (e) => e)
+          )
           assert.match(String(changed), /changed since the skills catalog was loaded/)
         }).pipe(Effect.scoped), 30_000)
     })

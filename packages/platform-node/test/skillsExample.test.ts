@@ -51,50 +51,59 @@ const connect = (era: "legacy" | "modern", folder: string) =>
 
 describe("the Skills example over stdio", () => {
   for (const era of ["legacy", "modern"] as const) {
-    it.live(`lists and verifies every skill; a skill added is served after SIGHUP (${era})`, () =>
-      Effect.gen(function*() {
-        const folder = yield* copyOfSkills
-        const client = yield* connect(era, folder)
-        const skills = McpSkillsClient.make(client)
-        assert.isTrue(skills.supported)
-        const listed = yield* skills.list()
-        assert.deepStrictEqual(listed.map((skill) => skill.uri), [
-          "skill://acme/csv-cleanup/SKILL.md",
-          "skill://git-commit-messages/SKILL.md"
-        ])
-        for (const skill of listed) {
-          const manifest = yield* skills.read(skill)
-          assert.isTrue(manifest.verified)
-          assert.strictEqual(manifest.frontmatter?.name, skill.frontmatter.name)
-        }
-        const script = yield* skills.read(listed[0]!, "scripts/clean.py")
-        assert.isTrue(script.verified)
+    it.live(
+      `lists and verifies every skill; a skill added is served after SIGHUP (${era})`,
+      () =>
+        Effect.gen(function*() {
+          const folder = yield* copyOfSkills
+          const client = yield* connect(era, folder)
+          const skills = McpSkillsClient.make(client)
+          assert.isTrue(skills.supported)
+          const listed = yield* skills.list()
+          assert.deepStrictEqual(listed.map((skill) => skill.uri), [
+            "skill://acme/csv-cleanup/SKILL.md",
+            "skill://git-commit-messages/SKILL.md"
+          ])
+          for (const skill of listed) {
+            const manifest = yield* skills.read(skill)
+            assert.isTrue(manifest.verified)
+            assert.strictEqual(manifest.frontmatter?.name, skill.frontmatter.name)
+          }
+          const script = yield* skills.read(listed[0]!, "scripts/clean.py")
+          assert.isTrue(script.verified)
 
-        // a new skill on disk, then SIGHUP: the server walks the folder again and says so
-        Fs.mkdirSync(Path.join(folder, "haiku"))
-        Fs.writeFileSync(
-          Path.join(folder, "haiku/SKILL.md"),
-          "---\nname: haiku\ndescription: Writes a haiku\n---\nFive, seven, five.\n"
-        )
-        const haikuUri = "skill://haiku/SKILL.md"
-        if (era === "legacy") {
-          // the session hears the change (a 2026-07-28 client hears it on a listen stream, tested in core)
-          const changed = yield* Effect.forkScoped(Stream.runHead(client.notificationsOf(McpSchema.ResourceListChanged)))
-          yield* Effect.yieldNow
-          hangUp(folder)
-          const first = yield* Fiber.join(changed).pipe(Effect.timeout("20 seconds"))
-          assert.isTrue(Option.isSome(first))
-        } else {
-          hangUp(folder)
-        }
-        // the reload is the server's: asked again until it lists the new skill (at most 20 s)
-        const after = yield* skills.list().pipe(
-          Effect.repeat({ until: (skills) => skills.some((skill) => skill.uri === haikuUri), schedule: Schedule.spaced("50 millis") }),
-          Effect.timeout("20 seconds")
-        )
-        assert.include(after.map((skill) => skill.uri), haikuUri)
-        const haiku = yield* skills.read(after.find((skill) => skill.uri === haikuUri)!)
-        assert.strictEqual(haiku.body, "Five, seven, five.\n")
-      }).pipe(Effect.scoped), 60_000)
+          // a new skill on disk, then SIGHUP: the server walks the folder again and says so
+          Fs.mkdirSync(Path.join(folder, "haiku"))
+          Fs.writeFileSync(
+            Path.join(folder, "haiku/SKILL.md"),
+            "---\nname: haiku\ndescription: Writes a haiku\n---\nFive, seven, five.\n"
+          )
+          const haikuUri = "skill://haiku/SKILL.md"
+          if (era === "legacy") {
+            // the session hears the change (a 2026-07-28 client hears it on a listen stream, tested in core)
+            const changed = yield* Effect.forkScoped(
+              Stream.runHead(client.notificationsOf(McpSchema.ResourceListChanged))
+            )
+            yield* Effect.yieldNow
+            hangUp(folder)
+            const first = yield* Fiber.join(changed).pipe(Effect.timeout("20 seconds"))
+            assert.isTrue(Option.isSome(first))
+          } else {
+            hangUp(folder)
+          }
+          // the reload is the server's: asked again until it lists the new skill (at most 20 s)
+          const after = yield* skills.list().pipe(
+            Effect.repeat({
+              until: (skills) => skills.some((skill) => skill.uri === haikuUri),
+              schedule: Schedule.spaced("50 millis")
+            }),
+            Effect.timeout("20 seconds")
+          )
+          assert.include(after.map((skill) => skill.uri), haikuUri)
+          const haiku = yield* skills.read(after.find((skill) => skill.uri === haikuUri)!)
+          assert.strictEqual(haiku.body, "Five, seven, five.\n")
+        }).pipe(Effect.scoped),
+      60_000
+    )
   }
 })

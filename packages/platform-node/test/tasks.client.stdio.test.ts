@@ -6,8 +6,8 @@
  * answered by the client's elicitation handler, and a cancel that interrupts
  * the handler in the child.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpClient, type McpClientSession, type McpSchema } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer, Stream } from "effect"
 import { fileURLToPath } from "node:url"
 import * as NodeJsonSchemaValidator from "../src/NodeJsonSchemaValidator.ts"
@@ -40,26 +40,30 @@ const connect = (era: McpClientSession.Era) =>
 
 describe("McpClient tasks over stdio", () => {
   for (const era of ["modern", "legacy"] as const) {
-    it.live(`${era}: a task followed to its result; a question mid-task answered; a cancel interrupts the handler`, () =>
-      Effect.gen(function*() {
-        const client = yield* connect(era)
-        assert.strictEqual(client.era, era)
+    it.live(
+      `${era}: a task followed to its result; a question mid-task answered; a cancel interrupts the handler`,
+      () =>
+        Effect.gen(function*() {
+          const client = yield* connect(era)
+          assert.strictEqual(client.era, era)
 
-        const cancelled = yield* client.callToolTask("build", { target: "never" })
-        assert.notStrictEqual(cancelled.taskId, "")
-        yield* cancelled.cancel
-        assert.strictEqual(textOf(yield* client.callTool("was_interrupted", {})), "interrupted")
-        assert.strictEqual((yield* cancelled.poll).status, "cancelled")
+          const cancelled = yield* client.callToolTask("build", { target: "never" })
+          assert.notStrictEqual(cancelled.taskId, "")
+          yield* cancelled.cancel
+          assert.strictEqual(textOf(yield* client.callTool("was_interrupted", {})), "interrupted")
+          assert.strictEqual((yield* cancelled.poll).status, "cancelled")
 
-        const task = yield* client.callToolTask("build", { target: "app" })
-        const states = yield* Effect.forkChild(Stream.runCollect(task.status))
-        yield* client.callTool("release", {})
-        assert.strictEqual(textOf(yield* task.result), "built app")
-        const seen = (yield* Fiber.join(states)).map((state) => state.status)
-        assert.strictEqual(seen[seen.length - 1], "completed")
+          const task = yield* client.callToolTask("build", { target: "app" })
+          const states = yield* Effect.forkChild(Stream.runCollect(task.status))
+          yield* client.callTool("release", {})
+          assert.strictEqual(textOf(yield* task.result), "built app")
+          const seen = (yield* Fiber.join(states)).map((state) => state.status)
+          assert.strictEqual(seen[seen.length - 1], "completed")
 
-        const asking = yield* client.callToolTask("confirm", {})
-        assert.strictEqual(textOf(yield* asking.result), "confirmed")
-      }).pipe(Effect.scoped, Effect.timeout("30 seconds")), 40_000)
+          const asking = yield* client.callToolTask("confirm", {})
+          assert.strictEqual(textOf(yield* asking.result), "confirmed")
+        }).pipe(Effect.scoped, Effect.timeout("30 seconds")),
+      40_000
+    )
   }
 })

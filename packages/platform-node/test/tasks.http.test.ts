@@ -7,8 +7,8 @@
  * interrupts the handler; input asked mid-run is answered with
  * `tasks/update`; the standard headers name the task.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpAuth, McpServer, McpTool } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Layer, Schema } from "effect"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
 import { mcpHeaders, send } from "./fixtures/rawHttp.ts"
@@ -19,7 +19,9 @@ const TASKS = "io.modelcontextprotocol/tasks"
 const meta = (declared: boolean) => ({
   "io.modelcontextprotocol/protocolVersion": VERSION,
   "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-  "io.modelcontextprotocol/clientCapabilities": declared ? { elicitation: {}, extensions: { [TASKS]: {} } } : { elicitation: {} }
+  "io.modelcontextprotocol/clientCapabilities": declared
+    ? { elicitation: {}, extensions: { [TASKS]: {} } }
+    : { elicitation: {} }
 })
 
 const serve = Effect.gen(function*() {
@@ -124,7 +126,9 @@ describe("tasks over Streamable HTTP, 2026-07-28", () => {
   it.live("a task outlives the POST that created it and is polled from new connections until completed; another principal finds nothing", () =>
     Effect.gen(function*() {
       const { release, started, url } = yield* serve
-      const created = yield* post(url, "alice", "tools/call", { name: "build", arguments: { target: "app" } }, { name: "build" })
+      const created = yield* post(url, "alice", "tools/call", { name: "build", arguments: { target: "app" } }, {
+        name: "build"
+      })
       assert.strictEqual(created.status, 200)
       assert.strictEqual(created.result.resultType, "task")
       assert.strictEqual(created.result.status, "working")
@@ -160,7 +164,9 @@ describe("tasks over Streamable HTTP, 2026-07-28", () => {
   it.live("tasks/cancel interrupts the handler's fiber; tasks/get then says cancelled", () =>
     Effect.gen(function*() {
       const { interrupted, started, url } = yield* serve
-      const created = yield* post(url, "alice", "tools/call", { name: "build", arguments: { target: "app" } }, { name: "build" })
+      const created = yield* post(url, "alice", "tools/call", { name: "build", arguments: { target: "app" } }, {
+        name: "build"
+      })
       const taskId: string = created.result.taskId
       yield* Deferred.await(started)
       assert.isFalse(yield* Deferred.isDone(interrupted))
@@ -189,7 +195,9 @@ describe("tasks over Streamable HTTP, 2026-07-28", () => {
       })
       assert.strictEqual(foreign.error?.code, -32602)
 
-      const bad = yield* taskRequest(url, "alice", "tasks/update", taskId, { inputResponses: { go: { nonsense: true } } })
+      const bad = yield* taskRequest(url, "alice", "tasks/update", taskId, {
+        inputResponses: { go: { nonsense: true } }
+      })
       assert.strictEqual(bad.error?.code, -32602)
       const still = yield* taskRequest(url, "alice", "tasks/get", taskId)
       assert.strictEqual(still.result.status, "input_required")
@@ -206,7 +214,10 @@ describe("tasks over Streamable HTTP, 2026-07-28", () => {
   it.live("a required tool called without declaring the extension: -32021 (400) naming it", () =>
     Effect.gen(function*() {
       const { url } = yield* serve
-      const refused = yield* post(url, "alice", "tools/call", { name: "render", arguments: {} }, { name: "render", declared: false })
+      const refused = yield* post(url, "alice", "tools/call", { name: "render", arguments: {} }, {
+        name: "render",
+        declared: false
+      })
       assert.deepStrictEqual([refused.status, refused.error?.code], [400, -32021])
       assert.deepStrictEqual(refused.error?.data?.requiredCapabilities, { extensions: { [TASKS]: {} } })
       const created = yield* post(url, "alice", "tools/call", { name: "render", arguments: {} }, { name: "render" })

@@ -10,8 +10,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { fileURLToPath } from "node:url"
-import * as NodeMcpStdio from "../src/NodeMcpStdio.ts"
 import { rpcPeer } from "../../core/test/utils/rpcPeer.ts"
+import * as NodeMcpStdio from "../src/NodeMcpStdio.ts"
 
 const RELATED = "io.modelcontextprotocol/related-task"
 const fixture = fileURLToPath(new URL("./fixtures/tasks-stdio-server.ts", import.meta.url))
@@ -40,12 +40,18 @@ describe("tasks over stdio, 2025-11-25", () => {
       const { init, peer } = yield* connect
       assert.deepStrictEqual(init.result.capabilities.tasks?.requests?.tools?.call, {})
       const listed = yield* peer.call("tools/list", {})
-      const support = Object.fromEntries(listed.result.tools.map((tool: any) => [tool.name, tool.execution?.taskSupport]))
+      const support = Object.fromEntries(
+        listed.result.tools.map((tool: any) => [tool.name, tool.execution?.taskSupport])
+      )
       assert.strictEqual(support.build, "optional")
       assert.strictEqual(support.render, "required")
       assert.isUndefined(support.plain)
 
-      const created = yield* peer.call("tools/call", { name: "build", arguments: { target: "lib" }, task: { ttl: 60_000 } })
+      const created = yield* peer.call("tools/call", {
+        name: "build",
+        arguments: { target: "lib" },
+        task: { ttl: 60_000 }
+      })
       assert.isUndefined(created.error)
       const task = created.result.task
       assert.strictEqual(task.status, "working")
@@ -57,7 +63,10 @@ describe("tasks over stdio, 2025-11-25", () => {
 
       assert.strictEqual((yield* peer.call("tasks/get", { taskId: task.taskId })).result.status, "working")
       const waiting = yield* peer.call("tasks/result", { taskId: task.taskId }).pipe(Effect.forkChild)
-      assert.strictEqual(textOf((yield* peer.call("tools/call", { name: "release", arguments: {} })).result), "released")
+      assert.strictEqual(
+        textOf((yield* peer.call("tools/call", { name: "release", arguments: {} })).result),
+        "released"
+      )
       const result = yield* Fiber.join(waiting)
       assert.strictEqual(textOf(result.result), "built lib")
       assert.deepStrictEqual(result.result._meta?.[RELATED], { taskId: task.taskId })
@@ -83,7 +92,10 @@ describe("tasks over stdio, 2025-11-25", () => {
       const taskId = created.result.task.taskId
       const cancelled = yield* peer.call("tasks/cancel", { taskId })
       assert.strictEqual(cancelled.result.status, "cancelled")
-      assert.strictEqual(textOf((yield* peer.call("tools/call", { name: "was_interrupted", arguments: {} })).result), "interrupted")
+      assert.strictEqual(
+        textOf((yield* peer.call("tools/call", { name: "was_interrupted", arguments: {} })).result),
+        "interrupted"
+      )
       assert.strictEqual((yield* peer.call("tasks/get", { taskId })).result.status, "cancelled")
     }).pipe(Effect.scoped))
 

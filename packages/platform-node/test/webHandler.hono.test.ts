@@ -4,8 +4,8 @@
  * on `node:http` (`fixtures/webHandlerHttp.ts`, 127.0.0.1, an ephemeral
  * port), driven by our client in both eras.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpHttpServer } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Hono } from "hono"
 import * as NodeMcpHttpClient from "../src/NodeMcpHttpClient.ts"
@@ -32,13 +32,19 @@ describe("toWebHandler in a Hono app", () => {
       const elicitation = (name: string) => ({
         form: () => Effect.succeed({ action: "accept" as const, content: { name } })
       })
-      const modern = yield* connectOver(NodeMcpHttpClient.layer({ url }), { era: "modern", elicitation: elicitation("Io") })
+      const modern = yield* connectOver(NodeMcpHttpClient.layer({ url }), {
+        era: "modern",
+        elicitation: elicitation("Io")
+      })
       assert.strictEqual(modern.era, "modern")
       const { tools } = yield* modern.listTools()
       assert.include(tools.map((tool) => tool.name), "greet")
       assert.strictEqual(textOf(yield* modern.callTool("greet", { name: "Oslo" })), "Hello, Oslo! [modern]")
       assert.strictEqual(textOf(yield* modern.callTool("ask_name", {})), "Hello, Io! [modern]")
-      const legacy = yield* connectOver(NodeMcpHttpClient.layer({ url }), { era: "legacy", elicitation: elicitation("Lu") })
+      const legacy = yield* connectOver(NodeMcpHttpClient.layer({ url }), {
+        era: "legacy",
+        elicitation: elicitation("Lu")
+      })
       assert.strictEqual(legacy.era, "legacy")
       assert.strictEqual(textOf(yield* legacy.callTool("ask_name", {})), "Hello, Lu! [legacy]")
     }).pipe(Effect.scoped))

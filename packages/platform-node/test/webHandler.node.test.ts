@@ -7,9 +7,9 @@
  * metadata routes, CORS, limits and health routes; the legacy stateless
  * mode; `dispose` ending the legacy sessions.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import { assert, describe, it } from "@effect/vitest"
 import { McpAuth, McpError, McpHttpServer, McpServer, McpTool } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Deferred, Effect, Exit, Fiber, Layer, Schema } from "effect"
 import * as NodeMcpHttpClient from "../src/NodeMcpHttpClient.ts"
 import * as NodeMcpHttpServer from "../src/NodeMcpHttpServer.ts"
@@ -17,7 +17,7 @@ import { ModernServer } from "./fixtures/modernServer.ts"
 import { initialize, mcpHeaders, openSse, send } from "./fixtures/rawHttp.ts"
 import { listenWebHandler } from "./fixtures/webHandlerHttp.ts"
 import { connectOver, textOf } from "./utils/client.ts"
-import { type Answer, EXPECTED, modernRequest, PROBE_OPTIONS, probe, PROBES } from "./utils/probes.ts"
+import { type Answer, EXPECTED, modernRequest, probe, PROBE_OPTIONS, PROBES } from "./utils/probes.ts"
 
 const MODERN = "2026-07-28"
 
@@ -29,7 +29,10 @@ const serveWeb = (
   Effect.acquireRelease(
     Effect.promise(() => {
       const web = McpHttpServer.toWebHandler(serverLayer, options)
-      return listenWebHandler({ fetch: web.handler, close: web.dispose }, "webHandler").then((http) => ({ ...web, ...http }))
+      return listenWebHandler({ fetch: web.handler, close: web.dispose }, "webHandler").then((http) => ({
+        ...web,
+        ...http
+      }))
     }),
     (served) => Effect.promise(() => served.close())
   )
@@ -65,7 +68,13 @@ describe("toWebHandler under Node: our client", () => {
       const client = yield* ours(url, "modern", "Io")
       assert.strictEqual(client.era, "modern")
       const { tools } = yield* client.listTools()
-      assert.deepStrictEqual(tools.map((tool) => tool.name), ["add_extra", "ask_model", "ask_name", "greet", "list_roots"])
+      assert.deepStrictEqual(tools.map((tool) => tool.name), [
+        "add_extra",
+        "ask_model",
+        "ask_name",
+        "greet",
+        "list_roots"
+      ])
       assert.strictEqual(textOf(yield* client.callTool("greet", { name: "Oslo" })), "Hello, Oslo! [modern]")
       assert.strictEqual(textOf(yield* client.callTool("ask_name", {})), "Hello, Io! [modern]")
     }).pipe(Effect.scoped))
@@ -121,7 +130,9 @@ describe("toWebHandler under Node: bad input", () => {
         assert.deepStrictEqual(fromWeb, fromNode, name)
         answers.set(name, fromWeb)
       }
-      for (const [name, expected] of EXPECTED) assert.isTrue(expected(answers.get(name)!), `${name}: ${answers.get(name)}`)
+      for (const [name, expected] of EXPECTED) {
+        assert.isTrue(expected(answers.get(name)!), `${name}: ${answers.get(name)}`)
+      }
     }).pipe(Effect.scoped))
 })
 
@@ -138,13 +149,16 @@ describe("toWebHandler under Node: the options", () => {
   it.live("auth: 401 with a challenge naming the metadata, the metadata routes, a valid token served", () =>
     Effect.gen(function*() {
       const good: McpAuth.AuthInfo = { token: "good", subject: "alice", scopes: ["mcp"], claims: {} }
-      const server = McpServer.register(WhoAmI).pipe(Layer.provideMerge(McpServer.layer({ name: "auth", version: "1" })))
+      const server = McpServer.register(WhoAmI).pipe(
+        Layer.provideMerge(McpServer.layer({ name: "auth", version: "1" }))
+      )
       const { handler, url } = yield* serveWeb(server, {
         auth: {
           resource: "https://mcp.example.com/mcp",
           authorizationServers: ["https://as.example.com"],
           requireAudience: false,
-          verify: (token) => token === "good" ? Effect.succeed(good) : Effect.fail(McpError.auth("Unauthorized", "unknown token"))
+          verify: (token) =>
+            token === "good" ? Effect.succeed(good) : Effect.fail(McpError.auth("Unauthorized", "unknown token"))
         }
       })
       const refused = yield* send(url, { headers: mcpHeaders(), body: initialize })
@@ -154,7 +168,7 @@ describe("toWebHandler under Node: the options", () => {
         "resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\""
       )
       for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
-        const metadata = yield* Effect.promise(() => 
+        const metadata = yield* Effect.promise(() =>
           handler(new Request(`http://127.0.0.1${path}`)).then((r) => r.json() as Promise<Record<string, unknown>>)
         )
         assert.deepStrictEqual(
@@ -194,7 +208,9 @@ describe("toWebHandler under Node: the options", () => {
       })
       const get = (path: string) =>
         Effect.promise(() =>
-          web.handler(new Request(`http://127.0.0.1${path}`)).then(async (r) => [r.status, await r.text(), r.headers.get("cache-control")])
+          web.handler(new Request(`http://127.0.0.1${path}`)).then(async (
+            r
+          ) => [r.status, await r.text(), r.headers.get("cache-control")])
         )
       assert.deepStrictEqual(yield* get("/healthz"), [200, "ok\n", "no-store"])
       assert.deepStrictEqual(yield* get("/readyz"), [503, "not ready\n", "no-store"])

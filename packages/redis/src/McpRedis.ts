@@ -17,6 +17,7 @@
  *
  * @since 0.1.0
  */
+import type * as McpError from "@effect-mcp/core/McpError"
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
@@ -24,7 +25,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
-import type * as McpError from "@effect-mcp/core/McpError"
 import * as Errors from "./internal/errors.ts"
 
 /**

@@ -92,7 +92,9 @@ export const requestStateSecret = (
   options?: { readonly prefix?: string | undefined }
 ): Effect.Effect<string, McpError.McpError, Redis.Redis> =>
   Effect.gen(function*() {
-    const configured = yield* Config.option(Config.String("MCP_REQUEST_STATE_SECRET")).pipe(Effect.orElseSucceed(Option.none))
+    const configured = yield* Config.option(Config.String("MCP_REQUEST_STATE_SECRET")).pipe(
+      Effect.orElseSucceed(Option.none)
+    )
     if (Option.isSome(configured) && configured.value !== "") return configured.value
     const redis = yield* Redis.Redis
     const key = `${options?.prefix ?? "mcp:"}secret:request-state`

@@ -5,7 +5,10 @@ import * as McpRedis from "../src/McpRedis.ts"
 import * as RedisServer from "./utils/redisServer.ts"
 
 const connect = (url: string) =>
-  Effect.map(Layer.build(McpRedis.layer({ url, connectTimeout: "2 seconds" })), (context) => Context.get(context, Redis.Redis))
+  Effect.map(
+    Layer.build(McpRedis.layer({ url, connectTimeout: "2 seconds" })),
+    (context) => Context.get(context, Redis.Redis)
+  )
 
 describe.skipIf(!RedisServer.available)("McpRedis", () => {
   it.live("connects, sends commands, and closes with its scope", () =>
@@ -21,7 +24,9 @@ describe.skipIf(!RedisServer.available)("McpRedis", () => {
     Effect.gen(function*() {
       const port = yield* RedisServer.freePort
       const error = yield* Effect.flip(Effect.scoped(connect(`redis://admin:s3cret@127.0.0.1:${port}`)))
-      expect(error.message).toMatch(/^Redis connection to redis:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:\d+\/? failed: .*ECONNREFUSED/)
+      expect(error.message).toMatch(
+        /^Redis connection to redis:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:\d+\/? failed: .*ECONNREFUSED/
+      )
       expect(error.message).not.toContain("s3cret")
     }))
 

@@ -7,7 +7,10 @@ import * as McpRedisChangeBus from "../src/McpRedisChangeBus.ts"
 import * as RedisServer from "./utils/redisServer.ts"
 
 const connect = (url: string) =>
-  Effect.map(Layer.build(McpRedis.layer({ url, connectTimeout: "2 seconds" })), (context) => Context.get(context, Redis.Redis))
+  Effect.map(
+    Layer.build(McpRedis.layer({ url, connectTimeout: "2 seconds" })),
+    (context) => Context.get(context, Redis.Redis)
+  )
 
 /** A bus on a connection of its own (a replica), and the changes it hears, as they come. */
 const replica = (url: string) =>
@@ -33,7 +36,10 @@ describe.skipIf(!RedisServer.available)("McpRedisChangeBus", () => {
       yield* a.bus.publish({ _tag: "ListChanged", kind: "tools" })
       yield* b.bus.publish({ _tag: "ResourceUpdated", uri: "file:///b.txt" })
       // each hears the other's first: had it heard its own, that would have come first
-      expect(yield* Queue.take(b.heard).pipe(Effect.timeout("5 seconds"))).toEqual({ _tag: "ListChanged", kind: "tools" })
+      expect(yield* Queue.take(b.heard).pipe(Effect.timeout("5 seconds"))).toEqual({
+        _tag: "ListChanged",
+        kind: "tools"
+      })
       expect(yield* Queue.take(a.heard).pipe(Effect.timeout("5 seconds"))).toEqual({
         _tag: "ResourceUpdated",
         uri: "file:///b.txt"
@@ -67,8 +73,14 @@ describe.skipIf(!RedisServer.available)("McpRedisChangeBus", () => {
         JSON.stringify({ origin: "elsewhere", change: { _tag: "ListChanged", kind: "prompts", extra: true } })
       )
       yield* a.bus.publish({ _tag: "ResourceUpdated", uri: "file:///a.txt" })
-      expect(yield* Queue.take(a.heard).pipe(Effect.timeout("5 seconds"))).toEqual({ _tag: "ListChanged", kind: "prompts" })
-      expect(yield* Queue.take(b.heard).pipe(Effect.timeout("5 seconds"))).toEqual({ _tag: "ListChanged", kind: "prompts" })
+      expect(yield* Queue.take(a.heard).pipe(Effect.timeout("5 seconds"))).toEqual({
+        _tag: "ListChanged",
+        kind: "prompts"
+      })
+      expect(yield* Queue.take(b.heard).pipe(Effect.timeout("5 seconds"))).toEqual({
+        _tag: "ListChanged",
+        kind: "prompts"
+      })
       expect(yield* Queue.take(b.heard).pipe(Effect.timeout("5 seconds"))).toEqual({
         _tag: "ResourceUpdated",
         uri: "file:///a.txt"

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "@effect/vitest"
 import { McpChangeBus, McpHttpServer, McpSessionRegistry, McpTaskStore } from "@effect-mcp/core"
+import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import * as McpRedis from "../src/McpRedis.ts"
@@ -14,7 +14,13 @@ describe.skipIf(!RedisServer.available)("McpRedisCluster", () => {
         McpRedisCluster.layer({ prefix: "app:" }).pipe(Layer.provide(McpRedis.layer({ url: server.url })))
       )
       const registry = Context.get(context, McpSessionRegistry.McpSessionRegistry)
-      yield* registry.register({ id: "s", owner: registry.replicaId, principal: undefined, initialize: {}, protocolVersion: "2025-11-25" })
+      yield* registry.register({
+        id: "s",
+        owner: registry.replicaId,
+        principal: undefined,
+        initialize: {},
+        protocolVersion: "2025-11-25"
+      })
       const events = Context.get(context, McpHttpServer.EventStore)
       yield* events.append("s/0", { jsonrpc: "2.0", method: "ping" })
       expect(Context.get(context, McpTaskStore.McpTaskStore)).toBeDefined()
@@ -36,7 +42,9 @@ describe.skipIf(!RedisServer.available)("McpRedisCluster", () => {
       expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/)
       const configured = yield* McpRedisCluster.requestStateSecret().pipe(
         Effect.provideContext(yield* replica),
-        Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { MCP_REQUEST_STATE_SECRET: "from-config" } })))
+        Effect.provide(
+          ConfigProvider.layer(ConfigProvider.fromEnv({ env: { MCP_REQUEST_STATE_SECRET: "from-config" } }))
+        )
       )
       expect(configured).toBe("from-config")
     }).pipe(Effect.scoped))

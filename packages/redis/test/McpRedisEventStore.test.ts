@@ -3,10 +3,10 @@
  * hostile `Last-Event-ID`s, the length and time bounds, `remove`, another
  * replica (connection) replaying and appending, and Redis failures.
  */
-import { assert, describe, it } from "@effect/vitest"
 import type * as JsonRpc from "@effect-mcp/core/JsonRpc"
-import type * as McpHttpServer from "@effect-mcp/core/McpHttpServer"
 import * as McpError from "@effect-mcp/core/McpError"
+import type * as McpHttpServer from "@effect-mcp/core/McpHttpServer"
+import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Schedule } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import * as McpRedis from "../src/McpRedis.ts"
@@ -14,7 +14,10 @@ import * as McpRedisEventStore from "../src/McpRedisEventStore.ts"
 import * as RedisServer from "./utils/redisServer.ts"
 
 const connect = (url: string) =>
-  Effect.map(Layer.build(McpRedis.layer({ url, connectTimeout: "2 seconds" })), (context) => Context.get(context, Redis.Redis))
+  Effect.map(
+    Layer.build(McpRedis.layer({ url, connectTimeout: "2 seconds" })),
+    (context) => Context.get(context, Redis.Redis)
+  )
 
 const storeOn = (redis: Redis.Redis["Service"], options?: McpRedisEventStore.Options) =>
   McpRedisEventStore.make(options).pipe(Effect.provideService(Redis.Redis, redis))
@@ -134,7 +137,11 @@ describe.skipIf(!RedisServer.available)("McpRedisEventStore", () => {
       ]
       for (const id of hostile) {
         const exit = yield* Effect.exit(store.replayAfter(id))
-        assert.deepStrictEqual(exit._tag === "Success" ? exit.value : exit, Option.none(), JSON.stringify(id.slice(0, 60)))
+        assert.deepStrictEqual(
+          exit._tag === "Success" ? exit.value : exit,
+          Option.none(),
+          JSON.stringify(id.slice(0, 60))
+        )
       }
       // the real id still works, and nothing else changed
       assert.deepStrictEqual(progressOf((yield* replay(store, real))!.events), [1])
@@ -196,7 +203,10 @@ describe.skipIf(!RedisServer.available)("McpRedisEventStore", () => {
       const one = yield* store.append("s/1", undefined)
       const two = yield* store.append("s/2", undefined)
       yield* store.append("s/2", progress(1))
-      assert.deepStrictEqual((yield* redis.send<Array<string>>("KEYS", "*")).sort(), ["app:events:s/1", "app:events:s/2"])
+      assert.deepStrictEqual((yield* redis.send<Array<string>>("KEYS", "*")).sort(), [
+        "app:events:s/1",
+        "app:events:s/2"
+      ])
       yield* store.remove("s/1")
       yield* store.remove("never/1")
       assert.isUndefined(yield* replay(store, one))

@@ -16,15 +16,22 @@ import { bytes, eventually, published, record, replica, request, serveEndless, t
 const direct = { direct: { secret: "test-secret" } } as const
 
 /** The address a replica advertises: its heartbeat's value. */
-const advertised = (redis: { readonly send: <A>(command: string, ...args: ReadonlyArray<string>) => Effect.Effect<A, unknown> }, replicaId: string) =>
-  Effect.orDie(redis.send<string | null>("GET", `test:replicas:${replicaId}`))
+const advertised = (
+  redis: { readonly send: <A>(command: string, ...args: ReadonlyArray<string>) => Effect.Effect<A, unknown> },
+  replicaId: string
+) => Effect.orDie(redis.send<string | null>("GET", `test:replicas:${replicaId}`))
 
 const portOf = (address: string | null) => Number(new URL(address!).port)
 
 /** A raw request to a hop, as anyone on the network could send it. */
 const raw = (
   port: number,
-  init: { readonly path?: string; readonly method?: string; readonly headers?: Record<string, string>; readonly body?: Uint8Array }
+  init: {
+    readonly path?: string
+    readonly method?: string
+    readonly headers?: Record<string, string>
+    readonly body?: Uint8Array
+  }
 ) =>
   Effect.promise(() =>
     fetch(`http://127.0.0.1:${port}${init.path ?? "/.mcp-relay/v1"}`, {
@@ -84,7 +91,8 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions, direct hop", () => {
       // liveness asks whether the key exists, whatever its value
       yield* a.registry.register(record("s1", a.registry.replicaId))
       yield* b.registry.register(record("s2", b.registry.replicaId))
-      const live = (id: string) => Effect.map(a.registry.lookup(id), (found) => found._tag === "Some" && found.value.live)
+      const live = (id: string) =>
+        Effect.map(a.registry.lookup(id), (found) => found._tag === "Some" && found.value.live)
       expect([yield* live("s1"), yield* live("s2")]).toEqual([true, true])
       // no secret configured: the first replica made one, kept in Redis for the others
       const secret = yield* Effect.orDie(a.redis.send<string | null>("GET", "test:secret:relay"))
@@ -155,10 +163,17 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions, direct hop", () => {
       )
       const before = yield* published(a.redis)
       const response = yield* b.registry.forward(a.registry.replicaId, request)
-      expect([response.status, response.headers, response.whole]).toEqual([202, { "content-type": "text/event-stream" }, undefined])
+      expect([response.status, response.headers, response.whole]).toEqual([
+        202,
+        { "content-type": "text/event-stream" },
+        undefined
+      ])
       const chunks = yield* Queue.unbounded<Uint8Array>()
       // (chunks come as Buffers)
-      const reader = yield* response.body.pipe(Stream.runForEach((chunk) => Queue.offer(chunks, Uint8Array.from(chunk))), Effect.forkChild)
+      const reader = yield* response.body.pipe(
+        Stream.runForEach((chunk) => Queue.offer(chunks, Uint8Array.from(chunk))),
+        Effect.forkChild
+      )
       const binary = Uint8Array.from({ length: 256 }, (_, i) => i)
       // each chunk arrives before the next is written
       for (const part of [bytes("event: message\ndata: 1\n\n"), binary, bytes("event: message\ndata: 2\n\n")]) {
@@ -191,7 +206,10 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions, direct hop", () => {
       const server = yield* RedisServer.start
       const closed = yield* RedisServer.freePort
       // "a" advertises a port nobody listens on
-      const refusing = yield* replica(server.url, { replicaId: "a", direct: { ...direct.direct, advertise: `http://127.0.0.1:${closed}` } })
+      const refusing = yield* replica(server.url, {
+        replicaId: "a",
+        direct: { ...direct.direct, advertise: `http://127.0.0.1:${closed}` }
+      })
       const b = yield* replica(server.url, direct)
       const refusingServed = yield* serveJson(refusing.registry)
       let before = yield* published(b.redis)
@@ -228,7 +246,10 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions, direct hop", () => {
       const a = yield* replica(server.url, direct)
       const b = yield* replica(server.url, direct)
       const port = portOf(yield* advertised(a.redis, a.registry.replicaId))
-      expect((yield* raw(port, { headers: { "x-mcp-relay-secret": "test-secret", "x-mcp-relay-to": a.registry.replicaId } })).status)
+      expect(
+        (yield* raw(port, { headers: { "x-mcp-relay-secret": "test-secret", "x-mcp-relay-to": a.registry.replicaId } }))
+          .status
+      )
         .toBe(503)
       const start = Date.now()
       const error = yield* Effect.flip(Effect.scoped(b.registry.forward(a.registry.replicaId, request)))
@@ -273,8 +294,12 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions, direct hop", () => {
       // a replica with another secret is refused on the hop; its request goes on pub/sub, once
       const stranger = yield* replica(server.url, { direct: { secret: "another-secret" } })
       const before = yield* published(a.redis)
-      expect(text((yield* Effect.scoped(stranger.registry.forward(a.registry.replicaId, request))).whole!)).toBe(text(json))
-      expect(text((yield* Effect.scoped(stranger.registry.forward(a.registry.replicaId, request))).whole!)).toBe(text(json))
+      expect(text((yield* Effect.scoped(stranger.registry.forward(a.registry.replicaId, request))).whole!)).toBe(
+        text(json)
+      )
+      expect(text((yield* Effect.scoped(stranger.registry.forward(a.registry.replicaId, request))).whole!)).toBe(
+        text(json)
+      )
       expect((yield* published(a.redis)) - before).toBe(4)
       expect(yield* served).toBe(3)
     }).pipe(Effect.scoped))
@@ -303,7 +328,9 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions, direct hop", () => {
       const a = yield* replica(server.url, direct)
       const b = yield* replica(server.url, { ...direct, forwardTimeout: "300 millis" })
       const handlerClosed = yield* Deferred.make<void>()
-      yield* a.registry.serve(() => Effect.andThen(Effect.addFinalizer(() => Deferred.succeed(handlerClosed, undefined)), Effect.never))
+      yield* a.registry.serve(() =>
+        Effect.andThen(Effect.addFinalizer(() => Deferred.succeed(handlerClosed, undefined)), Effect.never)
+      )
       const start = Date.now()
       const error = yield* Effect.flip(Effect.scoped(b.registry.forward(a.registry.replicaId, request)))
       expect(error.message).toMatch(/did not answer within 300 ms/)
@@ -320,7 +347,10 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions, direct hop", () => {
       yield* serveEndless(a.registry)
       const response = yield* b.registry.forward(a.registry.replicaId, request)
       const chunks = yield* Queue.unbounded<Uint8Array>()
-      const reader = yield* response.body.pipe(Stream.runForEach((chunk) => Queue.offer(chunks, chunk)), Effect.forkChild)
+      const reader = yield* response.body.pipe(
+        Stream.runForEach((chunk) => Queue.offer(chunks, chunk)),
+        Effect.forkChild
+      )
       expect(text(yield* Queue.take(chunks).pipe(Effect.timeout("5 seconds")))).toBe("first")
       yield* Effect.sleep("200 millis")
       expect(reader.pollUnsafe()).toBeUndefined()
@@ -379,6 +409,9 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions, direct hop", () => {
       expect(Date.now() - start).toBeLessThan(1000)
       expect(yield* listening(port)).toBe(false)
       // and its heartbeat is gone with it
-      yield* eventually(Effect.map(advertised(b.redis, a.registry.replicaId), (value) => value === null), "the heartbeat is deleted")
+      yield* eventually(
+        Effect.map(advertised(b.redis, a.registry.replicaId), (value) => value === null),
+        "the heartbeat is deleted"
+      )
     }).pipe(Effect.scoped))
 })

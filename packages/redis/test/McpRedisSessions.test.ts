@@ -2,7 +2,18 @@ import type { McpSessionRegistry } from "@effect-mcp/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Option, Queue, Schedule, Scope, Stream } from "effect"
 import * as RedisServer from "./utils/redisServer.ts"
-import { bytes, connect, endless, eventually, published, record, replica, request, serveEndless, text } from "./utils/sessions.ts"
+import {
+  bytes,
+  connect,
+  endless,
+  eventually,
+  published,
+  record,
+  replica,
+  request,
+  serveEndless,
+  text
+} from "./utils/sessions.ts"
 
 describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
   it.live("registers, looks up, touches, releases and removes records shared by replicas", () =>
@@ -15,8 +26,12 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
 
       yield* a.registry.register(record("s1", a.registry.replicaId))
       yield* a.registry.register({ ...record("s2", a.registry.replicaId), principal: undefined })
-      expect(yield* b.registry.lookup("s1")).toEqual(Option.some({ record: record("s1", a.registry.replicaId), live: true }))
-      expect(yield* a.registry.lookup("s1")).toEqual(Option.some({ record: record("s1", a.registry.replicaId), live: true }))
+      expect(yield* b.registry.lookup("s1")).toEqual(
+        Option.some({ record: record("s1", a.registry.replicaId), live: true })
+      )
+      expect(yield* a.registry.lookup("s1")).toEqual(
+        Option.some({ record: record("s1", a.registry.replicaId), live: true })
+      )
       expect(Option.getOrThrow(yield* b.registry.lookup("s2")).record.principal).toBeUndefined()
       // what the client set since its initialize travels with the record
       const replay = [{ method: "logging/setLevel", params: { level: "debug" } }]
@@ -71,7 +86,9 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
       yield* a.registry.register(record("r", a.registry.replicaId))
       yield* a.registry.release("r")
       expect(yield* b.registry.claim("r", "")).toBe(true)
-      expect(yield* b.registry.lookup("r")).toEqual(Option.some({ record: record("r", b.registry.replicaId), live: true }))
+      expect(yield* b.registry.lookup("r")).toEqual(
+        Option.some({ record: record("r", b.registry.replicaId), live: true })
+      )
     }).pipe(Effect.scoped))
 
   it.live("an owner is dead at once when its layer closes, and within heartbeatTtl when it is killed", () =>
@@ -123,7 +140,10 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
       expect({ ...got, body: text(got.body) }).toEqual({ ...request, body: text(request.body) })
 
       const chunks = yield* Queue.unbounded<Uint8Array>()
-      const reader = yield* response.body.pipe(Stream.runForEach((chunk) => Queue.offer(chunks, chunk)), Effect.forkChild)
+      const reader = yield* response.body.pipe(
+        Stream.runForEach((chunk) => Queue.offer(chunks, chunk)),
+        Effect.forkChild
+      )
       const binary = Uint8Array.from({ length: 256 }, (_, i) => i)
       // each chunk arrives before the next is written
       for (const part of [bytes("event: message\ndata: 1\n\n"), binary, bytes("event: message\ndata: 2\n\n")]) {
@@ -145,35 +165,48 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
       const b = yield* replica(server.url)
       const json = bytes(`{"jsonrpc":"2.0","id":1,"result":{}}`)
       yield* a.registry.serve(() =>
-        Effect.succeed({ status: 200, headers: { "content-type": "application/json" }, body: Stream.die("unused"), whole: json })
+        Effect.succeed({
+          status: 200,
+          headers: { "content-type": "application/json" },
+          body: Stream.die("unused"),
+          whole: json
+        })
       )
       const before = yield* published(a.redis)
       const response = yield* b.registry.forward(a.registry.replicaId, request)
       expect([response.status, text(response.whole!)]).toEqual([200, text(json)])
-      expect(text(Uint8Array.from((yield* Stream.runCollect(response.body)).flatMap((chunk) => [...chunk])))).toBe(text(json))
+      expect(text(Uint8Array.from((yield* Stream.runCollect(response.body)).flatMap((chunk) => [...chunk])))).toBe(
+        text(json)
+      )
       // the request, and its answer in one message
       expect((yield* published(a.redis)) - before).toBe(2)
     }).pipe(Effect.scoped))
 
-  it.live("a client that does not read loses the forwarded body beyond 16 MiB buffered, not the forwarder's memory", () =>
-    Effect.gen(function*() {
-      const server = yield* RedisServer.start
-      const a = yield* replica(server.url)
-      const b = yield* replica(server.url)
-      const mebibyte = new Uint8Array(1024 * 1024)
-      yield* a.registry.serve(() =>
-        Effect.succeed({
-          status: 200,
-          headers: { "content-type": "text/event-stream" },
-          body: Stream.make(...Array.from({ length: 20 }, () => mebibyte))
-        })
-      )
-      const response = yield* b.registry.forward(a.registry.replicaId, request)
-      // nothing read until the owner has written it all: the request, the head, 20 chunks and the end
-      yield* published(a.redis).pipe(Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (count) => count >= 23, times: 500 }))
-      const error = yield* Effect.flip(Stream.runDrain(response.body)).pipe(Effect.timeout("10 seconds"))
-      expect(error.message).toMatch(/reads too slowly/)
-    }).pipe(Effect.scoped), 20_000)
+  it.live(
+    "a client that does not read loses the forwarded body beyond 16 MiB buffered, not the forwarder's memory",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* RedisServer.start
+        const a = yield* replica(server.url)
+        const b = yield* replica(server.url)
+        const mebibyte = new Uint8Array(1024 * 1024)
+        yield* a.registry.serve(() =>
+          Effect.succeed({
+            status: 200,
+            headers: { "content-type": "text/event-stream" },
+            body: Stream.make(...Array.from({ length: 20 }, () => mebibyte))
+          })
+        )
+        const response = yield* b.registry.forward(a.registry.replicaId, request)
+        // nothing read until the owner has written it all: the request, the head, 20 chunks and the end
+        yield* published(a.redis).pipe(
+          Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (count) => count >= 23, times: 500 })
+        )
+        const error = yield* Effect.flip(Stream.runDrain(response.body)).pipe(Effect.timeout("10 seconds"))
+        expect(error.message).toMatch(/reads too slowly/)
+      }).pipe(Effect.scoped),
+    20_000
+  )
 
   it.live("closing the forwarder's scope cancels the request on its owner", () =>
     Effect.gen(function*() {
@@ -223,12 +256,13 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
       const server = yield* RedisServer.start
       const a = yield* replica(server.url)
       const b = yield* replica(server.url)
-      yield* a.registry.serve(() =>
-        Effect.succeed({ status: 200, headers: {}, body: endless })
-      )
+      yield* a.registry.serve(() => Effect.succeed({ status: 200, headers: {}, body: endless }))
       const response = yield* b.registry.forward(a.registry.replicaId, request)
       const chunks = yield* Queue.unbounded<Uint8Array>()
-      const reader = yield* response.body.pipe(Stream.runForEach((chunk) => Queue.offer(chunks, chunk)), Effect.forkChild)
+      const reader = yield* response.body.pipe(
+        Stream.runForEach((chunk) => Queue.offer(chunks, chunk)),
+        Effect.forkChild
+      )
       expect(text(yield* Queue.take(chunks).pipe(Effect.timeout("5 seconds")))).toBe("first")
       // a body that is merely quiet goes on
       yield* Effect.sleep("600 millis")
@@ -276,7 +310,9 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
         Effect.succeed({
           status: 200,
           headers: {},
-          body: Stream.fromEffect(Effect.as(Effect.andThen(Queue.offer(started, undefined), Deferred.await(go)), bytes(body)))
+          body: Stream.fromEffect(
+            Effect.as(Effect.andThen(Queue.offer(started, undefined), Deferred.await(go)), bytes(body))
+          )
         })
       yield* a.registry.serve(handler("first")).pipe(Scope.provide(a.scope))
       expect(yield* clients).toBe(before + 5)
@@ -286,7 +322,8 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
       expect(yield* clients).toBe(before + 5)
       const forwards = yield* Effect.all(
         Array.from({ length: 10 }, () =>
-          Effect.scoped(Effect.flatMap(b.registry.forward(a.registry.replicaId, request), (r) => Stream.runCollect(r.body)))),
+          Effect.scoped(Effect.flatMap(b.registry.forward(a.registry.replicaId, request), (r) =>
+            Stream.runCollect(r.body)))),
         { concurrency: 10 }
       ).pipe(Effect.forkChild({ startImmediately: true }))
       // ten requests in flight, on the same subscriptions
@@ -294,10 +331,13 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
       expect(yield* clients).toBe(before + 5)
       yield* Deferred.succeed(go, undefined)
       const bodies = yield* Fiber.join(forwards)
-      expect(bodies.map((body) => body.map(text))).toEqual(Array.from({ length: 10 }, () => ["ok"]))
+      expect(bodies.map((body) =>
+        body.map(text)
+      )).toEqual(Array.from({ length: 10 }, () => ["ok"]))
       yield* Scope.close(second, Exit.void)
       const again = yield* Effect.scoped(
-        Effect.flatMap(b.registry.forward(a.registry.replicaId, request), (r) => Stream.runCollect(r.body))
+        Effect.flatMap(b.registry.forward(a.registry.replicaId, request), (r) =>
+          Stream.runCollect(r.body))
       )
       expect(again.map(text)).toEqual(["first"])
       expect(yield* clients).toBe(before + 5)

@@ -13,12 +13,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Context, Effect, Layer, Option, Queue, Stream } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import { TestClock } from "effect/testing"
+import { ALICE, BOB, codeOf, key, record } from "../../core/test/utils/taskRecords.ts"
+import { taskStoreContract } from "../../core/test/utils/taskStoreContract.ts"
 import * as McpRedis from "../src/McpRedis.ts"
 import * as McpRedisTaskStore from "../src/McpRedisTaskStore.ts"
 import * as RedisServer from "./utils/redisServer.ts"
-import { ALICE, BOB, codeOf, key, record } from "../../core/test/utils/taskRecords.ts"
-import { taskStoreContract } from "../../core/test/utils/taskStoreContract.ts"
-
 
 // on the live clock: the connection pool's own timers are not the test's
 const connect = (url: string) =>
@@ -66,7 +65,9 @@ const watching = (stream: Stream.Stream<McpTaskStore.TaskRecord, McpError.McpErr
   })
 
 describe.skipIf(!RedisServer.available)("McpRedisTaskStore", () => {
-  taskStoreContract((capacity) => Effect.map(setup(capacity === undefined ? undefined : { capacity }), ({ store }) => store))
+  taskStoreContract((capacity) =>
+    Effect.map(setup(capacity === undefined ? undefined : { capacity }), ({ store }) => store)
+  )
 
   it.effect("a task expires ttlMs after its creation on Clock; Redis collects it a minute later", () =>
     Effect.gen(function*() {

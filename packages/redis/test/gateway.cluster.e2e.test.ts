@@ -15,11 +15,11 @@
  * added on the modern upstream reaches listeners on every replica; at the
  * end no process (replica, stdio child, upstream) is left.
  */
-import { assert, describe, it, layer } from "@effect/vitest"
 import { McpClient, McpContent } from "@effect-mcp/core"
 import * as McpHttpClient from "@effect-mcp/core/McpHttpClient"
 import * as NodeJsonSchemaValidator from "@effect-mcp/platform-node/NodeJsonSchemaValidator"
 import * as NodeMcpHttpClient from "@effect-mcp/platform-node/NodeMcpHttpClient"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
@@ -78,11 +78,14 @@ const pinningHttpClient = () => {
   let calls = 0
   return Layer.effect(
     HttpClient.HttpClient,
-    Effect.map(HttpClient.HttpClient, HttpClient.mapRequest((request) =>
-      request.headers["mcp-method"] === "tools/call"
-        ? HttpClientRequest.setHeader(request, "x-upstream", String(calls++ % 3))
-        : request
-    ))
+    Effect.map(
+      HttpClient.HttpClient,
+      HttpClient.mapRequest((request) =>
+        request.headers["mcp-method"] === "tools/call"
+          ? HttpClientRequest.setHeader(request, "x-upstream", String(calls++ % 3))
+          : request
+      )
+    )
   ).pipe(Layer.provide(NodeMcpHttpClient.layerHttpClient))
 }
 
@@ -128,7 +131,10 @@ describe.skipIf(!RedisServer.available)("a gateway of three replicas on Redis be
                 })
             }
           }).pipe(
-            Layer.provide([McpHttpClient.layer({ url: gateway.url }).pipe(Layer.provide(pinningHttpClient())), NodeJsonSchemaValidator.layer])
+            Layer.provide([
+              McpHttpClient.layer({ url: gateway.url }).pipe(Layer.provide(pinningHttpClient())),
+              NodeJsonSchemaValidator.layer
+            ])
           )
         ).pipe(Effect.map(Context.get(McpClient.McpClient)))
         const before = gateway.proxy.hits.length
@@ -140,7 +146,9 @@ describe.skipIf(!RedisServer.available)("a gateway of three replicas on Redis be
         )
         assert.deepStrictEqual(asked, ["First question of modern-1?", "Second question of modern-1?"])
         // the call and its two retries, each served by another replica
-        const calls = gateway.proxy.hits.slice(before).filter((_, i) => gateway.proxy.methods[before + i] === "tools/call")
+        const calls = gateway.proxy.hits.slice(before).filter((_, i) =>
+          gateway.proxy.methods[before + i] === "tools/call"
+        )
         assert.deepStrictEqual(calls, gateway.replicas.map((replica) => replica.port))
         assert.strictEqual(yield* runsOf(gateway, "confirm_twice", "modern-1"), 1)
       }).pipe(Effect.scoped))
@@ -156,11 +164,20 @@ describe.skipIf(!RedisServer.available)("a gateway of three replicas on Redis be
         const first = yield* call(1)
         const one = questionOf(first.json)
         assert.strictEqual(one.message, "First question of raw-1?")
-        const second = yield* call(2, { inputResponses: answer(one.key, "yes"), requestState: first.json.result.requestState })
+        const second = yield* call(2, {
+          inputResponses: answer(one.key, "yes"),
+          requestState: first.json.result.requestState
+        })
         const two = questionOf(second.json)
         assert.strictEqual(two.message, "Second question of raw-1?")
-        const third = yield* call(0, { inputResponses: answer(two.key, "sure"), requestState: second.json.result.requestState })
-        assert.strictEqual(textOf(third.json), `confirm_twice raw-1: yes, sure (pid ${gateway.replicas[1]!.process().pid})`)
+        const third = yield* call(0, {
+          inputResponses: answer(two.key, "sure"),
+          requestState: second.json.result.requestState
+        })
+        assert.strictEqual(
+          textOf(third.json),
+          `confirm_twice raw-1: yes, sure (pid ${gateway.replicas[1]!.process().pid})`
+        )
         assert.deepStrictEqual(gateway.proxy.hits.slice(-3), [1, 2, 0].map((i) => gateway.replicas[i]!.port))
         assert.strictEqual(yield* runsOf(gateway, "confirm_twice", "raw-1"), 1)
       }).pipe(Effect.scoped))
@@ -172,7 +189,9 @@ describe.skipIf(!RedisServer.available)("a gateway of three replicas on Redis be
         const asked: Array<string> = []
         const client = yield* Effect.acquireRelease(
           Effect.promise(async () => {
-            const client = new Client({ name: "official-v1", version: "1.32.2" }, { capabilities: { elicitation: { form: {} } } })
+            const client = new Client({ name: "official-v1", version: "1.32.2" }, {
+              capabilities: { elicitation: { form: {} } }
+            })
             client.setRequestHandler(ElicitRequestSchema, async (request) => {
               asked.push(request.params.message)
               return { action: "accept", content: { answer: `legacy ${asked.length}` } }
@@ -203,7 +222,10 @@ describe.skipIf(!RedisServer.available)("a gateway of three replicas on Redis be
         const streams = yield* Effect.forEach([0, 1, 2], (upstream) =>
           openSse(gateway.url, {
             method: "POST",
-            headers: mcpHeaders({ version: MODERN }, { "mcp-method": "subscriptions/listen", "x-upstream": String(upstream) }),
+            headers: mcpHeaders({ version: MODERN }, {
+              "mcp-method": "subscriptions/listen",
+              "x-upstream": String(upstream)
+            }),
             body: {
               jsonrpc: "2.0",
               id: "listen",
@@ -216,7 +238,10 @@ describe.skipIf(!RedisServer.available)("a gateway of three replicas on Redis be
           assert.strictEqual(JSON.parse((yield* stream.next)!.data).method, "notifications/subscriptions/acknowledged")
         }
         // straight to the upstream, not through the gateway
-        const added = yield* modern(gateway.modern.url, "tools/call", { name: "add_tool", arguments: { name: "late_tool" } })
+        const added = yield* modern(gateway.modern.url, "tools/call", {
+          name: "add_tool",
+          arguments: { name: "late_tool" }
+        })
         assert.strictEqual(textOf(added.json), "late_tool registered")
         for (const stream of streams) {
           const changed = yield* stream.next.pipe(Effect.timeout("10 seconds"))
@@ -224,7 +249,11 @@ describe.skipIf(!RedisServer.available)("a gateway of three replicas on Redis be
         }
         for (const upstream of [0, 1, 2]) {
           const listed = yield* modern(gateway.url, "tools/list", {}, { upstream })
-          assert.include(listed.json.result.tools.map((tool: { name: string }) => tool.name), "modern__late_tool", listed.body)
+          assert.include(
+            listed.json.result.tools.map((tool: { name: string }) => tool.name),
+            "modern__late_tool",
+            listed.body
+          )
         }
         yield* Effect.forEach(streams, (stream) => stream.drop)
       }).pipe(Effect.scoped))
@@ -240,7 +269,10 @@ describe.skipIf(!RedisServer.available)("a gateway of three replicas on Redis be
           })
         const first = yield* call(0)
         const { key } = questionOf(first.json)
-        const retried = yield* call(1, { inputResponses: answer(key, "hush"), requestState: first.json.result.requestState })
+        const retried = yield* call(1, {
+          inputResponses: answer(key, "hush"),
+          requestState: first.json.result.requestState
+        })
         assert.strictEqual(
           textOf(retried.json),
           `ask_once quiet-1: hush (pid ${gateway.replicas[0]!.process().pid})`
@@ -253,10 +285,15 @@ describe.skipIf(!RedisServer.available)("a gateway of three replicas on Redis be
         const gateway = yield* TestGateway
         const holder = gateway.replicas[2]!
         const call = (upstream: number, extra: Record<string, unknown> = {}) =>
-          modern(gateway.url, "tools/call", { name: "legacy__confirm_twice", arguments: { id: "killed-1" }, ...extra }, {
-            upstream,
-            capabilities: { elicitation: {} }
-          })
+          modern(
+            gateway.url,
+            "tools/call",
+            { name: "legacy__confirm_twice", arguments: { id: "killed-1" }, ...extra },
+            {
+              upstream,
+              capabilities: { elicitation: {} }
+            }
+          )
         const first = yield* call(2)
         const one = questionOf(first.json)
         assert.strictEqual(gateway.proxy.hits.at(-1), holder.port)
@@ -264,7 +301,10 @@ describe.skipIf(!RedisServer.available)("a gateway of three replicas on Redis be
         assert.isAbove(children.length, 0)
         yield* holder.stop("SIGKILL")
         const started = yield* Clock.currentTimeMillis
-        const retried = yield* call(0, { inputResponses: answer(one.key, "too late"), requestState: first.json.result.requestState })
+        const retried = yield* call(0, {
+          inputResponses: answer(one.key, "too late"),
+          requestState: first.json.result.requestState
+        })
         const elapsed = (yield* Clock.currentTimeMillis) - started
         console.log(`the retry after the holder's SIGKILL was answered in ${elapsed} ms: ${retried.body}`)
         assert.strictEqual(retried.json?.error?.code, -32602, retried.body)
@@ -299,31 +339,44 @@ describe.skipIf(!RedisServer.available)("a gateway of three replicas on Redis be
         const outcomes = yield* Fiber.joinAll(probes)
         const counts = new Map<string, number>()
         for (const outcome of outcomes) counts.set(outcome, (counts.get(outcome) ?? 0) + 1)
-        console.log(`requests sent while replica ${replica.name} restarted: ${JSON.stringify(Object.fromEntries(counts))}`)
+        console.log(
+          `requests sent while replica ${replica.name} restarted: ${JSON.stringify(Object.fromEntries(counts))}`
+        )
         assert.isAbove(counts.get("ECONNREFUSED") ?? 0, 0)
         assert.isAbove(counts.get("200") ?? 0, 0)
-        assert.strictEqual(counts.get("unanswered") ?? 0, 0, "a request taken while the replica started was never answered")
+        assert.strictEqual(
+          counts.get("unanswered") ?? 0,
+          0,
+          "a request taken while the replica started was never answered"
+        )
       }).pipe(Effect.scoped))
   })
 })
 
 describe.skipIf(!RedisServer.available)("the gateway cluster of the tests", () => {
-  it.live("leaves nothing running: replicas, their stdio children and the modern upstream are gone with its scope", () =>
-    Effect.gen(function*() {
-      // closed by the test, or by the test's own scope when it fails first
-      const scope = yield* Effect.acquireRelease(Scope.make(), (scope, exit) => Scope.close(scope, exit))
-      const gateway = yield* GatewayCluster.start(3).pipe(Scope.provide(scope))
-      // a held call: each replica has children, one of them asking
-      const first = yield* modern(gateway.url, "tools/call", { name: "legacy__ask_once", arguments: { id: "left-1" } }, {
-        upstream: 0,
-        capabilities: { elicitation: {} }
-      })
-      questionOf(first.json)
-      const pids = yield* gateway.processes
-      for (const name of ["a", "b", "c"]) assert.isAbove((yield* gateway.childrenOf(name)).length, 0, name)
-      assert.include(pids, gateway.modern.pid)
-      yield* Scope.close(scope, Exit.void)
-      assert.deepStrictEqual(GatewayCluster.marked(`${GatewayCluster.MARK}=${gateway.marker}`), [])
-      assert.deepStrictEqual(gateway.leftAtClose, [])
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "leaves nothing running: replicas, their stdio children and the modern upstream are gone with its scope",
+    () =>
+      Effect.gen(function*() {
+        // closed by the test, or by the test's own scope when it fails first
+        const scope = yield* Effect.acquireRelease(Scope.make(), (scope, exit) => Scope.close(scope, exit))
+        const gateway = yield* GatewayCluster.start(3).pipe(Scope.provide(scope))
+        // a held call: each replica has children, one of them asking
+        const first = yield* modern(gateway.url, "tools/call", {
+          name: "legacy__ask_once",
+          arguments: { id: "left-1" }
+        }, {
+          upstream: 0,
+          capabilities: { elicitation: {} }
+        })
+        questionOf(first.json)
+        const pids = yield* gateway.processes
+        for (const name of ["a", "b", "c"]) assert.isAbove((yield* gateway.childrenOf(name)).length, 0, name)
+        assert.include(pids, gateway.modern.pid)
+        yield* Scope.close(scope, Exit.void)
+        assert.deepStrictEqual(GatewayCluster.marked(`${GatewayCluster.MARK}=${gateway.marker}`), [])
+        assert.deepStrictEqual(gateway.leftAtClose, [])
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })

@@ -6,9 +6,9 @@
  * with `Last-Event-ID` replays exactly the missed events (from Redis), then
  * goes on live.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpServer, McpTool } from "@effect-mcp/core"
 import * as NodeMcpHttpServer from "@effect-mcp/platform-node/NodeMcpHttpServer"
+import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Queue, Schedule, Schema } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import { mcpHeaders, openSession, openSse, send, type SseEvent } from "../../platform-node/test/fixtures/rawHttp.ts"
@@ -56,7 +56,12 @@ const callSteps = (url: string, session: string, n: number) =>
   openSse(url, {
     method: "POST",
     headers: mcpHeaders({ session }),
-    body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "steps", arguments: { n }, _meta: { progressToken: 1 } } }
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "steps", arguments: { n }, _meta: { progressToken: 1 } }
+    }
   })
 
 const resumeGet = (url: string, session: string, lastEventId: string) =>
@@ -139,7 +144,14 @@ describe.skipIf(!RedisServer.available)("Streamable HTTP resumability on Redis",
       yield* Queue.offer(gate, undefined)
       const keysBefore = [...(yield* redis.send<Array<string>>("KEYS", "*"))].sort()
       const entry = one!.id!.split(":")[1]
-      const hostile = ["sentinel:0-0", "../sentinel:0-0", `${session}/1:+`, `${session}/1:1-0`, "x".repeat(4000), `other/1:${entry}`]
+      const hostile = [
+        "sentinel:0-0",
+        "../sentinel:0-0",
+        `${session}/1:+`,
+        `${session}/1:1-0`,
+        "x".repeat(4000),
+        `other/1:${entry}`
+      ]
       for (const id of hostile) {
         const response = yield* send(url, {
           method: "GET",

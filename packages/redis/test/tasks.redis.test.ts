@@ -5,8 +5,8 @@
  * server running it, through Redis pub/sub. A task whose replica is gone is
  * failed by the other.
  */
-import * as McpServer from "@effect-mcp/core/McpServer"
 import type * as McpError from "@effect-mcp/core/McpError"
+import * as McpServer from "@effect-mcp/core/McpServer"
 import * as McpSessionRegistry from "@effect-mcp/core/McpSessionRegistry"
 import * as McpTest from "@effect-mcp/core/McpTest"
 import * as McpTool from "@effect-mcp/core/McpTool"

@@ -70,7 +70,9 @@ const parseAnswer = (value: unknown, where: string): Result.Result<Answer, Failu
   }
   const content = record.content ?? {}
   if (!Predicate.isObject(content) || Array.isArray(content)) {
-    return Result.fail(Failures.usage(`--answers: the "content" of ${where} must be a JSON object, got ${shown(content)}`))
+    return Result.fail(
+      Failures.usage(`--answers: the "content" of ${where} must be a JSON object, got ${shown(content)}`)
+    )
   }
   return Result.succeed({ action: "accept", content: content as Readonly<Record<string, unknown>> })
 }
@@ -258,11 +260,17 @@ export const checkValue = (field: Field, value: unknown): string | undefined => 
         : `expected one of ${choiceList(field.choices)}, got ${shown(value)}`
     case "Multi": {
       if (!Array.isArray(value)) return `expected a list of ${choiceList(field.choices)}, got ${shown(value)}`
-      const wrong = value.find((item) => typeof item !== "string" || !field.choices.some((choice) => choice.value === item))
+      const wrong = value.find((item) =>
+        typeof item !== "string" || !field.choices.some((choice) => choice.value === item)
+      )
       if (wrong !== undefined) return `${shown(wrong)} is not one of ${choiceList(field.choices)}`
       if (new Set(value).size !== value.length) return "has a choice twice"
-      if (field.minItems !== undefined && value.length < field.minItems) return `needs at least ${field.minItems} choices`
-      if (field.maxItems !== undefined && value.length > field.maxItems) return `takes at most ${field.maxItems} choices`
+      if (field.minItems !== undefined && value.length < field.minItems) {
+        return `needs at least ${field.minItems} choices`
+      }
+      if (field.maxItems !== undefined && value.length > field.maxItems) {
+        return `takes at most ${field.maxItems} choices`
+      }
       return undefined
     }
   }

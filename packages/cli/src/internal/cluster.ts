@@ -37,7 +37,10 @@ export interface Cluster {
   readonly direct: { readonly host?: string; readonly port: number; readonly advertise?: string } | undefined
 }
 
-const given = <A>(option: Option.Option<A>, name: string): ReadonlyArray<string> => (Option.isSome(option) ? [name] : [])
+const given = <A>(
+  option: Option.Option<A>,
+  name: string
+): ReadonlyArray<string> => (Option.isSome(option) ? [name] : [])
 
 /** What an id or prefix may hold: it names Redis keys and appears in logs and errors. */
 const SAFE = /^[A-Za-z0-9._:-]{1,128}$/
@@ -58,10 +61,14 @@ export const parse = (flags: Flags, http: boolean): Result.Result<Cluster | unde
     ]
     if (Option.isNone(flags.redis)) {
       if (others.length === 0) return undefined
-      return yield* Result.fail(Failures.usage(`${others.join(", ")} ${others.length === 1 ? "goes" : "go"} with --redis URL`))
+      return yield* Result.fail(
+        Failures.usage(`${others.join(", ")} ${others.length === 1 ? "goes" : "go"} with --redis URL`)
+      )
     }
     if (!http) {
-      return yield* Result.fail(Failures.usage("--redis makes a replica behind a load balancer: serve it with --port, not --serve-stdio"))
+      return yield* Result.fail(
+        Failures.usage("--redis makes a replica behind a load balancer: serve it with --port, not --serve-stdio")
+      )
     }
     const url = flags.redis.value
     const parsed = URL.canParse(url) ? new URL(url) : undefined
@@ -75,7 +82,9 @@ export const parse = (flags: Flags, http: boolean): Result.Result<Cluster | unde
     }
     const relayFlags = [...given(flags.relayHost, "--relay-host"), ...given(flags.relayAdvertise, "--relay-advertise")]
     if (Option.isNone(flags.relayPort) && relayFlags.length > 0) {
-      return yield* Result.fail(Failures.usage(`${relayFlags.join(", ")} ${relayFlags.length === 1 ? "goes" : "go"} with --relay-port PORT`))
+      return yield* Result.fail(
+        Failures.usage(`${relayFlags.join(", ")} ${relayFlags.length === 1 ? "goes" : "go"} with --relay-port PORT`)
+      )
     }
     let direct: Cluster["direct"]
     if (Option.isSome(flags.relayPort)) {

@@ -8,14 +8,14 @@
 import type * as McpError from "@effect-mcp/core/McpError"
 import type * as McpTask from "@effect-mcp/core/McpTask"
 import { NodeMcpAuthStore } from "@effect-mcp/platform-node"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
-import * as Argument from "effect/cli/Argument"
-import * as Command from "effect/cli/Command"
-import * as Flag from "effect/cli/Flag"
 import * as Connect from "./connect.ts"
 import * as Failures from "./failures.ts"
 import * as Format from "./format.ts"
@@ -33,7 +33,8 @@ export const parseArgs = (text: string | undefined): Result.Result<Record<string
   if (text === undefined) return Result.succeed({})
   const parsed = Result.try({
     try: () => JSON.parse(text) as unknown,
-    catch: (error) => Failures.usage(`--args is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
+    catch: (error) =>
+      Failures.usage(`--args is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
   })
   return Result.flatMap(parsed, (value) =>
     Predicate.isObject(value)
@@ -51,7 +52,9 @@ export const parsePromptArgs = (text: string | undefined): Result.Result<Record<
       if (typeof value === "string") out[key] = value
       else if (typeof value === "number" || typeof value === "boolean") out[key] = String(value)
       else {
-        return Result.fail(Failures.usage(`prompt arguments are strings: --args key "${key}" is ${JSON.stringify(value)}`))
+        return Result.fail(
+          Failures.usage(`prompt arguments are strings: --args key "${key}" is ${JSON.stringify(value)}`)
+        )
       }
     }
     return Result.succeed(out)
@@ -164,11 +167,13 @@ const call = Command.make(
           const result = yield* Effect.scoped(Effect.gen(function*() {
             const bar = progress ? yield* Effect.flatMap(Progress.stderr, Progress.make) : undefined
             if (!asTask) {
-              return Option.some(yield* request(group.callTool(
-                tool,
-                parsed,
-                bar === undefined ? {} : { onProgress: (update: Progress.Update) => bar.update(update) }
-              )))
+              return Option.some(
+                yield* request(group.callTool(
+                  tool,
+                  parsed,
+                  bar === undefined ? {} : { onProgress: (update: Progress.Update) => bar.update(update) }
+                ))
+              )
             }
             // 2026-07-28: once a task, its status lines show its messages (the handle would report them as
             // progress too); 2025-11-25 tasks keep reporting progress as such
@@ -212,7 +217,8 @@ const call = Command.make(
       description: "Run a call as a task, showing its status on stderr"
     },
     {
-      command: "id=$(effect-mcp call build --no-wait --url https://ci.example.com/mcp); effect-mcp tasks result $id --url https://ci.example.com/mcp",
+      command:
+        "id=$(effect-mcp call build --no-wait --url https://ci.example.com/mcp); effect-mcp tasks result $id --url https://ci.example.com/mcp",
       description: "Start a task, then wait for its result in another run"
     },
     {
@@ -254,7 +260,9 @@ const readFailure = (error: McpError.McpError): Failures.CliFailure => {
   const reason = error.reason
   if (reason._tag !== "AmbiguousError") return Failures.requestFailure(error)
   return Failures.usage(
-    `resource "${reason.name}" is offered by several servers (${reason.servers.map((server) => `"${server}"`).join(", ")}): ` +
+    `resource "${reason.name}" is offered by several servers (${
+      reason.servers.map((server) => `"${server}"`).join(", ")
+    }): ` +
       `choose one with --server <name>, e.g. --server ${reason.servers[0]}`
   )
 }
@@ -314,7 +322,10 @@ const servers = Command.make("servers", {}, () =>
       const views = yield* group.views
       const count = (entries: ReadonlyArray<{ readonly server: string }>, server: string) =>
         entries.filter((entry) => entry.server === server).length
-      const statuses = inConfigOrder(order, (yield* group.servers).map((status) => ({ ...status, server: status.name })))
+      const statuses = inConfigOrder(
+        order,
+        (yield* group.servers).map((status) => ({ ...status, server: status.name }))
+      )
       const rows: Array<Format.ServerRow> = []
       for (const status of statuses) {
         // fails for a server that went down since it connected
@@ -335,10 +346,15 @@ const servers = Command.make("servers", {}, () =>
       yield* Console.log(json ? Format.json(rows) : Format.servers(rows))
     })
   )).pipe(
-    Command.withDescription("Connect to every server and show what each is, and the era and protocol version it speaks"),
+    Command.withDescription(
+      "Connect to every server and show what each is, and the era and protocol version it speaks"
+    ),
     Command.withExamples([
       { command: "effect-mcp servers", description: "Every server, each in the era of its config (auto by default)" },
-      { command: "effect-mcp servers --era legacy", description: "Every server over initialize (2025-11-25 and before)" }
+      {
+        command: "effect-mcp servers --era legacy",
+        description: "Every server over initialize (2025-11-25 and before)"
+      }
     ])
   )
 
@@ -397,5 +413,16 @@ const logout = Command.make("logout", { server: serverArgument }, (args) =>
 
 /** The command tree. */
 export const command = Connect.root.pipe(
-  Command.withSubcommands([servers, list, call, read, prompt, Skills.command, Tasks.command, login, logout, Serve.command])
+  Command.withSubcommands([
+    servers,
+    list,
+    call,
+    read,
+    prompt,
+    Skills.command,
+    Tasks.command,
+    login,
+    logout,
+    Serve.command
+  ])
 )

@@ -10,6 +10,8 @@ import * as McpConfig from "@effect-mcp/core/McpConfig"
 import type * as McpGateway from "@effect-mcp/core/McpGateway"
 import * as McpGroup from "@effect-mcp/core/McpGroup"
 import { NodeMcpAuthorizer, NodeMcpAuthStore, NodeMcpGateway, NodeMcpGroup } from "@effect-mcp/platform-node"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -19,8 +21,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Path from "effect/Path"
 import * as Redacted from "effect/Redacted"
-import * as Command from "effect/cli/Command"
-import * as Flag from "effect/cli/Flag"
 import * as Adhoc from "./adhoc.ts"
 import * as Failures from "./failures.ts"
 import * as Format from "./format.ts"
@@ -95,7 +95,9 @@ export const root = Command.make("effect-mcp").pipe(
     server: Flag.String("server").pipe(
       Flag.withAlias("s"),
       Flag.withMetavar("NAME"),
-      Flag.withDescription("Connect to this server of the config only (optional with --stdio or --url: the one server)"),
+      Flag.withDescription(
+        "Connect to this server of the config only (optional with --stdio or --url: the one server)"
+      ),
       Flag.optional
     ),
     era: Flag.Literals("era", ["auto", "modern", "legacy"]).pipe(
@@ -172,9 +174,13 @@ export const root = Command.make("effect-mcp").pipe(
   ),
   Command.withExamples([
     { command: "effect-mcp list tools", description: "The tools of every server of ./mcp.json" },
-    { command: "effect-mcp --stdio \"node server.js\" list tools", description: "The tools of a stdio server, no config" },
     {
-      command: "effect-mcp --url http://127.0.0.1:3000/mcp -H 'Authorization: Bearer t' call echo --args '{\"text\":\"hi\"}'",
+      command: "effect-mcp --stdio \"node server.js\" list tools",
+      description: "The tools of a stdio server, no config"
+    },
+    {
+      command:
+        "effect-mcp --url http://127.0.0.1:3000/mcp -H 'Authorization: Bearer t' call echo --args '{\"text\":\"hi\"}'",
       description: "Call a tool of a Streamable HTTP server, no config"
     }
   ])
@@ -202,7 +208,8 @@ export interface Connected {
 // -----------------------------------------------------------------------------
 
 /** The names of variables (and headers) whose values look like secrets. */
-const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE|AUTH|COOKIE|SESSION|KEY$/i
+const SECRET_NAME =
+  /TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE|AUTH|COOKIE|SESSION|KEY$/i
 
 /** Shorter values are not masked: they would mask unrelated text (`DEBUG=1`). */
 const MIN_SECRET_LENGTH = 4
@@ -245,7 +252,10 @@ export const secretsOf = (
     for (const secret of McpConfig.secretsOf(params)) add(Redacted.value(secret), true)
     if (params._tag === "Stdio") addAll(params.env)
     if (params._tag === "StreamableHttp" || params._tag === "Sse" || params._tag === "WebSocket") addAll(params.headers)
-    if ((params._tag === "StreamableHttp" || params._tag === "Sse") && params.oauth !== undefined && params.oauth !== false) {
+    if (
+      (params._tag === "StreamableHttp" || params._tag === "Sse") && params.oauth !== undefined &&
+      params.oauth !== false
+    ) {
       add(params.oauth.clientSecret, true)
     }
   }
@@ -277,7 +287,9 @@ const maskingConsole = (console: Console.Console, secrets: ReadonlyArray<string>
 const verboseStderr = (secrets: () => ReadonlyArray<string>) => {
   const pending = new Map<string, string>()
   const write = (server: string, line: string) =>
-    process.stderr.write(`[${Format.terminal(server, { line: true })}] ${Format.terminal(Format.mask(line, secrets()))}\n`)
+    process.stderr.write(
+      `[${Format.terminal(server, { line: true })}] ${Format.terminal(Format.mask(line, secrets()))}\n`
+    )
   return (server: string, text: string) =>
     Effect.sync(() => {
       const lines = ((pending.get(server) ?? "") + text).split("\n")
@@ -352,7 +364,9 @@ export const selectServers = (only: string | undefined, filters = false) =>
     // serve passes its clients' questions on to them
     const asking = Questions.given(options)
     if (filters && asking.length > 0) {
-      return yield* Failures.usage(`${asking.join(", ")}: not for serve, which passes the servers' questions to its clients`)
+      return yield* Failures.usage(
+        `${asking.join(", ")}: not for serve, which passes the servers' questions to its clients`
+      )
     }
     const { all, upstreams } = yield* loadServers(options, filters)
     let servers = all
@@ -437,11 +451,16 @@ export const connectTo = (only: string | undefined) =>
 export const withGroup = <A>(
   use: (connected: Connected) => Effect.Effect<A, Failures.CliFailure>
 ): Effect.Effect<A, Failures.CliFailure, Command.CommandContext<"effect-mcp"> | FileSystem.FileSystem | Path.Path> =>
-  Effect.scoped(Effect.flatMap(connectTo(undefined), (connected) =>
-    Effect.raceFirst(use(connected), Deferred.await(connected.stop)).pipe(
-      Effect.mapError((error) => Failures.masked(error, connected.secrets.diagnostics)),
-      Effect.updateService(Console.Console, (console) => maskingConsole(console, connected.secrets.printed))
-    )))
+  Effect.scoped(
+    Effect.flatMap(
+      connectTo(undefined),
+      (connected) =>
+        Effect.raceFirst(use(connected), Deferred.await(connected.stop)).pipe(
+          Effect.mapError((error) => Failures.masked(error, connected.secrets.diagnostics)),
+          Effect.updateService(Console.Console, (console) => maskingConsole(console, connected.secrets.printed))
+        )
+    )
+  )
 
 /**
  * The HTTP server `server` (optional with `--url`: the one server) and its

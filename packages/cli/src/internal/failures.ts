@@ -54,7 +54,9 @@ const failure = (kind: FailureKind, description: string): CliFailure =>
 
 /** The failure with the secrets in its description replaced by `***` (see `Format.mask`). */
 export const masked = (error: CliFailure, secrets: ReadonlyArray<string>): CliFailure =>
-  secrets.length === 0 ? error : new CliFailure({ kind: error.kind, description: Format.mask(error.description, secrets) })
+  secrets.length === 0
+    ? error
+    : new CliFailure({ kind: error.kind, description: Format.mask(error.description, secrets) })
 
 /** A usage error (exit 2). */
 export const usage = (description: string): CliFailure => failure("Usage", description)
@@ -164,4 +166,5 @@ export const requestFailure = (error: McpError.McpError): CliFailure => {
 
 const isResourceNotFound = (code: number, data: unknown): boolean =>
   code === JsonRpc.ErrorCode.ResourceNotFound ||
-  (code === JsonRpc.ErrorCode.InvalidParams && typeof (data as { readonly uri?: unknown } | undefined)?.uri === "string")
+  (code === JsonRpc.ErrorCode.InvalidParams &&
+    typeof (data as { readonly uri?: unknown } | undefined)?.uri === "string")

@@ -39,7 +39,8 @@ const filter = (allow: ReadonlyArray<string>, deny: ReadonlyArray<string>): Comp
 })
 
 const passes = (compiled: Compiled, name: string): boolean =>
-  (compiled.allow === undefined || compiled.allow.test(name)) && (compiled.deny === undefined || !compiled.deny.test(name))
+  (compiled.allow === undefined || compiled.allow.test(name)) &&
+  (compiled.deny === undefined || !compiled.deny.test(name))
 
 /**
  * The flags as a gateway policy (every client sees the same), or

@@ -90,7 +90,18 @@ export const servers = (rows: ReadonlyArray<ServerRow>): string =>
   rows.length === 0
     ? "(no servers)"
     : table(
-      ["SERVER", "TRANSPORT", "STATUS", "IMPLEMENTATION", "ERA", "PROTOCOL", "TOOLS", "RESOURCES", "TEMPLATES", "PROMPTS"],
+      [
+        "SERVER",
+        "TRANSPORT",
+        "STATUS",
+        "IMPLEMENTATION",
+        "ERA",
+        "PROTOCOL",
+        "TOOLS",
+        "RESOURCES",
+        "TEMPLATES",
+        "PROMPTS"
+      ],
       rows.map((row) => [
         row.server,
         row.transport,
@@ -221,7 +232,10 @@ export interface TaskRow extends McpTask.TaskState {
 /** A duration in milliseconds, as a person reads it (`50 ms`, `1.5 s`, `1 h`). */
 const duration = (ms: number): string => {
   if (ms < 1000) return `${ms} ms`
-  const units: ReadonlyArray<readonly [string, number]> = [["d", 86_400_000], ["h", 3_600_000], ["min", 60_000], ["s", 1000]]
+  const units: ReadonlyArray<readonly [string, number]> = [["d", 86_400_000], ["h", 3_600_000], ["min", 60_000], [
+    "s",
+    1000
+  ]]
   for (const [unit, size] of units) {
     if (ms >= size) return `${formatAmount(ms / size)} ${unit}`
   }

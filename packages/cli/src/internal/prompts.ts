@@ -8,13 +8,13 @@
  *
  * @internal
  */
-import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import type * as McpSchema from "@effect-mcp/core/McpSchema"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
+import * as Prompt from "effect/cli/Prompt"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Terminal from "effect/Terminal"
-import * as Prompt from "effect/cli/Prompt"
 import * as Answers from "./answers.ts"
 import * as Format from "./format.ts"
 
@@ -45,7 +45,8 @@ export const isInteractive = (): boolean => process.stdin.isTTY === true && proc
 export const line = (text: string): string => Format.terminal(text, { line: true })
 
 /** A line on stderr, through the prompt's terminal. */
-const say = (text: string) => Effect.flatMap(Terminal.Terminal, (terminal) => Effect.orDie(terminal.display(`${text}\n`)))
+const say = (text: string) =>
+  Effect.flatMap(Terminal.Terminal, (terminal) => Effect.orDie(terminal.display(`${text}\n`)))
 
 type Asked<A> = Effect.Effect<A, Terminal.QuitError, Prompt.Environment>
 

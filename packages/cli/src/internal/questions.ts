@@ -18,8 +18,8 @@
  *
  * @internal
  */
-import type * as McpGroup from "@effect-mcp/core/McpGroup"
 import * as McpError from "@effect-mcp/core/McpError"
+import type * as McpGroup from "@effect-mcp/core/McpGroup"
 import type * as McpSchema from "@effect-mcp/core/McpSchema"
 import { NodeMcpAuthorizer } from "@effect-mcp/platform-node"
 import * as Console from "effect/Console"
@@ -90,7 +90,9 @@ const rootOf = (dir: string) =>
   })
 
 /** The flags checked before anything is started: a usage error (exit 2) for any that is wrong. */
-export const settingsOf = (flags: Flags): Effect.Effect<Settings, Failures.CliFailure, FileSystem.FileSystem | Path.Path> =>
+export const settingsOf = (
+  flags: Flags
+): Effect.Effect<Settings, Failures.CliFailure, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const answers = Option.isSome(flags.answers)
       ? yield* Effect.fromResult(Answers.parseAnswers(flags.answers.value))
@@ -169,8 +171,10 @@ export const clientOptions = (
     const interactive = settings.answers === undefined && Prompts.isInteractive()
 
     const atTerminal = <A>(effect: Effect.Effect<A, never, FileSystem.FileSystem | Path.Path | Terminal.Terminal>) =>
-      Effect.flatMap(terminal, (term) =>
-        effect.pipe(Effect.provideService(Terminal.Terminal, term), Effect.provideContext(services)))
+      Effect.flatMap(
+        terminal,
+        (term) => effect.pipe(Effect.provideService(Terminal.Terminal, term), Effect.provideContext(services))
+      )
 
     /** The answer of `--answers` for the next question, or `undefined` (declined) once they ran out. */
     const fromAnswers = (ask: string) =>
@@ -230,7 +234,9 @@ export const clientOptions = (
         } else if (interactive) {
           action = yield* atTerminal(Prompts.askUrl(settings.open))
         } else {
-          yield* Console.error(`effect-mcp: declined, as there is no terminal to ask on (--answers answers without one)`)
+          yield* Console.error(
+            `effect-mcp: declined, as there is no terminal to ask on (--answers answers without one)`
+          )
           return declined
         }
         if (action === "accept" && settings.open) {
@@ -261,7 +267,9 @@ export const clientOptions = (
       elicitation: { form: form(server), url: url(server) },
       onElicitationComplete: ({ elicitationId }) =>
         Console.error(
-          `effect-mcp: server "${Prompts.line(server)}" says the URL elicitation ${Prompts.line(elicitationId)} is complete`
+          `effect-mcp: server "${Prompts.line(server)}" says the URL elicitation ${
+            Prompts.line(elicitationId)
+          } is complete`
         ),
       sampling: { handler: sampling(server) },
       ...(settings.roots === undefined ? {} : { roots: settings.roots })

@@ -52,7 +52,9 @@ const runProgram = (
       const child = started.success
       let done = false
       const finish = (effect: Effect.Effect<Ran, string>) => {
-        if (done) return
+        if (done) {
+          return
+        }
         done = true
         resume(effect)
       }
@@ -70,9 +72,12 @@ const runProgram = (
         }
       })
       child.stderr.on("data", (chunk: string) => {
-        if (stderr.length < MAX_STDERR) stderr += chunk.slice(0, MAX_STDERR - stderr.length)
+        if (stderr.length < MAX_STDERR) {
+          stderr += chunk.slice(0, MAX_STDERR - stderr.length)
+        }
       })
-      child.once("error", (cause) => finish(Effect.fail(`cannot run ${command}: ${cause.message}`)))
+      child.once("error", (cause) =>
+        finish(Effect.fail(`cannot run ${command}: ${cause.message}`)))
       child.once("close", (code, signal) => finish(Effect.succeed({ code, signal, stdout, stderr, overflow })))
       // a program that does not read its input closes the pipe early
       child.stdin.on("error", () => undefined)
@@ -115,7 +120,9 @@ export const sample = (
       if (Result.isFailure(json)) {
         const text = ran.stdout.trim()
         return Effect.fail(
-          `its output is not JSON (${text === "" ? "it printed nothing" : `"${text.slice(0, 60)}${text.length > 60 ? "..." : ""}"`})`
+          `its output is not JSON (${
+            text === "" ? "it printed nothing" : `"${text.slice(0, 60)}${text.length > 60 ? "..." : ""}"`
+          })`
         )
       }
       const decoded = decodeResult(json.success)

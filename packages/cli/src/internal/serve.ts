@@ -9,11 +9,11 @@
 import type * as McpError from "@effect-mcp/core/McpError"
 import type * as McpServer from "@effect-mcp/core/McpServer"
 import { NodeMcpAuthStore, NodeMcpGateway, NodeMcpHttpServer, NodeMcpStdio } from "@effect-mcp/platform-node"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Command from "effect/cli/Command"
-import * as Flag from "effect/cli/Flag"
 import * as Cluster from "./cluster.ts"
 import * as Connect from "./connect.ts"
 import * as Failures from "./failures.ts"
@@ -88,7 +88,10 @@ const flags = {
     "allow-resources",
     "Serve only the resources and templates whose URI (template) matches (repeatable)"
   ),
-  denyResources: patterns("deny-resources", "Hide the resources and templates whose URI (template) matches (repeatable)"),
+  denyResources: patterns(
+    "deny-resources",
+    "Hide the resources and templates whose URI (template) matches (repeatable)"
+  ),
   redis: urlFlag(
     "redis",
     "Be one replica of many behind a load balancer, sharing on this Redis (redis:// or rediss://) the sessions, " +
@@ -159,7 +162,10 @@ const serveHttp = (
     ),
     Effect.mapError((error) =>
       error._tag === "ServeError"
-        ? Failures.listenFailure(`${front.host.includes(":") ? `[${front.host}]` : front.host}:${front.port}`, error.cause)
+        ? Failures.listenFailure(
+          `${front.host.includes(":") ? `[${front.host}]` : front.host}:${front.port}`,
+          error.cause
+        )
         : Failures.connectionFailure(error)
     )
   )
@@ -208,8 +214,8 @@ export const command = Command.make("serve", flags, (given) =>
     return yield* (front._tag === "Stdio"
       ? serveStdio(gateway, names)
       : serveHttp(gateway, front, names, cluster?.replicaId)).pipe(
-      Effect.mapError((error) => Failures.masked(error, secrets.diagnostics))
-    )
+        Effect.mapError((error) => Failures.masked(error, secrets.diagnostics))
+      )
   })).pipe(
     Command.withDescription(
       "Serve the servers as one MCP server (a gateway), over Streamable HTTP (--port) or stdio (--serve-stdio). " +
@@ -217,7 +223,10 @@ export const command = Command.make("serve", flags, (given) =>
         "or, over stdio, until the client closes stdin (exit 0)"
     ),
     Command.withExamples([
-      { command: "effect-mcp serve --port 8080", description: "The servers of ./mcp.json on http://127.0.0.1:8080/mcp" },
+      {
+        command: "effect-mcp serve --port 8080",
+        description: "The servers of ./mcp.json on http://127.0.0.1:8080/mcp"
+      },
       {
         command: "effect-mcp serve --serve-stdio -c team.json",
         description: "One stdio server for a desktop client that launches one command"

@@ -10,13 +10,13 @@
 import type * as McpError from "@effect-mcp/core/McpError"
 import type * as McpSkills from "@effect-mcp/core/McpSkills"
 import * as McpSkillsClient from "@effect-mcp/core/McpSkillsClient"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Base64 from "effect/encoding/Base64"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import * as Argument from "effect/cli/Argument"
-import * as Command from "effect/cli/Command"
 import * as Connect from "./connect.ts"
 import * as Failures from "./failures.ts"
 import * as Format from "./format.ts"
@@ -158,11 +158,17 @@ const list = Command.make("list", {}, () =>
     })
   )).pipe(Command.withDescription("List the skills of every server (URI, name, description)"))
 
-const showCommand = Command.make("show", { skill: skillArgument }, ({ skill }) =>
-  Connect.withGroup(({ group, json, order }) =>
-    Effect.flatMap(locate(group, order, skill), (located) =>
-      Console.log(json ? Format.json({ server: located.server, ...located.skill }) : entry(located)))
-  )).pipe(Command.withDescription("Show a skill's entry: its frontmatter, and its files with their sizes and digests"))
+const showCommand = Command.make(
+  "show",
+  { skill: skillArgument },
+  ({ skill }) =>
+    Connect.withGroup(({ group, json, order }) =>
+      Effect.flatMap(
+        locate(group, order, skill),
+        (located) => Console.log(json ? Format.json({ server: located.server, ...located.skill }) : entry(located))
+      )
+    )
+).pipe(Command.withDescription("Show a skill's entry: its frontmatter, and its files with their sizes and digests"))
 
 const read = Command.make(
   "read",
@@ -177,7 +183,11 @@ const read = Command.make(
     Connect.withGroup(({ group, json, order }) =>
       Effect.gen(function*() {
         const located = yield* locate(group, order, skill)
-        const read = yield* McpSkillsClient.group(group).read(located.server, located.skill, Option.getOrUndefined(file)).pipe(
+        const read = yield* McpSkillsClient.group(group).read(
+          located.server,
+          located.skill,
+          Option.getOrUndefined(file)
+        ).pipe(
           Effect.mapError((error) => skillFailure(error, located.server))
         )
         yield* Console.log(json ? Format.json(fileJson(located.server, read)) : content(read))

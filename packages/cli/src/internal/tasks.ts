@@ -9,13 +9,13 @@ import type * as McpClient from "@effect-mcp/core/McpClient"
 import type * as McpError from "@effect-mcp/core/McpError"
 import * as McpSchema from "@effect-mcp/core/McpSchema"
 import * as McpTask from "@effect-mcp/core/McpTask"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Argument from "effect/cli/Argument"
-import * as Command from "effect/cli/Command"
 import * as Connect from "./connect.ts"
 import * as Failures from "./failures.ts"
 import * as Format from "./format.ts"
@@ -153,7 +153,9 @@ export const printResult = (
 // tasks list|get|cancel|result
 // -----------------------------------------------------------------------------
 
-const idArgument = Argument.String("id").pipe(Argument.withDescription("The task's id (as `call` or `tasks list` shows it)"))
+const idArgument = Argument.String("id").pipe(
+  Argument.withDescription("The task's id (as `call` or `tasks list` shows it)")
+)
 
 /** The one server a task command talks to: `--server`, or the only one. */
 const theServer = (connected: Connect.Connected) =>
@@ -169,7 +171,6 @@ const theServer = (connected: Connect.Connected) =>
   })
 
 const row = (server: string, state: McpTask.TaskState): Format.TaskRow => ({ server, ...state })
-
 
 const noList = (server: string) =>
   `server "${server}" speaks 2026-07-28, whose tasks extension has no task list: ` +
@@ -223,54 +224,72 @@ const list = Command.make("list", {}, () =>
     )
   )
 
-const get = Command.make("get", { id: idArgument }, ({ id }) =>
-  Connect.withGroup((connected) =>
-    Effect.gen(function*() {
-      const { client, server } = yield* theServer(connected)
-      const state = yield* request(client.task(id).poll)
-      yield* Console.log(connected.json ? Format.json(row(server, state)) : Format.taskState(row(server, state)))
-    })
-  )).pipe(
-    Command.withDescription("Show a task's state: status, message, times, ttl and poll interval"),
-    Command.withExamples([
-      { command: "effect-mcp tasks get 786512e2-9e0d-44bd-8f29-789f320fe840 --server build", description: "A task of the server build" }
-    ])
-  )
-
-const cancel = Command.make("cancel", { id: idArgument }, ({ id }) =>
-  Connect.withGroup((connected) =>
-    Effect.gen(function*() {
-      const { client, server } = yield* theServer(connected)
-      const task = client.task(id)
-      yield* request(task.cancel)
-      // its state now, when the server still shows it
-      const state = yield* Effect.option(task.poll)
-      yield* Console.log(
-        connected.json
-          ? Format.json({ server, taskId: id, cancelled: true, ...Option.getOrUndefined(state) })
-          : `cancelled task ${Format.terminal(id, { line: true })} on ${server}${
-            Option.isSome(state) ? ` (status: ${state.value.status})` : ""
-          }`
-      )
-    })
-  )).pipe(Command.withDescription("Cancel a task"))
-
-const result = Command.make("result", { id: idArgument }, ({ id }) =>
-  Connect.withGroup((connected) =>
-    Effect.gen(function*() {
-      const { client } = yield* theServer(connected)
-      const task = client.task(id)
-      const answer = yield* Effect.scoped(
-        Effect.flatMap(stderrDisplay({ messages: true }), (shown) => follow(task, shown, { cancelOnInterrupt: false }))
-      )
-      yield* printResult(`task ${id}`, answer, connected.json)
-    })
-  )).pipe(
-    Command.withDescription(
-      "Wait for a task's end, showing its status on stderr, and print its result as `call` does " +
-        "(Ctrl-C stops waiting; the task goes on)"
+const get = Command.make(
+  "get",
+  { id: idArgument },
+  ({ id }) =>
+    Connect.withGroup((connected) =>
+      Effect.gen(function*() {
+        const { client, server } = yield* theServer(connected)
+        const state = yield* request(client.task(id).poll)
+        yield* Console.log(connected.json ? Format.json(row(server, state)) : Format.taskState(row(server, state)))
+      })
     )
+).pipe(
+  Command.withDescription("Show a task's state: status, message, times, ttl and poll interval"),
+  Command.withExamples([
+    {
+      command: "effect-mcp tasks get 786512e2-9e0d-44bd-8f29-789f320fe840 --server build",
+      description: "A task of the server build"
+    }
+  ])
+)
+
+const cancel = Command.make(
+  "cancel",
+  { id: idArgument },
+  ({ id }) =>
+    Connect.withGroup((connected) =>
+      Effect.gen(function*() {
+        const { client, server } = yield* theServer(connected)
+        const task = client.task(id)
+        yield* request(task.cancel)
+        // its state now, when the server still shows it
+        const state = yield* Effect.option(task.poll)
+        yield* Console.log(
+          connected.json
+            ? Format.json({ server, taskId: id, cancelled: true, ...Option.getOrUndefined(state) })
+            : `cancelled task ${Format.terminal(id, { line: true })} on ${server}${
+              Option.isSome(state) ? ` (status: ${state.value.status})` : ""
+            }`
+        )
+      })
+    )
+).pipe(Command.withDescription("Cancel a task"))
+
+const result = Command.make(
+  "result",
+  { id: idArgument },
+  ({ id }) =>
+    Connect.withGroup((connected) =>
+      Effect.gen(function*() {
+        const { client } = yield* theServer(connected)
+        const task = client.task(id)
+        const answer = yield* Effect.scoped(
+          Effect.flatMap(
+            stderrDisplay({ messages: true }),
+            (shown) => follow(task, shown, { cancelOnInterrupt: false })
+          )
+        )
+        yield* printResult(`task ${id}`, answer, connected.json)
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "Wait for a task's end, showing its status on stderr, and print its result as `call` does " +
+      "(Ctrl-C stops waiting; the task goes on)"
   )
+)
 
 /** `tasks list|get|cancel|result`. @internal */
 export const command = Command.make("tasks").pipe(

@@ -51,7 +51,9 @@ export const runCli = (
         env: { ...process.env, NO_COLOR: "1", ...options?.env, LC_EFFECT_MCP_CLI_TEST_RUN: id }
       },
       (error, stdout, stderr) => {
-        if (process.env.CLI_TEST_TIMING) process.stderr.write(`[${Math.round(performance.now() - started)} ms] ${args.join(" ")}\n`)
+        if (process.env.CLI_TEST_TIMING) {
+          process.stderr.write(`[${Math.round(performance.now() - started)} ms] ${args.join(" ")}\n`)
+        }
         const failed = error as { code?: number | string; signal?: string } | null
         resume(Effect.succeed({
           code: failed === null ? 0 : typeof failed.code === "number" ? failed.code : null,

@@ -294,8 +294,20 @@ export class SkillError extends Schema.TaggedError<SkillError>()("SkillError", {
  * @since 0.1.0
  */
 export const Reason = Schema.Union([
-  TransportError, ProtocolError, InvalidParamsError, InvalidResultError, TimeoutError, ClosedError, UnsupportedError,
-  HandshakeError, ServerUnavailableError, NameCollisionError, NotFoundError, AmbiguousError, ConfigError, AuthError,
+  TransportError,
+  ProtocolError,
+  InvalidParamsError,
+  InvalidResultError,
+  TimeoutError,
+  ClosedError,
+  UnsupportedError,
+  HandshakeError,
+  ServerUnavailableError,
+  NameCollisionError,
+  NotFoundError,
+  AmbiguousError,
+  ConfigError,
+  AuthError,
   SkillError
 ])
 

@@ -35,7 +35,24 @@ const descriptions = {
 
 /** @internal */
 export const BOUNDARIES: ReadonlyArray<number> = [
-  0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000
+  0.1,
+  0.25,
+  0.5,
+  1,
+  2.5,
+  5,
+  10,
+  25,
+  50,
+  100,
+  250,
+  500,
+  1000,
+  2500,
+  5000,
+  10000,
+  30000,
+  60000
 ]
 
 /** @internal */
@@ -76,7 +93,11 @@ export interface MethodSeries {
 }
 
 const outcome = (method: string, value: "ok" | "error" | "cancelled" | "refused") =>
-  Metric.counter(REQUESTS, { description: descriptions.requests, incremental: true, attributes: { method, outcome: value } })
+  Metric.counter(REQUESTS, {
+    description: descriptions.requests,
+    incremental: true,
+    attributes: { method, outcome: value }
+  })
 
 // by method name: only the names of methods with a handler come here
 const bySeries = new Map<string, MethodSeries>()

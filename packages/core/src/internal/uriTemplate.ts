@@ -475,7 +475,9 @@ const expressionStep = (operator: Operator, vars: ReadonlyArray<VarSpec>): Step 
       return {
         order: GREEDY,
         span: (scan, pos) =>
-          scan.uri.charCodeAt(pos) === prefix ? scan.set(pos + 1, scan.nextOf("#", pos + 1), true) : scan.set(1, 0, true),
+          scan.uri.charCodeAt(pos) === prefix
+            ? scan.set(pos + 1, scan.nextOf("#", pos + 1), true)
+            : scan.set(1, 0, true),
         bind: operator === "?" ? afterPrefix(named(vars, "&")) : whole(named(vars, "&"))
       }
     }

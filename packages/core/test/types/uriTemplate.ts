@@ -11,7 +11,12 @@ const check = <T extends true>(): T => true as T
 
 // Variables strips operators and modifiers.
 check<Equals<UriTemplate.Variables<"file:///{+path}{?rev,mode}">, "path" | "rev" | "mode">>()
-check<Equals<UriTemplate.Variables<"{/list*,var:3}{.ext}{#frag}{;p}{&c}{x,y}">, "list" | "var" | "ext" | "frag" | "p" | "c" | "x" | "y">>()
+check<
+  Equals<
+    UriTemplate.Variables<"{/list*,var:3}{.ext}{#frag}{;p}{&c}{x,y}">,
+    "list" | "var" | "ext" | "frag" | "p" | "c" | "x" | "y"
+  >
+>()
 check<Equals<UriTemplate.Variables<"config://app">, never>>()
 check<Equals<UriTemplate.Variables<string>, string>>()
 // @ts-expect-error the operator is not part of the name

@@ -46,7 +46,9 @@ export const makeFlaky = (servers: Record<string, Layer.Layer<McpServer.McpServe
     const flaky: Flaky = {
       layer: Layer.succeed(McpGroup.Connector, {
         transport: (params) =>
-          params._tag === "InMemory" ? McpGroup.transportInMemory(params.server) : transport((params as { url: string }).url)
+          params._tag === "InMemory"
+            ? McpGroup.transportInMemory(params.server)
+            : transport((params as { url: string }).url)
       }),
       cut: (url) => Effect.suspend(() => Deferred.succeed(cuts.get(url)!, undefined)).pipe(Effect.asVoid),
       setOnline: (url, online) =>

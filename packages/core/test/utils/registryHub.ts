@@ -9,7 +9,9 @@ import { Effect, Exit, Option, Scope } from "effect"
 import * as McpError from "../../src/McpError.ts"
 import type * as McpSessionRegistry from "../../src/McpSessionRegistry.ts"
 
-type Handle = (request: McpSessionRegistry.ForwardedRequest) => Effect.Effect<McpSessionRegistry.ForwardedResponse, never, Scope.Scope>
+type Handle = (
+  request: McpSessionRegistry.ForwardedRequest
+) => Effect.Effect<McpSessionRegistry.ForwardedResponse, never, Scope.Scope>
 
 export const makeHub = () => {
   const records = new Map<string, McpSessionRegistry.SessionRecord>()
@@ -60,7 +62,9 @@ export const makeHub = () => {
             if (dying.has(owner)) return yield* Effect.fail(McpError.transport(`replica ${owner} is gone`))
             if (resetting.delete(owner)) {
               kill(owner)
-              return yield* Effect.fail(McpError.transport(`the connection to replica ${owner} failed: read ECONNRESET`))
+              return yield* Effect.fail(
+                McpError.transport(`the connection to replica ${owner} failed: read ECONNRESET`)
+              )
             }
             forwarded++
             const scope = yield* Scope.make()

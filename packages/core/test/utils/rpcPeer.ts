@@ -18,14 +18,18 @@ export interface Answer {
   readonly error?: { readonly code: number; readonly message: string; readonly data?: any }
 }
 
-export const rpcPeer = (transport: McpTransport.McpTransport["Service"]): Effect.Effect<{
-  readonly call: (method: string, params: Record<string, unknown>) => Effect.Effect<Answer>
-  readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
-  readonly send: (frame: unknown) => Effect.Effect<void>
-  /** The next request from the other side with `method` (notifications skipped; at most 50 frames). */
-  readonly nextRequest: (method: string) => Effect.Effect<any>
-  readonly others: Queue.Queue<any>
-}, never, Scope.Scope> =>
+export const rpcPeer = (transport: McpTransport.McpTransport["Service"]): Effect.Effect<
+  {
+    readonly call: (method: string, params: Record<string, unknown>) => Effect.Effect<Answer>
+    readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
+    readonly send: (frame: unknown) => Effect.Effect<void>
+    /** The next request from the other side with `method` (notifications skipped; at most 50 frames). */
+    readonly nextRequest: (method: string) => Effect.Effect<any>
+    readonly others: Queue.Queue<any>
+  },
+  never,
+  Scope.Scope
+> =>
   Effect.gen(function*() {
     const pending = new Map<number, Deferred.Deferred<Answer>>()
     const others = yield* Queue.unbounded<any>()

@@ -76,4 +76,3 @@ export const readSse = (response: HttpServerResponse.HttpServerResponse, scope: 
 
 export const sseOf = (response: HttpServerResponse.HttpServerResponse) =>
   Effect.flatMap(Effect.scope, (scope) => readSse(response, scope))
-

@@ -29,4 +29,5 @@ export const record = (
 export const key = (taskId: string, requestor = ALICE): McpTaskStore.TaskKey => ({ requestor, taskId })
 
 /** The JSON-RPC code of a store's refusal, if it is a protocol error. */
-export const codeOf = (error: McpError.McpError) => error.reason._tag === "ProtocolError" ? error.reason.code : undefined
+export const codeOf = (error: McpError.McpError) =>
+  error.reason._tag === "ProtocolError" ? error.reason.code : undefined

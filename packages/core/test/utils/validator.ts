@@ -7,7 +7,11 @@ import * as JsonSchemaValidator from "../../src/JsonSchemaValidator.ts"
 
 const draftOf = (schema: unknown) => {
   const uri = typeof schema === "object" && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined
-  return typeof uri === "string" && uri.includes("draft-07") ? "7" : typeof uri === "string" && uri.includes("draft-04") ? "4" : "2020-12"
+  return typeof uri === "string" && uri.includes("draft-07")
+    ? "7"
+    : typeof uri === "string" && uri.includes("draft-04")
+    ? "4"
+    : "2020-12"
 }
 
 export const compile = (schema: unknown): JsonSchemaValidator.Check => {

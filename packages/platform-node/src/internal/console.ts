@@ -8,8 +8,8 @@
  *
  * @internal
  */
-import * as Effect from "effect/Effect"
 import type * as EffectConsole from "effect/Console"
+import * as Effect from "effect/Effect"
 import { Console as NodeConsole } from "node:console"
 
 // the methods of a Node console that write to its stdout
@@ -48,7 +48,7 @@ export const writeProtocol = (chunk: string): boolean =>
 /** `true` while a redirect is held. @internal */
 export const isRedirected = (): boolean => holders > 0
 
-const patch = (): (() => void) => {
+const patch = (): () => void => {
   const target = globalThis.console as unknown as Record<string, unknown>
   const replacement = toStderr() as unknown as Record<string, (...args: ReadonlyArray<unknown>) => void>
   const saved = new Map<string, PropertyDescriptor | undefined>()

@@ -7,15 +7,44 @@
 
 /** The variables a child inherits by default on POSIX systems (and every `LC_*`). */
 const POSIX_DEFAULTS: ReadonlyArray<string> = [
-  "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TMPDIR", "TZ", "LANG", "LANGUAGE"
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "TMPDIR",
+  "TZ",
+  "LANG",
+  "LANGUAGE"
 ]
 
 /** The variables a child inherits by default on Windows (names compared without case). */
 const WINDOWS_DEFAULTS: ReadonlyArray<string> = [
-  "PATH", "PATHEXT", "APPDATA", "LOCALAPPDATA", "HOMEDRIVE", "HOMEPATH", "USERPROFILE", "USERNAME",
-  "USERDOMAIN", "COMPUTERNAME", "TEMP", "TMP", "SYSTEMDRIVE", "SYSTEMROOT", "WINDIR", "COMSPEC",
-  "PROGRAMDATA", "PROGRAMFILES", "PROGRAMFILES(X86)", "PROGRAMW6432", "COMMONPROGRAMFILES",
-  "PROCESSOR_ARCHITECTURE", "NUMBER_OF_PROCESSORS", "OS"
+  "PATH",
+  "PATHEXT",
+  "APPDATA",
+  "LOCALAPPDATA",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "USERPROFILE",
+  "USERNAME",
+  "USERDOMAIN",
+  "COMPUTERNAME",
+  "TEMP",
+  "TMP",
+  "SYSTEMDRIVE",
+  "SYSTEMROOT",
+  "WINDIR",
+  "COMSPEC",
+  "PROGRAMDATA",
+  "PROGRAMFILES",
+  "PROGRAMFILES(X86)",
+  "PROGRAMW6432",
+  "COMMONPROGRAMFILES",
+  "PROCESSOR_ARCHITECTURE",
+  "NUMBER_OF_PROCESSORS",
+  "OS"
 ]
 
 /** @internal */

@@ -99,10 +99,17 @@ export const make = (lockPath: string, options: Options) => {
   /** The lock there now, and whether it is abandoned. */
   const inspect: Effect.Effect<Seen> = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    const entries = yield* Effect.callback<{ readonly code: string | undefined; readonly names: Array<string> }>((resume) => {
-      NodeFs.readdir(lockPath, (error, names) =>
-        resume(Effect.succeed({ code: error === null ? undefined : error.code, names: error === null ? names : [] })))
-    })
+    const entries = yield* Effect.callback<{ readonly code: string | undefined; readonly names: Array<string> }>(
+      (resume) => {
+        NodeFs.readdir(
+          lockPath,
+          (error, names) =>
+            resume(
+              Effect.succeed({ code: error === null ? undefined : error.code, names: error === null ? names : [] })
+            )
+        )
+      }
+    )
     if (entries.code === "ENOENT") return { _tag: "Free" }
     if (entries.code === "ENOTDIR") {
       // a lock file of an earlier version
@@ -117,7 +124,11 @@ export const make = (lockPath: string, options: Options) => {
     }
     const name = entries.names.find((entry) => entry.endsWith(".json"))
     // empty (being released or broken): the next rename replaces it
-    if (name === undefined) return entries.code === undefined ? { _tag: "Free" } : { _tag: "Held", abandoned: false, remove: Effect.void }
+    if (name === undefined) {
+      return entries.code === undefined
+        ? { _tag: "Free" }
+        : { _tag: "Held", abandoned: false, remove: Effect.void }
+    }
     const text = yield* value<string>((cb) => NodeFs.readFile(Path.join(lockPath, name), "utf8", cb))
     if (text === undefined) return { _tag: "Free" }
     const stat = yield* value<NodeFs.Stats>((cb) => NodeFs.stat(Path.join(lockPath, name), cb))

@@ -26,7 +26,9 @@ export const createServer = (
   const server = Http.createServer({
     requestTimeout,
     headersTimeout,
-    connectionsCheckingInterval: Number.isFinite(shortest) ? Math.min(30_000, Math.max(25, Math.floor(shortest / 4))) : 30_000
+    connectionsCheckingInterval: Number.isFinite(shortest)
+      ? Math.min(30_000, Math.max(25, Math.floor(shortest / 4)))
+      : 30_000
   })
   server.keepAliveTimeout = millis(limits?.keepAliveTimeout, Duration.seconds(5))
   server.maxConnections = Math.max(1, limits?.maxConnections ?? 20_000)

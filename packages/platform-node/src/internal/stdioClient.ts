@@ -59,8 +59,7 @@ const lastLine = (text: string): string | undefined => {
   return last === undefined ? undefined : last.length > 200 ? `${last.slice(0, 200)}…` : last
 }
 
-const describeCommand = (options: NodeMcpStdio.ClientOptions) =>
-  [options.command, ...(options.args ?? [])].join(" ")
+const describeCommand = (options: NodeMcpStdio.ClientOptions) => [options.command, ...(options.args ?? [])].join(" ")
 
 /** @internal */
 export const makeClient = Effect.fnUntraced(function*(
@@ -214,12 +213,17 @@ export const makeClient = Effect.fnUntraced(function*(
       yield* awaitLeader(closeTimeout)
       if (process.platform === "win32") {
         if (!leaderExited()) {
-          yield* Effect.sync(() => NodeChildProcess.execFile("taskkill", ["/pid", String(child.pid), "/T", "/F"], { windowsHide: true }))
+          yield* Effect.sync(() =>
+            NodeChildProcess.execFile("taskkill", ["/pid", String(child.pid), "/T", "/F"], { windowsHide: true })
+          )
           yield* awaitLeader(termTimeout)
         }
         return
       }
-      const stages: ReadonlyArray<readonly [NodeJS.Signals, number]> = [["SIGTERM", termTimeout], ["SIGKILL", killTimeout]]
+      const stages: ReadonlyArray<readonly [NodeJS.Signals, number]> = [["SIGTERM", termTimeout], [
+        "SIGKILL",
+        killTimeout
+      ]]
       for (const [signal, millis] of stages) {
         const alive = yield* tree.scan
         if (alive.length === 0 && leaderExited()) return
@@ -258,7 +262,9 @@ export const makeClient = Effect.fnUntraced(function*(
 
   stdinOf = child.stdin
   const writeError = (cause: unknown) =>
-    leaderExited() ? exitError() : McpError.transport(`could not write to the server's stdin: ${McpError.messageOf(cause)}`, { cause })
+    leaderExited()
+      ? exitError()
+      : McpError.transport(`could not write to the server's stdin: ${McpError.messageOf(cause)}`, { cause })
 
   return {
     pid: child.pid!,
@@ -268,9 +274,11 @@ export const makeClient = Effect.fnUntraced(function*(
         const stdin = child.stdin
         if (writeFailure !== undefined) {
           // the child may still be exiting: give it the grace period, so the error carries its exit status
-          return resume(Effect.raceFirst(Deferred.await(exited), Effect.sleep(exitGrace)).pipe(
-            Effect.andThen(Effect.suspend(() => Effect.fail(writeError(writeFailure))))
-          ))
+          return resume(
+            Effect.raceFirst(Deferred.await(exited), Effect.sleep(exitGrace)).pipe(
+              Effect.andThen(Effect.suspend(() => Effect.fail(writeError(writeFailure))))
+            )
+          )
         }
         if (closing || stdin === null || !stdin.writable) {
           resume(Effect.fail(leaderExited() && !closing ? exitError() : McpError.closed("transport closed")))

@@ -17,7 +17,10 @@ const promise = <A>(f: () => Promise<A>) => Effect.promise(f)
 
 const discover = (issuer: string, algorithm: "oauth2" | "oidc" = "oauth2") =>
   promise(async () =>
-    oauth.processDiscoveryResponse(new URL(issuer), await oauth.discoveryRequest(new URL(issuer), { algorithm, ...insecure }))
+    oauth.processDiscoveryResponse(
+      new URL(issuer),
+      await oauth.discoveryRequest(new URL(issuer), { algorithm, ...insecure })
+    )
   )
 
 const status = (url: string) => promise(async () => (await fetch(url)).status)
@@ -95,10 +98,18 @@ describe("fixtures/authServer", () => {
 
       // a wrong verifier is refused (the code is then spent)
       const wrong = yield* promise(async () =>
-        (await oauth.authorizationCodeGrantRequest(metadata, client, auth, params, flow.authorizer.redirectUri, "x".repeat(43), {
-          ...insecure,
-          additionalParameters: { resource }
-        })).status
+        (await oauth.authorizationCodeGrantRequest(
+          metadata,
+          client,
+          auth,
+          params,
+          flow.authorizer.redirectUri,
+          "x".repeat(43),
+          {
+            ...insecure,
+            additionalParameters: { resource }
+          }
+        )).status
       )
       assert.strictEqual(wrong, 400)
       assert.strictEqual(as.requests.at(-1)!.status, 400)
@@ -126,7 +137,9 @@ describe("fixtures/authServer", () => {
       assert.strictEqual(claims.client_id, again.client.client_id)
       assert.strictEqual(claims.iss, again.as.issuer)
       const verified = yield* promise(() =>
-        Jose.jwtVerify(tokens.access_token, Jose.createRemoteJWKSet(new URL(again.as.endpoints.jwks)), { audience: resource })
+        Jose.jwtVerify(tokens.access_token, Jose.createRemoteJWKSet(new URL(again.as.endpoints.jwks)), {
+          audience: resource
+        })
       )
       assert.strictEqual(verified.payload.sub, "user-1")
       const tokenRequest = again.as.requestsTo("/token").at(-1)!
@@ -139,13 +152,25 @@ describe("fixtures/authServer", () => {
         oauth.processRefreshTokenResponse(
           again.metadata,
           again.client,
-          await oauth.refreshTokenGrantRequest(again.metadata, again.client, again.auth, tokens.refresh_token!, insecure)
+          await oauth.refreshTokenGrantRequest(
+            again.metadata,
+            again.client,
+            again.auth,
+            tokens.refresh_token!,
+            insecure
+          )
         )
       )
       assert.notStrictEqual(refreshed.refresh_token, tokens.refresh_token)
       assert.strictEqual(Jose.decodeJwt(refreshed.access_token).aud, resource)
       const reused = yield* promise(async () =>
-        (await oauth.refreshTokenGrantRequest(again.metadata, again.client, again.auth, tokens.refresh_token!, insecure)).status
+        (await oauth.refreshTokenGrantRequest(
+          again.metadata,
+          again.client,
+          again.auth,
+          tokens.refresh_token!,
+          insecure
+        )).status
       )
       assert.strictEqual(reused, 400)
 
@@ -204,14 +229,23 @@ describe("fixtures/authServer", () => {
       const metadata = yield* discover(as.issuer)
       const grant = (clientId: string, auth: oauth.ClientAuth) =>
         promise(async () =>
-          oauth.clientCredentialsGrantRequest(metadata, { client_id: clientId }, auth, { scope: "mcp:read", resource: "http://x/mcp" }, insecure)
+          oauth.clientCredentialsGrantRequest(metadata, { client_id: clientId }, auth, {
+            scope: "mcp:read",
+            resource: "http://x/mcp"
+          }, insecure)
         )
-      const ok = yield* grant("robot", oauth.PrivateKeyJwt({ key: yield* promise(() => Jose.importPKCS8(key.pem, "ES256")), kid: key.publicJwk.kid }))
+      const ok = yield* grant(
+        "robot",
+        oauth.PrivateKeyJwt({ key: yield* promise(() => Jose.importPKCS8(key.pem, "ES256")), kid: key.publicJwk.kid })
+      )
       assert.strictEqual(ok.status, 200)
       const body: any = yield* promise(() => ok.json())
       assert.strictEqual(Jose.decodeJwt(body.access_token).sub, "robot")
       assert.strictEqual(as.requestsTo("/token").at(-1)!.clientAuth, "private_key_jwt")
-      const bad = yield* grant("robot", oauth.PrivateKeyJwt({ key: yield* promise(() => Jose.importPKCS8(other.pem, "ES256")) }))
+      const bad = yield* grant(
+        "robot",
+        oauth.PrivateKeyJwt({ key: yield* promise(() => Jose.importPKCS8(other.pem, "ES256")) })
+      )
       assert.strictEqual(bad.status, 401)
       const post = yield* grant("poster", oauth.ClientSecretPost("s3cret"))
       assert.strictEqual(post.status, 200)
@@ -246,7 +280,10 @@ describe("fixtures/authServer", () => {
   it.live("the protected server: 401 with resource_metadata on the front, PRM through the front, a token from the AS accepted, whoami", () =>
     Effect.gen(function*() {
       const as = yield* startAuthServer()
-      const server = yield* startProtectedServer(as, { requiredScopes: ["mcp:read"], scopesSupported: ["mcp:read", "mcp:admin"] })
+      const server = yield* startProtectedServer(as, {
+        requiredScopes: ["mcp:read"],
+        scopesSupported: ["mcp:read", "mcp:admin"]
+      })
       const post = (body: unknown, token?: string) =>
         promise(() =>
           fetch(server.url, {
@@ -268,9 +305,14 @@ describe("fixtures/authServer", () => {
       const refused = yield* post(initialize)
       assert.strictEqual(refused.status, 401)
       const challenge = refused.headers.get("www-authenticate")!
-      assert.include(challenge, `resource_metadata="${new URL(server.url).origin}/.well-known/oauth-protected-resource/mcp"`)
+      assert.include(
+        challenge,
+        `resource_metadata="${new URL(server.url).origin}/.well-known/oauth-protected-resource/mcp"`
+      )
       assert.include(challenge, `scope="mcp:read"`)
-      const prm: any = yield* promise(async () => (await fetch(`${new URL(server.url).origin}/.well-known/oauth-protected-resource/mcp`)).json())
+      const prm: any = yield* promise(async () =>
+        (await fetch(`${new URL(server.url).origin}/.well-known/oauth-protected-resource/mcp`)).json()
+      )
       assert.strictEqual(prm.resource, server.resource)
       assert.deepStrictEqual(prm.authorization_servers, [as.issuer])
 
@@ -285,10 +327,18 @@ describe("fixtures/authServer", () => {
       server.front.prm = { path: false, root: true }
       server.front.resourceMetadataInChallenge = false
       assert.notInclude((yield* post(initialize)).headers.get("www-authenticate")!, "resource_metadata")
-      assert.strictEqual((yield* promise(() => fetch(`${new URL(server.url).origin}/.well-known/oauth-protected-resource/mcp`))).status, 404)
-      assert.strictEqual((yield* promise(() => fetch(`${new URL(server.url).origin}/.well-known/oauth-protected-resource`))).status, 200)
+      assert.strictEqual(
+        (yield* promise(() => fetch(`${new URL(server.url).origin}/.well-known/oauth-protected-resource/mcp`))).status,
+        404
+      )
+      assert.strictEqual(
+        (yield* promise(() => fetch(`${new URL(server.url).origin}/.well-known/oauth-protected-resource`))).status,
+        200
+      )
       server.front.prmOverride = { resource: "http://127.0.0.1:1/elsewhere" }
-      const overridden: any = yield* promise(async () => (await fetch(`${new URL(server.url).origin}/.well-known/oauth-protected-resource`)).json())
+      const overridden: any = yield* promise(async () =>
+        (await fetch(`${new URL(server.url).origin}/.well-known/oauth-protected-resource`)).json()
+      )
       assert.strictEqual(overridden.resource, "http://127.0.0.1:1/elsewhere")
       void session
     }))

@@ -26,7 +26,9 @@ const startAs = (handler: (url: URL, res: Http.ServerResponse) => void) =>
     }),
     ({ server }) =>
       Effect.callback<void>((resume) => {
-        server.close(() => resume(Effect.void))
+        server.close(() =>
+          resume(Effect.void)
+        )
         server.closeAllConnections()
       })
   )
@@ -113,7 +115,9 @@ describe("NodeMcpAuthorizer.makeHeadless", () => {
 
   it.live("a non-redirect answer is an Authorization error with the status and the body", () =>
     Effect.gen(function*() {
-      const as = yield* startAs((_url, res) => res.writeHead(401, { "content-type": "text/plain" }).end("login   required\n"))
+      const as = yield* startAs((_url, res) =>
+        res.writeHead(401, { "content-type": "text/plain" }).end("login   required\n")
+      )
       const exit = yield* NodeMcpAuthorizer.makeHeadless().authorize(new URL("/authorize", as.base)).pipe(Effect.exit)
       const reason = authKind(exit)
       assert.ok(typeof reason === "object" && reason !== null)
@@ -134,7 +138,9 @@ describe("NodeMcpAuthorizer.makeLoopback", () => {
         open: (url) => Effect.asVoid(Effect.tap(fetchEffect(url), (page) => Effect.sync(() => pages.push(page))))
       })
       assert.match(authorizer.redirectUri, /^http:\/\/127\.0\.0\.1:\d+\/callback$/)
-      const result = yield* authorizer.authorize(authorizationUrl(as.base, "/authorize", authorizer.redirectUri, "st-1"))
+      const result = yield* authorizer.authorize(
+        authorizationUrl(as.base, "/authorize", authorizer.redirectUri, "st-1")
+      )
       assert.strictEqual(result.origin + result.pathname, authorizer.redirectUri)
       assert.strictEqual(result.searchParams.get("code"), "the-code")
       assert.strictEqual(result.searchParams.get("state"), "st-1")
@@ -175,7 +181,8 @@ describe("NodeMcpAuthorizer.makeLoopback", () => {
           socket.write("GET http://a:b:c/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
         socket.setEncoding("utf8")
         socket.on("data", (chunk: string) => (text += chunk))
-        socket.on("close", () => resume(Effect.succeed(text)))
+        socket.on("close", () =>
+          resume(Effect.succeed(text)))
       })
       assert.match(answer, /^HTTP\/1\.1 404/)
       assert.strictEqual((yield* fetchEffect(`${authorizer.redirectUri}?state=none`)).status, 400)
@@ -183,7 +190,11 @@ describe("NodeMcpAuthorizer.makeLoopback", () => {
 
   it.effect("times out without a redirect", () =>
     Effect.gen(function*() {
-      const authorizer = yield* NodeMcpAuthorizer.makeLoopback({ print: false, open: () => Effect.void, timeout: "2 minutes" })
+      const authorizer = yield* NodeMcpAuthorizer.makeLoopback({
+        print: false,
+        open: () => Effect.void,
+        timeout: "2 minutes"
+      })
       const fiber = yield* authorizer.authorize(new URL("http://127.0.0.1:1/authorize?state=x")).pipe(
         Effect.exit,
         Effect.forkChild({ startImmediately: true })

@@ -180,23 +180,29 @@ describe("issue 15 #1: the authorizers and openers check the URL themselves (def
       assert.deepStrictEqual(seen, ["/authorize?state=s"])
     }))
 
-  it.live.skipIf(process.platform === "win32")("openWith and openBrowser run nothing for a file: URL", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const script = recordingScript(dir, "record-browser")
-      recordingScript(dir, "xdg-open")
-      recordingScript(dir, "open")
-      yield* pathFirst(dir)
-      for (const url of MALICIOUS) {
-        assert.strictEqual(reasonOf(yield* Effect.exit(NodeMcpAuthorizer.openWith(script)(new URL(url))))?.kind, "Refused")
-        assert.strictEqual(reasonOf(yield* Effect.exit(NodeMcpAuthorizer.openBrowser(new URL(url))))?.kind, "Refused")
-      }
-      assert.deepStrictEqual(yield* opened(dir), [])
-      // the recorder does record what may be opened
-      yield* NodeMcpAuthorizer.openWith(script)(new URL("https://auth.example.com/authorize?x=1"))
-      assert.deepStrictEqual(yield* opened(dir), ["https://auth.example.com/authorize?x=1"])
-      assert.isTrue(NodeMcpAuthorizer.isBrowsableUrl(new URL("http://127.0.0.1:8080/authorize")))
-      assert.isTrue(NodeMcpAuthorizer.isBrowsableUrl(new URL("http://[::1]:8080/authorize")))
-      assert.isFalse(NodeMcpAuthorizer.isBrowsableUrl(new URL("http://example.com/authorize")))
-    }))
+  it.live.skipIf(process.platform === "win32")(
+    "openWith and openBrowser run nothing for a file: URL",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const script = recordingScript(dir, "record-browser")
+        recordingScript(dir, "xdg-open")
+        recordingScript(dir, "open")
+        yield* pathFirst(dir)
+        for (const url of MALICIOUS) {
+          assert.strictEqual(
+            reasonOf(yield* Effect.exit(NodeMcpAuthorizer.openWith(script)(new URL(url))))?.kind,
+            "Refused"
+          )
+          assert.strictEqual(reasonOf(yield* Effect.exit(NodeMcpAuthorizer.openBrowser(new URL(url))))?.kind, "Refused")
+        }
+        assert.deepStrictEqual(yield* opened(dir), [])
+        // the recorder does record what may be opened
+        yield* NodeMcpAuthorizer.openWith(script)(new URL("https://auth.example.com/authorize?x=1"))
+        assert.deepStrictEqual(yield* opened(dir), ["https://auth.example.com/authorize?x=1"])
+        assert.isTrue(NodeMcpAuthorizer.isBrowsableUrl(new URL("http://127.0.0.1:8080/authorize")))
+        assert.isTrue(NodeMcpAuthorizer.isBrowsableUrl(new URL("http://[::1]:8080/authorize")))
+        assert.isFalse(NodeMcpAuthorizer.isBrowsableUrl(new URL("http://example.com/authorize")))
+      })
+  )
 })

@@ -14,6 +14,7 @@
  * connection and request: it must record none.
  */
 import { McpAuth, type McpError } from "@effect-mcp/core"
+import type * as Policy from "@effect-mcp/core/McpOAuthPolicy"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import type * as Scope from "effect/Scope"
@@ -21,7 +22,6 @@ import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import * as Client from "../../src/internal/oauth/client.ts"
 import type * as Egress from "../../src/internal/oauth/egress.ts"
-import type * as Policy from "@effect-mcp/core/McpOAuthPolicy"
 import * as NodeMcpAuthorizer from "../../src/NodeMcpAuthorizer.ts"
 import { startAuthServer, startProtectedServer } from "../fixtures/authServer.ts"
 import { listenLoopback } from "../fixtures/listen.ts"

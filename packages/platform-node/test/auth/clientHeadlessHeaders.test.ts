@@ -62,7 +62,12 @@ describe("issue 15 #4: the headless authorizer sends its headers to the authoriz
       url.searchParams.set("state", "st")
       const redirected = yield* authorizer.authorize(url)
       assert.strictEqual(redirected.searchParams.get("code"), "the-code")
-      assert.deepStrictEqual(other.seen, [{ path: "/login", cookie: undefined, authorization: undefined, custom: undefined }])
+      assert.deepStrictEqual(other.seen, [{
+        path: "/login",
+        cookie: undefined,
+        authorization: undefined,
+        custom: undefined
+      }])
       assert.deepStrictEqual(as.seen, [
         { path: "/authorize", cookie: "session=s3cret", authorization: "Basic c2Vzc2lvbjpzM2NyZXQ=", custom: "s3cret" },
         { path: "/consent", cookie: "session=s3cret", authorization: "Basic c2Vzc2lvbjpzM2NyZXQ=", custom: "s3cret" }

@@ -15,7 +15,13 @@
 import { McpAuth, type McpError } from "@effect-mcp/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import { type AuthServer, type Discovery, type RecordedRequest, startAuthServer, startProtectedServer } from "../fixtures/authServer.ts"
+import {
+  type AuthServer,
+  type Discovery,
+  type RecordedRequest,
+  startAuthServer,
+  startProtectedServer
+} from "../fixtures/authServer.ts"
 import { authKind, connect, text } from "../fixtures/oauthClient.ts"
 
 const SECRET = "honest-secret-do-not-leak"
@@ -110,7 +116,10 @@ describe("issue 15 #3: a metadata issuer that is not the issuer it was fetched f
       const server = yield* startProtectedServer(as, { front: "as" })
       const client = yield* connect({ url: server.url, store })
       assert.strictEqual(text(yield* client.callTool("echo", { text: "legacy" })), "legacy")
-      assert.strictEqual((yield* store.getClient(`${as.url}/oauth`))?.clientId, as.requestsTo("/register")[0]!.response.client_id)
+      assert.strictEqual(
+        (yield* store.getClient(`${as.url}/oauth`))?.clientId,
+        as.requestsTo("/register")[0]!.response.client_id
+      )
     }))
 
   it.live("2025-03-26 with its own origin as issuer: signs in; the registration is stored under that (validated) issuer", () =>

@@ -14,14 +14,14 @@
  * "internal" service records every request: it must record none.
  */
 import { McpAuth, McpClient, type McpError } from "@effect-mcp/core"
+import * as Policy from "@effect-mcp/core/McpOAuthPolicy"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer } from "effect"
 import type * as Scope from "effect/Scope"
-import * as Http from "node:http"
 import * as Crypto from "node:crypto"
+import * as Http from "node:http"
 import * as Client from "../../src/internal/oauth/client.ts"
 import type * as Egress from "../../src/internal/oauth/egress.ts"
-import * as Policy from "@effect-mcp/core/McpOAuthPolicy"
 import * as NodeJsonSchemaValidator from "../../src/NodeJsonSchemaValidator.ts"
 import * as NodeMcpAuthorizer from "../../src/NodeMcpAuthorizer.ts"
 import * as NodeMcpHttpClient from "../../src/NodeMcpHttpClient.ts"
@@ -39,7 +39,9 @@ interface Recorder {
 }
 
 /** A node:http server on 127.0.0.1 that records every request and answers with `handler`. */
-const startRecorder = (handler: (url: URL, res: Http.ServerResponse) => void): Effect.Effect<Recorder, never, Scope.Scope> =>
+const startRecorder = (
+  handler: (url: URL, res: Http.ServerResponse) => void
+): Effect.Effect<Recorder, never, Scope.Scope> =>
   Effect.gen(function*() {
     const requests: Array<{ readonly path: string; readonly host: string | undefined }> = []
     const server = Http.createServer((req, res) => {
@@ -67,7 +69,9 @@ const testNetwork = (publicHosts: ReadonlyArray<string>, answers: Record<string,
     resolve: (hostname, _family, callback) => {
       resolved.push(hostname)
       const addresses = answers[hostname] ?? (hostname.endsWith(".test") ? ["127.0.0.1"] : undefined)
-      if (addresses === undefined) return callback(Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), [])
+      if (addresses === undefined) {
+        return callback(Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), [])
+      }
       callback(null, addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 })))
     }
   }
@@ -212,7 +216,10 @@ describe("issue 15 #2: a remote MCP server may not point discovery at loopback, 
       const { network } = testNetwork(["mcp.test"])
       const serverUrl = "https://mcp.test/mcp"
       const auth = yield* makeAuth({ serverUrl }, network)
-      const exits = yield* Effect.forEach(targets, (target) => Effect.exit(auth.challenge(challenge401(serverUrl, target))))
+      const exits = yield* Effect.forEach(
+        targets,
+        (target) => Effect.exit(auth.challenge(challenge401(serverUrl, target)))
+      )
       assert.deepStrictEqual(internal.requests, [], "nothing reached the internal service")
       exits.forEach((exit, i) => {
         const error = failure(exit)
@@ -246,7 +253,10 @@ describe("issue 15 #2: a name a remote server gives is checked on what it resolv
     Effect.gen(function*() {
       const secret = newSecret()
       const internal = yield* startInternal(secret)
-      const prm = yield* startPrmServer((port) => ({ resource: `http://mcp.test:${port}/mcp`, authorization_servers: [] }))
+      const prm = yield* startPrmServer((port) => ({
+        resource: `http://mcp.test:${port}/mcp`,
+        authorization_servers: []
+      }))
       const serverUrl = `http://mcp.test:${prm.port}/mcp`
       const { network, resolved } = testNetwork(["mcp.test"])
       const auth = yield* makeAuth({ serverUrl, allowInsecureRequests: true }, network)
@@ -291,7 +301,10 @@ describe("issue 15 #2: a name a remote server gives is checked on what it resolv
         token_endpoint: `${issuer}/token`,
         registration_endpoint: `${issuer}/register`
       }
-      const prm = yield* startPrmServer((port) => ({ resource: `http://mcp.test:${port}/mcp`, authorization_servers: [issuer] }))
+      const prm = yield* startPrmServer((port) => ({
+        resource: `http://mcp.test:${port}/mcp`,
+        authorization_servers: [issuer]
+      }))
       const serverUrl = `http://mcp.test:${prm.port}/mcp`
       const { network, resolved } = testNetwork(["mcp.test", "as.test"])
       const auth = yield* makeAuth({
@@ -325,7 +338,9 @@ describe("issue 15 #2: a discovery failure says what was expected, not what answ
       // a loopback server: loopback targets are allowed, so each one is fetched and its answer refused
       const serverUrl = `http://127.0.0.1:${prm.port}/mcp`
       const auth = yield* makeAuth({ serverUrl }, undefined)
-      const notJson = failure(yield* Effect.exit(auth.challenge(challenge401(serverUrl, `http://127.0.0.1:${text.port}/x`))))
+      const notJson = failure(
+        yield* Effect.exit(auth.challenge(challenge401(serverUrl, `http://127.0.0.1:${text.port}/x`)))
+      )
       const otherResource = failure(
         yield* Effect.exit(auth.challenge(challenge401(serverUrl, `http://127.0.0.1:${json.port}/x`)))
       )
@@ -383,8 +398,7 @@ describe("issue 15 #2: how hosts are classed (Policy)", () => {
 
   it("a public server reaches public hosts only; a private one its own class too; a loopback one anything", () => {
     const classes: ReadonlyArray<Policy.HostClass> = ["loopback", "link-local", "private", "public"]
-    const reach = (from: ReadonlyArray<Policy.HostClass>) =>
-      classes.filter((to) => Policy.mayReach(new Set(from), to))
+    const reach = (from: ReadonlyArray<Policy.HostClass>) => classes.filter((to) => Policy.mayReach(new Set(from), to))
     assert.deepStrictEqual(reach(["public"]), ["public"])
     assert.deepStrictEqual(reach(["private"]), ["private", "public"])
     assert.deepStrictEqual(reach(["link-local"]), ["link-local", "public"])
@@ -396,7 +410,15 @@ describe("issue 15 #2: how hosts are classed (Policy)", () => {
     assert.isTrue(Policy.isBrowsable(new URL("https://auth.example.com/authorize")))
     assert.isTrue(Policy.isBrowsable(new URL("http://127.0.0.1:9000/authorize")))
     assert.isTrue(Policy.isBrowsable(new URL("http://localhost/authorize")))
-    for (const url of ["http://auth.example.com/authorize", "file:///tmp/x", "javascript:alert(1)", "vscode://x/y", "data:,x"]) {
+    for (
+      const url of [
+        "http://auth.example.com/authorize",
+        "file:///tmp/x",
+        "javascript:alert(1)",
+        "vscode://x/y",
+        "data:,x"
+      ]
+    ) {
       assert.isFalse(Policy.isBrowsable(new URL(url)), url)
     }
   })

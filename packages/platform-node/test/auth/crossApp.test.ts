@@ -8,8 +8,8 @@
  * grant of the ID-JAG), in front of a protected MCP server. Each test
  * asserts what the IdP and the authorization server recorded.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpAuth, McpError } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Ref, Scope } from "effect"
 import * as Jose from "jose"
 import type * as NodeMcpOAuth from "../../src/NodeMcpOAuth.ts"
@@ -174,7 +174,8 @@ describe("NodeMcpOAuth cross-app access (SEP-990)", () => {
       },
       {
         name: "issued to another client",
-        idToken: (idp: { mintIdToken: (c: { aud: string }) => Promise<string> }) => idp.mintIdToken({ aud: "another-app" })
+        idToken: (idp: { mintIdToken: (c: { aud: string }) => Promise<string> }) =>
+          idp.mintIdToken({ aud: "another-app" })
       },
       {
         name: "expired",
@@ -189,7 +190,9 @@ describe("NodeMcpOAuth cross-app access (SEP-990)", () => {
           const other = yield* startAuthServer({ idp: true })
           const idToken = yield* Effect.promise(() => testCase.idToken(idp as never, other as never))
           const store = McpAuth.makeMemoryStore()
-          const error = yield* Effect.flip(connect({ url: server.url, store, oauth: { grant: crossApp(idp, idToken) } }))
+          const error = yield* Effect.flip(
+            connect({ url: server.url, store, oauth: { grant: crossApp(idp, idToken) } })
+          )
           assert.strictEqual(authKind(error), "Token", error.message)
           assert.include(error.message, "token exchange", error.message)
           assert.include(error.message, "invalid_grant", error.message)
@@ -303,41 +306,47 @@ describe("NodeMcpOAuth cross-app access (SEP-990)", () => {
     Effect.gen(function*() {
       const { as, idp, server } = yield* setup()
       const signedOut = McpError.auth("Authorization", "the user is signed out of the IdP")
-      const error = yield* Effect.flip(connect({ url: server.url, oauth: { grant: crossApp(idp, Effect.fail(signedOut)) } }))
+      const error = yield* Effect.flip(
+        connect({ url: server.url, oauth: { grant: crossApp(idp, Effect.fail(signedOut)) } })
+      )
       assert.strictEqual(authKind(error), "Authorization")
       assert.include(error.message, "signed out")
       assert.strictEqual(idp.requests.length, 0)
       assert.strictEqual(as.requestsTo("/token").length, 0)
     }))
 
-  it.live("cleanup: after the client's scope closes, no connection is left open to the IdP, the AS or the server", () =>
-    Effect.gen(function*() {
-      const outer = yield* Scope.make()
-      const { as, idToken, idp, server } = yield* setup().pipe(Scope.provide(outer))
-      const inner = yield* Scope.make()
-      const fiber = yield* Effect.gen(function*() {
-        const client = yield* connect({ url: server.url, oauth: { grant: crossApp(idp, idToken) } })
-        yield* client.callTool("echo", { text: "x" })
-      }).pipe(Scope.provide(inner), Effect.forkChild({ startImmediately: true }))
-      yield* Fiber.join(fiber)
-      assert.strictEqual(idp.requestsTo("/token").length, 1)
-      yield* Scope.close(inner, Exit.void)
-      // the resource server's own JWKS fetches (jose) are not the client's: left out
-      const clientSockets = Effect.map(
-        Effect.all([idp.openSockets, as.openSockets, server.openSockets]),
-        ([i, a, s]) => [
-          ...i.map((x) => `IdP: ${x}`),
-          ...a.filter((x) => !x.includes("user-agent: jose/")).map((x) => `AS: ${x}`),
-          ...s.map((x) => `front: ${x}`)
-        ]
-      )
-      let open: ReadonlyArray<string> = []
-      for (let i = 0; i < 20; i++) {
-        open = yield* clientSockets
-        if (open.length === 0) break
-        yield* Effect.sleep("50 millis")
-      }
-      assert.deepStrictEqual(open, [], open.join("; "))
-      yield* Scope.close(outer, Exit.void)
-    }), 20_000)
+  it.live(
+    "cleanup: after the client's scope closes, no connection is left open to the IdP, the AS or the server",
+    () =>
+      Effect.gen(function*() {
+        const outer = yield* Scope.make()
+        const { as, idToken, idp, server } = yield* setup().pipe(Scope.provide(outer))
+        const inner = yield* Scope.make()
+        const fiber = yield* Effect.gen(function*() {
+          const client = yield* connect({ url: server.url, oauth: { grant: crossApp(idp, idToken) } })
+          yield* client.callTool("echo", { text: "x" })
+        }).pipe(Scope.provide(inner), Effect.forkChild({ startImmediately: true }))
+        yield* Fiber.join(fiber)
+        assert.strictEqual(idp.requestsTo("/token").length, 1)
+        yield* Scope.close(inner, Exit.void)
+        // the resource server's own JWKS fetches (jose) are not the client's: left out
+        const clientSockets = Effect.map(
+          Effect.all([idp.openSockets, as.openSockets, server.openSockets]),
+          ([i, a, s]) => [
+            ...i.map((x) => `IdP: ${x}`),
+            ...a.filter((x) => !x.includes("user-agent: jose/")).map((x) => `AS: ${x}`),
+            ...s.map((x) => `front: ${x}`)
+          ]
+        )
+        let open: ReadonlyArray<string> = []
+        for (let i = 0; i < 20; i++) {
+          open = yield* clientSockets
+          if (open.length === 0) break
+          yield* Effect.sleep("50 millis")
+        }
+        assert.deepStrictEqual(open, [], open.join("; "))
+        yield* Scope.close(outer, Exit.void)
+      }),
+    20_000
+  )
 })

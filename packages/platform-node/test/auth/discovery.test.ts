@@ -7,13 +7,19 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type AuthServerOptions, type Discovery, startAuthServer, startProtectedServer } from "../fixtures/authServer.ts"
+import {
+  type AuthServerOptions,
+  type Discovery,
+  startAuthServer,
+  startProtectedServer
+} from "../fixtures/authServer.ts"
 import { authKind, connect, text } from "../fixtures/oauthClient.ts"
 
 const PRM = "/.well-known/oauth-protected-resource"
 
-const prmRequests = (server: { readonly requests: ReadonlyArray<{ readonly path: string; readonly method: string }> }) =>
-  server.requests.filter((r) => r.method === "GET" && r.path !== "/mcp").map((r) => r.path)
+const prmRequests = (
+  server: { readonly requests: ReadonlyArray<{ readonly path: string; readonly method: string }> }
+) => server.requests.filter((r) => r.method === "GET" && r.path !== "/mcp").map((r) => r.path)
 
 const wellKnown = (as: { readonly requests: ReadonlyArray<{ readonly path: string }> }) =>
   as.requests.map((r) => r.path).filter((path) => path.includes("/.well-known/"))
@@ -59,7 +65,14 @@ describe("NodeMcpOAuth discovery", () => {
       assert.deepStrictEqual(prmRequests(server), [`${PRM}/mcp`, PRM])
     }))
 
-  const orders: ReadonlyArray<{ readonly name: string; readonly issuerPath: string; readonly discovery: Discovery; readonly expected: ReadonlyArray<string> }> = [
+  const orders: ReadonlyArray<
+    {
+      readonly name: string
+      readonly issuerPath: string
+      readonly discovery: Discovery
+      readonly expected: ReadonlyArray<string>
+    }
+  > = [
     {
       name: "RFC 8414, path inserted",
       issuerPath: "/tenant1",
@@ -209,7 +222,10 @@ describe("NodeMcpOAuth client identity", () => {
       const server = yield* startProtectedServer(as)
       const client = yield* connect({
         url: server.url,
-        oauth: { client: { clientId: "pre", clientSecret: "pre-secret" }, clientMetadataUrl: `${as.url}/clients/unused.json` }
+        oauth: {
+          client: { clientId: "pre", clientSecret: "pre-secret" },
+          clientMetadataUrl: `${as.url}/clients/unused.json`
+        }
       })
       yield* client.callTool("echo", { text: "ok" })
       assert.strictEqual(as.requestsTo("/register").length, 0)
@@ -225,7 +241,10 @@ describe("NodeMcpOAuth client identity", () => {
     Effect.gen(function*() {
       const as = yield* startAuthServer({ clients: [{ clientId: "pre", clientSecret: "pre-secret" }] })
       const server = yield* startProtectedServer(as)
-      const client = yield* connect({ url: server.url, oauth: { client: { clientId: "pre", clientSecret: "pre-secret" } } })
+      const client = yield* connect({
+        url: server.url,
+        oauth: { client: { clientId: "pre", clientSecret: "pre-secret" } }
+      })
       yield* client.callTool("echo", { text: "ok" })
       const token = as.requestsTo("/token")[0]!
       assert.strictEqual(token.clientAuth, "client_secret_basic")

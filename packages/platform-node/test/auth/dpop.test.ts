@@ -47,7 +47,11 @@ const post = (url: string, headers: Record<string, string>) =>
       body: INITIALIZE
     })
     await response.body?.cancel()
-    return { status: response.status, challenge: response.headers.get("www-authenticate") ?? "", nonce: response.headers.get("dpop-nonce") }
+    return {
+      status: response.status,
+      challenge: response.headers.get("www-authenticate") ?? "",
+      nonce: response.headers.get("dpop-nonce")
+    }
   })
 
 describe("DPoP", () => {
@@ -141,11 +145,17 @@ describe("DPoP", () => {
       assert.strictEqual(otherUrl.status, 401)
       assert.match(otherUrl.challenge, /htu/)
 
-      const otherMethod = yield* post(server.url, { authorization: `DPoP ${token}`, dpop: yield* proof(key, { ...valid, htm: "GET" }) })
+      const otherMethod = yield* post(server.url, {
+        authorization: `DPoP ${token}`,
+        dpop: yield* proof(key, { ...valid, htm: "GET" })
+      })
       assert.strictEqual(otherMethod.status, 401)
       assert.match(otherMethod.challenge, /htm/)
 
-      const wrongAth = yield* post(server.url, { authorization: `DPoP ${token}`, dpop: yield* proof(key, { ...valid, ath: ath("x") }) })
+      const wrongAth = yield* post(server.url, {
+        authorization: `DPoP ${token}`,
+        dpop: yield* proof(key, { ...valid, ath: ath("x") })
+      })
       assert.strictEqual(wrongAth.status, 401)
 
       const stale = yield* post(server.url, {
@@ -188,7 +198,10 @@ describe("DPoP", () => {
       assert.strictEqual(first.status, 401)
       assert.match(first.challenge, /^DPoP error="use_dpop_nonce"/)
       assert.isString(first.nonce)
-      const second = yield* post(server.url, { authorization: `DPoP ${token}`, dpop: yield* proof(key, { ...valid, nonce: first.nonce }) })
+      const second = yield* post(server.url, {
+        authorization: `DPoP ${token}`,
+        dpop: yield* proof(key, { ...valid, nonce: first.nonce })
+      })
       assert.strictEqual(second.status, 200)
 
       // required: no bearer tokens, and the unauthenticated challenge is DPoP

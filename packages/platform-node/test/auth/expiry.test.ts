@@ -6,8 +6,8 @@
  * a fresh token and nothing is lost; a token without `expiresAt` is never
  * cut.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpAuth, McpError, McpServer, McpTool } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Layer, Queue, Schema } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import { TestClock } from "effect/testing"
@@ -69,35 +69,39 @@ const open = (
 ) =>
   Effect.acquireRelease(
     Effect.callback<{ readonly live: Live; readonly request: Http.ClientRequest }>((resume) => {
-      const request = Http.request(url, { method: options.method, headers: options.headers, agent: false }, (response) => {
-        let text = ""
-        const waiters: Array<{ readonly ready: () => boolean; readonly done: () => void }> = []
-        const ended = Deferred.makeUnsafe<void>()
-        const finish = () => Deferred.doneUnsafe(ended, Effect.void)
-        response.setEncoding("utf8")
-        response.on("data", (chunk: string) => {
-          text += chunk
-          for (const waiter of waiters.splice(0)) {
-            if (waiter.ready()) waiter.done()
-            else waiters.push(waiter)
+      const request = Http.request(
+        url,
+        { method: options.method, headers: options.headers, agent: false },
+        (response) => {
+          let text = ""
+          const waiters: Array<{ readonly ready: () => boolean; readonly done: () => void }> = []
+          const ended = Deferred.makeUnsafe<void>()
+          const finish = () => Deferred.doneUnsafe(ended, Effect.void)
+          response.setEncoding("utf8")
+          response.on("data", (chunk: string) => {
+            text += chunk
+            for (const waiter of waiters.splice(0)) {
+              if (waiter.ready()) waiter.done()
+              else waiters.push(waiter)
+            }
+          })
+          response.on("end", finish)
+          response.on("close", finish)
+          const live: Live = {
+            status: response.statusCode!,
+            text: () => text,
+            ended,
+            until: (needle, count = 1) =>
+              Effect.callback<void>((done) => {
+                const ready = () => occurrences(text, needle) >= count
+                if (ready()) return done(Effect.void)
+                waiters.push({ ready, done: () => done(Effect.void) })
+              }),
+            lastEventId: () => [...text.matchAll(/^id: ?(.*)$/gm)].at(-1)?.[1]
           }
-        })
-        response.on("end", finish)
-        response.on("close", finish)
-        const live: Live = {
-          status: response.statusCode!,
-          text: () => text,
-          ended,
-          until: (needle, count = 1) =>
-            Effect.callback<void>((done) => {
-              const ready = () => occurrences(text, needle) >= count
-              if (ready()) return done(Effect.void)
-              waiters.push({ ready, done: () => done(Effect.void) })
-            }),
-          lastEventId: () => [...text.matchAll(/^id: ?(.*)$/gm)].at(-1)?.[1]
+          resume(Effect.succeed({ live, request }))
         }
-        resume(Effect.succeed({ live, request }))
-      })
+      )
       request.on("error", () => undefined)
       request.end(options.body === undefined ? undefined : JSON.stringify(options.body))
     }),
@@ -175,7 +179,10 @@ describe("protected Streamable HTTP server: open streams and token expiry", () =
 
       yield* TestClock.adjust("59 seconds")
       // a live request still goes through on the same token
-      const ping = yield* send(url, { headers: mcpHeaders({ token: "t60", session: session }), body: { jsonrpc: "2.0", id: 8, method: "ping" } })
+      const ping = yield* send(url, {
+        headers: mcpHeaders({ token: "t60", session: session }),
+        body: { jsonrpc: "2.0", id: 8, method: "ping" }
+      })
       assert.strictEqual(ping.status, 200)
       assert.isFalse(yield* Deferred.isDone(call.ended))
 

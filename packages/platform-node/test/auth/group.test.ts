@@ -4,8 +4,8 @@
  * and a static Authorization header leave them alone. A protected MCP server
  * and its authorization server run on 127.0.0.1 (fixtures/authServer.ts).
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpAuth, McpGroup } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer } from "effect"
 import * as NodeMcpAuthorizer from "../../src/NodeMcpAuthorizer.ts"
 import * as NodeMcpGroup from "../../src/NodeMcpGroup.ts"

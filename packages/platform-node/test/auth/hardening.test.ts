@@ -12,9 +12,9 @@
  * - with `cors`, the CORS headers are on every answer: 401, 403, 404 of a
  *   session, 500 of a verifier fault and 500 of a defect.
  */
-import { assert, describe, it } from "@effect/vitest"
 import type { McpHttpServer } from "@effect-mcp/core"
 import { McpAuth, McpError, McpResourceServer, McpServer, McpTool } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Clock, Context, Effect, Layer, Logger, Schema } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Jose from "jose"
@@ -71,7 +71,10 @@ interface Line {
 const capture = (lines: Array<Line>) =>
   Logger.make(({ cause, logLevel, message }) => {
     const parts = Array.isArray(message) ? message : [message]
-    lines.push({ level: logLevel, text: `${parts.map(String).join(" ")} ${cause.reasons.length > 0 ? String(cause) : ""}` })
+    lines.push({
+      level: logLevel,
+      text: `${parts.map(String).join(" ")} ${cause.reasons.length > 0 ? String(cause) : ""}`
+    })
   })
 
 /** A protected Streamable HTTP server; its log goes to `lines`. */
@@ -116,7 +119,9 @@ const challengeOf = (reply: Reply) =>
 const assertBare500 = (reply: Reply, secrets: ReadonlyArray<string>) => {
   for (const secret of secrets) assert.notInclude(reply.body, secret)
   assert.strictEqual(reply.status, 500, reply.body)
-  const body = JSON.parse(reply.body) as { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
+  const body = JSON.parse(reply.body) as {
+    readonly error: { readonly code: number; readonly message: string; readonly data?: unknown }
+  }
   assert.strictEqual(body.error.code, -32603)
   assert.strictEqual(body.error.message, "Internal Server Error")
   assert.strictEqual(body.error.data, undefined)
@@ -143,7 +148,12 @@ const forgeHs256 = (secret: Uint8Array, claims: Record<string, unknown>) =>
     )
   })
 
-const callTool = (id: number, name: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } })
+const callTool = (id: number, name: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: {} }
+})
 
 // -----------------------------------------------------------------------------
 // 1. verifier internals never reach the client
@@ -214,7 +224,11 @@ describe("a verifier that cannot check the token", () => {
       assert.strictEqual(fault.body, "Internal Server Error")
       assert.strictEqual(fault.headers["access-control-allow-origin"], APP)
       const nobody = yield* signRs256(pair.privateKey, { scope: "x" })
-      const refused = yield* head(`${origin}/sse`, { accept: "text/event-stream", origin: APP, authorization: `Bearer ${nobody}` })
+      const refused = yield* head(`${origin}/sse`, {
+        accept: "text/event-stream",
+        origin: APP,
+        authorization: `Bearer ${nobody}`
+      })
       assert.strictEqual(refused.status, 401)
       assert.strictEqual(refused.headers["access-control-allow-origin"], APP)
     }))
@@ -227,13 +241,21 @@ describe("a verifier that cannot check the token", () => {
         // a hand-written verifier's bug: no `scopes` array, so the scope check throws
         verify: () => Effect.succeed({ token: "t", subject: "u" } as unknown as McpAuth.AuthInfo)
       }, lines)
-      for (const [name, reply] of [
-        ["GET", yield* head(`${origin}/sse`, { accept: "text/event-stream", origin: APP, authorization: "Bearer t" })],
-        ["POST", yield* send(`${origin}/messages?sessionId=x`, {
-          headers: { origin: APP, authorization: "Bearer t", "content-type": "application/json" },
-          body: initialize
-        })]
-      ] as const) {
+      for (
+        const [name, reply] of [
+          [
+            "GET",
+            yield* head(`${origin}/sse`, { accept: "text/event-stream", origin: APP, authorization: "Bearer t" })
+          ],
+          [
+            "POST",
+            yield* send(`${origin}/messages?sessionId=x`, {
+              headers: { origin: APP, authorization: "Bearer t", "content-type": "application/json" },
+              body: initialize
+            })
+          ]
+        ] as const
+      ) {
         assert.strictEqual(reply.status, 500, name)
         assert.strictEqual(reply.headers["access-control-allow-origin"], APP, name)
         if (name === "POST") assert.strictEqual(reply.body, "Internal Server Error")
@@ -271,10 +293,16 @@ describe("token verification failures are 401 invalid_token", () => {
           yield* forgeHs256(der, claims)
         ]
         for (const key of keys) {
-          const url = yield* serve({ requireAudience: false, verify: NodeMcpJwtVerifier.make({ ...key, issuer: ISSUER }) })
+          const url = yield* serve({
+            requireAudience: false,
+            verify: NodeMcpJwtVerifier.make({ ...key, issuer: ISSUER })
+          })
           // the genuine token passes: the verifier is set up right
           const genuine = yield* signRs256(pair.privateKey, claims, alg)
-          assert.strictEqual((yield* send(url, { headers: mcpHeaders({ token: genuine }), body: initialize })).status, 200)
+          assert.strictEqual(
+            (yield* send(url, { headers: mcpHeaders({ token: genuine }), body: initialize })).status,
+            200
+          )
           for (const forged of forgeries) {
             const reply = yield* send(url, { headers: mcpHeaders({ token: forged }), body: initialize })
             assert.strictEqual(reply.status, 401, `${alg} ${Object.keys(key)[0]}: ${reply.body}`)
@@ -307,7 +335,10 @@ describe("token verification failures are 401 invalid_token", () => {
         `${header}.${payload}.AAAA`,
         `${header}.!!!.${ok.split(".")[2]}`,
         unsigned,
-        yield* make((jwt) => jwt.setIssuer(ISSUER).setAudience("api://mcp").setExpirationTime(now + 300), other.privateKey),
+        yield* make(
+          (jwt) => jwt.setIssuer(ISSUER).setAudience("api://mcp").setExpirationTime(now + 300),
+          other.privateKey
+        ),
         yield* make((jwt) => jwt.setIssuer("http://evil").setAudience("api://mcp").setExpirationTime(now + 300)),
         yield* make((jwt) => jwt.setIssuer(ISSUER).setAudience("api://other").setExpirationTime(now + 300)),
         yield* make((jwt) => jwt.setIssuer(ISSUER).setAudience("api://mcp").setExpirationTime(now - 10))
@@ -354,7 +385,10 @@ describe("tokens without sub or client_id", () => {
       const client = yield* signRs256(pair.privateKey, { aud: resource, client_id: "svc" })
       const bobs = yield* openSession(url, { token: bob })
       yield* openSession(url, { token: client })
-      const foreign = yield* send(url, { headers: mcpHeaders({ token: client, session: bobs }), body: callTool(2, "whoami") })
+      const foreign = yield* send(url, {
+        headers: mcpHeaders({ token: client, session: bobs }),
+        body: callTool(2, "whoami")
+      })
       assert.strictEqual(foreign.status, 404)
     }))
 })
@@ -383,11 +417,15 @@ describe("CORS on error answers", () => {
     Effect.gen(function*() {
       const pair = yield* Effect.promise(() => Jose.generateKeyPair("RS256"))
       const verifier = NodeMcpJwtVerifier.make({ key: pair.publicKey, issuer: ISSUER })
-      const url = yield* serve({
-        requiredScopes: ["mcp:read"],
-        toolScopes: { admin: ["mcp:admin"] },
-        verify: (token) => token === "explode" ? Effect.die(new Error("verifier internals")) : verifier(token)
-      }, [], { cors: { origins: [APP] } })
+      const url = yield* serve(
+        {
+          requiredScopes: ["mcp:read"],
+          toolScopes: { admin: ["mcp:admin"] },
+          verify: (token) => token === "explode" ? Effect.die(new Error("verifier internals")) : verifier(token)
+        },
+        [],
+        { cors: { origins: [APP] } }
+      )
       const token = yield* signRs256(pair.privateKey, { aud: url, sub: "alice", scope: "mcp:read" })
       const origin = { origin: APP }
 
@@ -400,7 +438,10 @@ describe("CORS on error answers", () => {
       assertCors(badToken, "401 invalid_token")
 
       const session = yield* openSession(url, { ...origin, token })
-      const forbidden = yield* send(url, { headers: mcpHeaders({ ...origin, token, session }), body: callTool(1, "admin") })
+      const forbidden = yield* send(url, {
+        headers: mcpHeaders({ ...origin, token, session }),
+        body: callTool(1, "admin")
+      })
       assert.strictEqual(forbidden.status, 403)
       assertCors(forbidden, "403 insufficient_scope")
 
@@ -441,6 +482,9 @@ describe("CORS on error answers", () => {
       })
       assertCors(defect, "500 defect")
       assertBare500(defect, ["exploded", "/var/secret"])
-      assert.isTrue(lines.some((line) => line.level === "Error" && line.text.includes("/var/secret")), JSON.stringify(lines))
+      assert.isTrue(
+        lines.some((line) => line.level === "Error" && line.text.includes("/var/secret")),
+        JSON.stringify(lines)
+      )
     }))
 })

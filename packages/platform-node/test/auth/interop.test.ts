@@ -15,12 +15,17 @@
  * Each test checks what the servers and the authorization server saw, and
  * that no connection is left open once the clients are closed.
  */
+import * as Undici from "@effect/platform-node/Undici"
+import { assert, describe, it } from "@effect/vitest"
 import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js"
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthMetadataRouter } from "@modelcontextprotocol/sdk/server/auth/router.js"
+import {
+  getOAuthProtectedResourceMetadataUrl,
+  mcpAuthMetadataRouter
+} from "@modelcontextprotocol/sdk/server/auth/router.js"
 import type { AuthInfo as SdkAuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js"
 import { createMcpExpressApp } from "@modelcontextprotocol/sdk/server/express.js"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -32,8 +37,6 @@ import type {
   OAuthTokens
 } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
-import * as Undici from "@effect/platform-node/Undici"
-import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type * as Scope from "effect/Scope"
 import * as Jose from "jose"
@@ -52,8 +55,14 @@ const ASM = "/.well-known/oauth-authorization-server"
 const noOpenSockets = (sources: ReadonlyArray<readonly [string, Effect.Effect<ReadonlyArray<string>>]>) =>
   Effect.gen(function*() {
     const all = Effect.map(
-      Effect.forEach(sources, ([name, open]) =>
-        Effect.map(open, (sockets) => sockets.filter((s) => !s.includes("user-agent: jose/")).map((s) => `${name}: ${s}`))),
+      Effect.forEach(
+        sources,
+        ([name, open]) =>
+          Effect.map(
+            open,
+            (sockets) => sockets.filter((s) => !s.includes("user-agent: jose/")).map((s) => `${name}: ${s}`)
+          )
+      ),
       (lists) => lists.flat()
     )
     let open: ReadonlyArray<string> = []
@@ -140,7 +149,9 @@ class MemoryProvider implements OAuthClientProvider {
     const location = response.headers.get("location")
     if (response.status !== 302 || location === null) throw new Error(`authorization: HTTP ${response.status}`)
     const back = new URL(location)
-    if (back.searchParams.get("state") !== this.states.at(-1)) throw new Error(`authorization: wrong state in ${location}`)
+    if (back.searchParams.get("state") !== this.states.at(-1)) {
+      throw new Error(`authorization: wrong state in ${location}`)
+    }
     const code = back.searchParams.get("code")
     if (code === null) throw new Error(`authorization refused: ${location}`)
     this.codes.push(code)
@@ -181,13 +192,17 @@ const signIn = (url: string, provider: MemoryProvider, fetchFn: Fetch) =>
     return second
   })
 
-const toolText = (result: unknown) => (result as { readonly content: ReadonlyArray<{ readonly text: string }> }).content[0]!.text
+const toolText = (result: unknown) =>
+  (result as { readonly content: ReadonlyArray<{ readonly text: string }> }).content[0]!.text
 
 describe("interop: the official SDK client (its OAuth flow) → our protected server", () => {
   it.live("discovers our PRM, registers, authorizes with PKCE S256 and resource; the handler sees the token's subject and scopes", () =>
     Effect.gen(function*() {
       const as = yield* startAuthServer({ scopesSupported: ["mcp:read", "mcp:admin"] })
-      const server = yield* startProtectedServer(as, { requiredScopes: ["mcp:read"], scopesSupported: ["mcp:read", "mcp:admin"] })
+      const server = yield* startProtectedServer(as, {
+        requiredScopes: ["mcp:read"],
+        scopesSupported: ["mcp:read", "mcp:admin"]
+      })
       yield* Effect.gen(function*() {
         const fetchFn = yield* scopedFetch
         const provider = new MemoryProvider(fetchFn)
@@ -232,7 +247,9 @@ describe("interop: the official SDK client (its OAuth flow) → our protected se
 
         const { tools } = yield* Effect.promise(() => client.listTools())
         assert.deepStrictEqual(tools.map((t) => t.name), ["admin_op", "echo", "whoami"])
-        const seen = JSON.parse(toolText(yield* Effect.promise(() => client.callTool({ name: "whoami", arguments: {} }))))
+        const seen = JSON.parse(
+          toolText(yield* Effect.promise(() => client.callTool({ name: "whoami", arguments: {} })))
+        )
         assert.strictEqual(seen.subject, "user-1")
         assert.strictEqual(seen.clientId, registration.response.client_id)
         assert.deepStrictEqual(seen.scopes, ["mcp:read"])
@@ -259,7 +276,10 @@ describe("interop: the official SDK client (its OAuth flow) → our protected se
         assert.strictEqual(authorize[0]!.query.scope, "mcp:read mcp:admin")
         // the same scope went into the registration
         assert.strictEqual((as.requestsTo("/register")[0]!.json as Record<string, unknown>).scope, "mcp:read mcp:admin")
-        assert.strictEqual(toolText(yield* Effect.promise(() => client.callTool({ name: "admin_op", arguments: {} }))), "admin done")
+        assert.strictEqual(
+          toolText(yield* Effect.promise(() => client.callTool({ name: "admin_op", arguments: {} }))),
+          "admin done"
+        )
       }).pipe(Effect.scoped)
       yield* noOpenSockets([["front", server.openSockets], ["AS", as.openSockets]])
     }))
@@ -316,11 +336,19 @@ describe("interop: the official SDK client (its OAuth flow) → our protected se
         yield* Effect.promise(() => transport.finishAuth(provider.codes[1]!))
 
         // the same session goes on with the new token
-        assert.strictEqual(toolText(yield* Effect.promise(() => client.callTool({ name: "admin_op", arguments: {} }))), "admin done")
-        const seen = JSON.parse(toolText(yield* Effect.promise(() => client.callTool({ name: "whoami", arguments: {} }))))
+        assert.strictEqual(
+          toolText(yield* Effect.promise(() => client.callTool({ name: "admin_op", arguments: {} }))),
+          "admin done"
+        )
+        const seen = JSON.parse(
+          toolText(yield* Effect.promise(() => client.callTool({ name: "whoami", arguments: {} })))
+        )
         assert.deepStrictEqual(seen.scopes, ["mcp:read", "mcp:admin"])
         assert.strictEqual(as.requestsTo("/register").length, 1)
-        assert.deepStrictEqual(as.requestsTo("/token").map((r) => r.form?.grant_type), ["authorization_code", "authorization_code"])
+        assert.deepStrictEqual(as.requestsTo("/token").map((r) => r.form?.grant_type), [
+          "authorization_code",
+          "authorization_code"
+        ])
       }).pipe(Effect.scoped)
       yield* noOpenSockets([["front", server.openSockets], ["AS", as.openSockets]])
     }))
@@ -347,7 +375,10 @@ describe("interop: the official SDK client (its OAuth flow) → our protected se
         assert.strictEqual(tokenRequests[1]!.form!.resource, server.resource)
         assert.strictEqual(as.issued[1]!.claims.scope, "mcp:read")
         // the session still works for what the token allows
-        assert.strictEqual(toolText(yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "still here" } }))), "still here")
+        assert.strictEqual(
+          toolText(yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "still here" } }))),
+          "still here"
+        )
       }).pipe(Effect.scoped)
       yield* noOpenSockets([["front", server.openSockets], ["AS", as.openSockets]])
     }))
@@ -442,7 +473,11 @@ const startSdkProtectedServer = (
 
     const requests: Array<SdkRecorded> = []
     app.use((req: ExpressRequest, res: ExpressResponse, next: Next) => {
-      const record: SdkRecorded = { method: req.method ?? "", path: new URL(req.url ?? "/", url).pathname, authorization: req.headers.authorization }
+      const record: SdkRecorded = {
+        method: req.method ?? "",
+        path: new URL(req.url ?? "/", url).pathname,
+        authorization: req.headers.authorization
+      }
       requests.push(record)
       res.on("finish", () => {
         record.status = res.statusCode
@@ -477,7 +512,12 @@ const startSdkProtectedServer = (
         }
       }
     }
-    const bearer = requireBearerAuth({ verifier, requiredScopes: ["mcp:read"], resourceMetadataUrl: metadataUrl, expectedResource: resource })
+    const bearer = requireBearerAuth({
+      verifier,
+      requiredScopes: ["mcp:read"],
+      resourceMetadataUrl: metadataUrl,
+      expectedResource: resource
+    })
     const adminBearer = requireBearerAuth({
       verifier,
       requiredScopes: ["mcp:read", "mcp:admin"],
@@ -496,14 +536,16 @@ const startSdkProtectedServer = (
         return {
           content: [{
             type: "text" as const,
-            text: JSON.stringify(info === undefined ? null : {
-              clientId: info.clientId,
-              scopes: info.scopes,
-              resource: info.resource?.href,
-              expiresAt: info.expiresAt,
-              extra: info.extra,
-              token: info.token.slice(0, 12)
-            })
+            text: JSON.stringify(
+              info === undefined ? null : {
+                clientId: info.clientId,
+                scopes: info.scopes,
+                resource: info.resource?.href,
+                expiresAt: info.expiresAt,
+                extra: info.extra,
+                token: info.token.slice(0, 12)
+              }
+            )
           }]
         }
       })
@@ -520,7 +562,11 @@ const startSdkProtectedServer = (
       let transport = typeof id === "string" ? sessions.get(id) : undefined
       if (transport === undefined) {
         if (id !== undefined || req.method !== "POST" || !isInitializeRequest(req.body)) {
-          res.status(id === undefined ? 400 : 404).json({ jsonrpc: "2.0", error: { code: -32000, message: "no such session" }, id: null })
+          res.status(id === undefined ? 400 : 404).json({
+            jsonrpc: "2.0",
+            error: { code: -32000, message: "no such session" },
+            id: null
+          })
           return
         }
         const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -563,7 +609,12 @@ describe("interop: our client (NodeMcpOAuth + McpClient) → the official SDK's 
         // the first request was refused by requireBearerAuth, the challenge
         // naming the PRM; our client read it from the SDK server
         const first = sdk.requests[0]!
-        assert.deepStrictEqual([first.method, first.path, first.authorization, first.status], ["POST", "/mcp", undefined, 401])
+        assert.deepStrictEqual([first.method, first.path, first.authorization, first.status], [
+          "POST",
+          "/mcp",
+          undefined,
+          401
+        ])
         assert.include(first.challenge!, `resource_metadata="${sdk.metadataUrl}"`)
         assert.include(first.challenge!, `scope="mcp:read"`)
         const prm = sdk.requests.filter((r) => r.path.startsWith(PRM))

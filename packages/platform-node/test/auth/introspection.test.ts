@@ -5,8 +5,8 @@
  * failures are not, concurrent verifications of a new token share one call,
  * and `cache: false` asks every time.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpError, McpResourceServer } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import * as Http from "node:http"

@@ -9,8 +9,8 @@
  *   authorization runs it: an IdP found by its issuer, an authorization
  *   server with the JWT bearer grant and `client_secret_basic` only.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpAuth, McpError } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Ref, type Scope } from "effect"
 import type * as NodeMcpOAuth from "../../src/NodeMcpOAuth.ts"
 import {
@@ -108,8 +108,10 @@ describe("NodeMcpOAuth jwt_bearer (workload identity federation)", () => {
       {
         name: "from an untrusted issuer",
         jwt: (s) =>
-          Effect.flatMap(startAuthServer({ idp: true }), (other) =>
-            Effect.promise(() => other.mintIdToken({ aud: s.as.issuer, sub: "build-agent" }))),
+          Effect.flatMap(
+            startAuthServer({ idp: true }),
+            (other) => Effect.promise(() => other.mintIdToken({ aud: s.as.issuer, sub: "build-agent" }))
+          ),
         error: "invalid_grant"
       },
       { name: "a scope the server refuses", jwt: (s) => s.mint(), scope: "mcp:write", error: "invalid_scope" }

@@ -9,8 +9,8 @@
  * client_credentials, the verifiers, cleanup. Discovery variants, client
  * identity and refusals: discovery.test.ts.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpAuth } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as Jose from "jose"
@@ -20,14 +20,18 @@ import { authKind, connect, text } from "../fixtures/oauthClient.ts"
 
 const s256 = (verifier: string) => createHash("sha256").update(verifier).digest("base64url")
 
-const grants = (as: { readonly requestsTo: (path: string) => ReadonlyArray<{ readonly form?: Record<string, string> | undefined }> }) =>
-  as.requestsTo("/token").map((r) => r.form?.grant_type)
+const grants = (
+  as: { readonly requestsTo: (path: string) => ReadonlyArray<{ readonly form?: Record<string, string> | undefined }> }
+) => as.requestsTo("/token").map((r) => r.form?.grant_type)
 
 describe("NodeMcpOAuth end to end", () => {
   it.live("happy path: callTool just works after the 401; the AS saw PKCE S256, resource and state; the server sees the auth info", () =>
     Effect.gen(function*() {
       const as = yield* startAuthServer()
-      const server = yield* startProtectedServer(as, { requiredScopes: ["mcp:read"], scopesSupported: ["mcp:read", "mcp:admin"] })
+      const server = yield* startProtectedServer(as, {
+        requiredScopes: ["mcp:read"],
+        scopesSupported: ["mcp:read", "mcp:admin"]
+      })
       const client = yield* connect({ url: server.url })
       assert.strictEqual(text(yield* client.callTool("echo", { text: "hi" })), "hi")
 
@@ -187,7 +191,10 @@ describe("NodeMcpOAuth end to end", () => {
       const as = yield* startAuthServer({
         grantScope: (requested) => requested?.split(" ").filter((s) => s !== "mcp:admin").join(" ")
       })
-      const server = yield* startProtectedServer(as, { requiredScopes: ["mcp:read"], toolScopes: { admin_op: ["mcp:admin"] } })
+      const server = yield* startProtectedServer(as, {
+        requiredScopes: ["mcp:read"],
+        toolScopes: { admin_op: ["mcp:admin"] }
+      })
       const client = yield* connect({ url: server.url, oauth: { maxStepUps: 2 } })
       yield* client.callTool("echo", { text: "1" })
       const error = yield* Effect.flip(client.callTool("admin_op", {}))
@@ -222,7 +229,11 @@ describe("NodeMcpOAuth end to end", () => {
       const requestsBefore = as.requests.length
       const second = yield* connect({ url: server.url, store })
       assert.strictEqual(text(yield* second.callTool("echo", { text: "2" })), "2")
-      assert.strictEqual(as.requests.length, requestsBefore, JSON.stringify(as.requests.slice(requestsBefore).map((r) => r.path)))
+      assert.strictEqual(
+        as.requests.length,
+        requestsBefore,
+        JSON.stringify(as.requests.slice(requestsBefore).map((r) => r.path))
+      )
       // the second client's first request already carried the token
       const initializes = server.requests.filter((r) => r.path === "/mcp" && r.method === "POST")
       assert.strictEqual(initializes.filter((r) => r.headers.authorization === undefined).length, 1)
@@ -318,7 +329,9 @@ describe("NodeMcpOAuth end to end", () => {
   it.live("client_credentials with private_key_jwt (PEM key): the AS verified the assertion", () =>
     Effect.gen(function*() {
       const key = yield* makeClientKey("ES256")
-      const as = yield* startAuthServer({ clients: [{ clientId: "robot", jwks: key.jwks, tokenEndpointAuthMethod: "private_key_jwt" }] })
+      const as = yield* startAuthServer({
+        clients: [{ clientId: "robot", jwks: key.jwks, tokenEndpointAuthMethod: "private_key_jwt" }]
+      })
       const server = yield* startProtectedServer(as)
       const client = yield* connect({
         url: server.url,
@@ -338,7 +351,9 @@ describe("NodeMcpOAuth end to end", () => {
   it.live("client_credentials with private_key_jwt (private JWK, its alg): the AS verified the assertion", () =>
     Effect.gen(function*() {
       const key = yield* makeClientKey("RS256")
-      const as = yield* startAuthServer({ clients: [{ clientId: "robot", jwks: key.jwks, tokenEndpointAuthMethod: "private_key_jwt" }] })
+      const as = yield* startAuthServer({
+        clients: [{ clientId: "robot", jwks: key.jwks, tokenEndpointAuthMethod: "private_key_jwt" }]
+      })
       const server = yield* startProtectedServer(as)
       const client = yield* connect({
         url: server.url,
@@ -419,44 +434,54 @@ describe("NodeMcpOAuth end to end", () => {
       assert.strictEqual(as.requestsTo("/token").length, 0)
       let open: ReadonlyArray<string> = []
       for (let i = 0; i < 20; i++) {
-        open = [...(yield* server.openSockets), ...(yield* as.openSockets).filter((s) => !s.includes("user-agent: jose/"))]
+        open = [
+          ...(yield* server.openSockets),
+          ...(yield* as.openSockets).filter((s) => !s.includes("user-agent: jose/"))
+        ]
         if (open.length === 0) break
         yield* Effect.sleep("50 millis")
       }
       assert.deepStrictEqual(open, [], open.join("; "))
     }))
 
-  it.live("cleanup: after the scope closes, no connection is left open to the AS or the server", () =>
-    Effect.gen(function*() {
-      const outer = yield* Scope.make()
-      const { as, server } = yield* Effect.gen(function*() {
-        const as = yield* startAuthServer()
-        const server = yield* startProtectedServer(as)
-        return { as, server }
-      }).pipe(Scope.provide(outer))
-      const inner = yield* Scope.make()
-      const fiber = yield* Effect.gen(function*() {
-        const client = yield* connect({ url: server.url })
-        yield* client.callTool("echo", { text: "x" })
-      }).pipe(Scope.provide(inner), Effect.forkChild({ startImmediately: true }))
-      yield* Fiber.join(fiber)
-      assert.isAbove(yield* server.connections, 0)
-      yield* Scope.close(inner, Exit.void)
-      // bounded wait (1 s) for the client's sockets to close: a keep-alive pool
-      // that outlives the scope (the global fetch's keeps idle sockets 4 s)
-      // fails this. The resource server's own JWKS fetches (jose) are not the
-      // client's: they are left out.
-      const clientSockets = Effect.map(
-        Effect.all([server.openSockets, as.openSockets]),
-        ([front, auth]) => [...front.map((s) => `front: ${s}`), ...auth.filter((s) => !s.includes("user-agent: jose/")).map((s) => `AS: ${s}`)]
-      )
-      let open: ReadonlyArray<string> = []
-      for (let i = 0; i < 20; i++) {
-        open = yield* clientSockets
-        if (open.length === 0) break
-        yield* Effect.sleep("50 millis")
-      }
-      assert.deepStrictEqual(open, [], open.join("; "))
-      yield* Scope.close(outer, Exit.void)
-    }), 20_000)
+  it.live(
+    "cleanup: after the scope closes, no connection is left open to the AS or the server",
+    () =>
+      Effect.gen(function*() {
+        const outer = yield* Scope.make()
+        const { as, server } = yield* Effect.gen(function*() {
+          const as = yield* startAuthServer()
+          const server = yield* startProtectedServer(as)
+          return { as, server }
+        }).pipe(Scope.provide(outer))
+        const inner = yield* Scope.make()
+        const fiber = yield* Effect.gen(function*() {
+          const client = yield* connect({ url: server.url })
+          yield* client.callTool("echo", { text: "x" })
+        }).pipe(Scope.provide(inner), Effect.forkChild({ startImmediately: true }))
+        yield* Fiber.join(fiber)
+        assert.isAbove(yield* server.connections, 0)
+        yield* Scope.close(inner, Exit.void)
+        // bounded wait (1 s) for the client's sockets to close: a keep-alive pool
+        // that outlives the scope (the global fetch's keeps idle sockets 4 s)
+        // fails this. The resource server's own JWKS fetches (jose) are not the
+        // client's: they are left out.
+        const clientSockets = Effect.map(
+          Effect.all([server.openSockets, as.openSockets]),
+          ([front, auth]) => [
+            ...front.map((s) => `front: ${s}`),
+            ...auth.filter((s) => !s.includes("user-agent: jose/")).map((s) => `AS: ${s}`)
+          ]
+        )
+        let open: ReadonlyArray<string> = []
+        for (let i = 0; i < 20; i++) {
+          open = yield* clientSockets
+          if (open.length === 0) break
+          yield* Effect.sleep("50 millis")
+        }
+        assert.deepStrictEqual(open, [], open.join("; "))
+        yield* Scope.close(outer, Exit.void)
+      }),
+    20_000
+  )
 })

@@ -9,12 +9,12 @@
  * refreshed before a request. The full flows against a real authorization
  * server are in oauthClient.test.ts.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpAuth, McpError } from "@effect-mcp/core"
+import * as Policy from "@effect-mcp/core/McpOAuthPolicy"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import * as Policy from "@effect-mcp/core/McpOAuthPolicy"
 import * as NodeMcpOAuth from "../../src/NodeMcpOAuth.ts"
 
 const hrefs = (urls: ReadonlyArray<URL>) => urls.map((url) => url.href)
@@ -35,7 +35,10 @@ describe("discovery URLs", () => {
 
   it("the challenge's protected resource metadata URL alone (a pre-configured authorization server)", () => {
     const server = new URL("https://example.com/api/mcp")
-    assert.strictEqual(Policy.challengeResourceMetadataUrl(server, "/custom/prm.json")?.href, "https://example.com/custom/prm.json")
+    assert.strictEqual(
+      Policy.challengeResourceMetadataUrl(server, "/custom/prm.json")?.href,
+      "https://example.com/custom/prm.json"
+    )
     assert.strictEqual(Policy.challengeResourceMetadataUrl(server, undefined), undefined)
     assert.strictEqual(Policy.challengeResourceMetadataUrl(server, ""), undefined)
   })
@@ -50,7 +53,10 @@ describe("discovery URLs", () => {
         new URL("https://example.com/mcp"),
         "https://example.com/.well-known/oauth-protected-resource/mcp"
       )),
-      ["https://example.com/.well-known/oauth-protected-resource/mcp", "https://example.com/.well-known/oauth-protected-resource"]
+      [
+        "https://example.com/.well-known/oauth-protected-resource/mcp",
+        "https://example.com/.well-known/oauth-protected-resource"
+      ]
     )
   })
 
@@ -77,7 +83,10 @@ describe("discovery URLs", () => {
 
   it("2025-03-26: metadata and default endpoints at the server's origin, its path dropped", () => {
     const server = new URL("http://127.0.0.1:8080/v1/mcp")
-    assert.strictEqual(Policy.legacyMetadataUrl(server).href, "http://127.0.0.1:8080/.well-known/oauth-authorization-server")
+    assert.strictEqual(
+      Policy.legacyMetadataUrl(server).href,
+      "http://127.0.0.1:8080/.well-known/oauth-authorization-server"
+    )
     assert.deepStrictEqual(Policy.legacyEndpoints(server), {
       issuer: "http://127.0.0.1:8080",
       authorization_endpoint: "http://127.0.0.1:8080/authorize",
@@ -166,9 +175,15 @@ describe("scope selection", () => {
 
 describe("token endpoint authentication", () => {
   it("the registered method, else by the server's list, secret methods only with a secret", () => {
-    assert.strictEqual(Policy.tokenAuthMethod({ clientSecret: "s", tokenEndpointAuthMethod: "client_secret_post" }, undefined), "client_secret_post")
+    assert.strictEqual(
+      Policy.tokenAuthMethod({ clientSecret: "s", tokenEndpointAuthMethod: "client_secret_post" }, undefined),
+      "client_secret_post"
+    )
     assert.strictEqual(Policy.tokenAuthMethod({ clientSecret: "s" }, ["client_secret_post"]), "client_secret_post")
-    assert.strictEqual(Policy.tokenAuthMethod({ clientSecret: "s" }, ["client_secret_post", "client_secret_basic"]), "client_secret_basic")
+    assert.strictEqual(
+      Policy.tokenAuthMethod({ clientSecret: "s" }, ["client_secret_post", "client_secret_basic"]),
+      "client_secret_basic"
+    )
     assert.strictEqual(Policy.tokenAuthMethod({ clientSecret: "s" }, undefined), "client_secret_basic")
     assert.strictEqual(Policy.tokenAuthMethod({}, ["client_secret_basic"]), "none")
     // a secret method registered without a secret cannot be used
@@ -213,7 +228,11 @@ const fixture = (options: { readonly expiresIn?: number; readonly tokenDelayMs?:
         req.on("end", () => {
           authorization.push(req.headers.authorization)
           if (req.url === "/.well-known/oauth-protected-resource/mcp") {
-            return json(res, 200, { resource: `${origin}/mcp`, authorization_servers: [origin], scopes_supported: ["a"] })
+            return json(res, 200, {
+              resource: `${origin}/mcp`,
+              authorization_servers: [origin],
+              scopes_supported: ["a"]
+            })
           }
           if (req.url === "/.well-known/oauth-authorization-server") {
             return json(res, 200, {
@@ -315,7 +334,9 @@ describe("NodeMcpOAuth challenges", () => {
   it.live("a step-up for scopes already granted fails at once; more step-ups than allowed fail", () =>
     Effect.gen(function*() {
       const server = yield* fixture()
-      const auth = yield* clientCredentials(server.url, { maxStepUps: 1 }).pipe(Effect.provide(McpAuth.layerMemoryStore))
+      const auth = yield* clientCredentials(server.url, { maxStepUps: 1 }).pipe(
+        Effect.provide(McpAuth.layerMemoryStore)
+      )
       yield* auth.challenge(challenge401(server.url, undefined))
       const forbidden = (scope: string, token: string): McpAuth.Challenge => ({
         status: 403,
@@ -360,7 +381,10 @@ describe("NodeMcpOAuth challenges", () => {
       const server = yield* fixture({ expiresIn: 3600 })
       const inner = McpAuth.makeMemoryStore()
       let reads = 0
-      const store = McpAuth.McpAuthStore.of({ ...inner, getTokens: (resource) => Effect.suspend(() => (reads++, inner.getTokens(resource))) })
+      const store = McpAuth.McpAuthStore.of({
+        ...inner,
+        getTokens: (resource) => Effect.suspend(() => (reads++, inner.getTokens(resource)))
+      })
       const auth = yield* clientCredentials(server.url).pipe(Effect.provideService(McpAuth.McpAuthStore, store))
       yield* auth.challenge(challenge401(server.url, undefined))
       const afterSignIn = reads

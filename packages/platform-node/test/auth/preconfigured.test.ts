@@ -7,8 +7,8 @@
  * metadata document the challenge names is still read and its `resource`
  * checked.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpAuth } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodeMcpOAuth from "../../src/NodeMcpOAuth.ts"
 import { type AuthServer, startAuthServer, startProtectedServer } from "../fixtures/authServer.ts"
@@ -17,8 +17,9 @@ import { authKind, connect, text } from "../fixtures/oauthClient.ts"
 const PRM = "/.well-known/oauth-protected-resource"
 
 /** The GETs that reached the MCP server's front other than the MCP endpoint: protected resource metadata. */
-const prmRequests = (server: { readonly requests: ReadonlyArray<{ readonly path: string; readonly method: string }> }) =>
-  server.requests.filter((r) => r.method === "GET" && r.path !== "/mcp").map((r) => r.path)
+const prmRequests = (
+  server: { readonly requests: ReadonlyArray<{ readonly path: string; readonly method: string }> }
+) => server.requests.filter((r) => r.method === "GET" && r.path !== "/mcp").map((r) => r.path)
 
 const wellKnown = (as: AuthServer) => as.requests.map((r) => r.path).filter((path) => path.includes("/.well-known/"))
 
@@ -101,7 +102,10 @@ describe("NodeMcpOAuth pre-configured authorization server", () => {
         verifier: "fixture",
         front_: { resourceMetadataPath: "/custom/prm" }
       })
-      const client = yield* connect({ url: server.url, oauth: { authorizationServer: { metadata: metadataOf(chosen) } } })
+      const client = yield* connect({
+        url: server.url,
+        oauth: { authorizationServer: { metadata: metadataOf(chosen) } }
+      })
       assert.strictEqual(text(yield* client.callTool("echo", { text: "ok" })), "ok")
       assert.deepStrictEqual(prmRequests(server), ["/custom/prm"])
       assert.deepStrictEqual(listed.requests, [])

@@ -167,7 +167,9 @@ describe("McpOAuthRedirect: the redirect flow of a page", () => {
       const bare = new URL(REDIRECT)
       bare.searchParams.set("code", "x")
       assert.strictEqual(
-        authKind(yield* McpOAuthRedirect.complete(bare, { serverUrl: server.url }).pipe(Effect.provide(Storage), Effect.flip)),
+        authKind(
+          yield* McpOAuthRedirect.complete(bare, { serverUrl: server.url }).pipe(Effect.provide(Storage), Effect.flip)
+        ),
         "Refused"
       )
     }))

@@ -6,8 +6,8 @@
  * in tool handlers, session binding, the legacy SSE server, and the official
  * SDK client against our protected server.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpAuth, McpError, McpResourceServer, McpServer, McpTool } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -119,10 +119,17 @@ const sign = (
     )
   })
 
-const callTool = (id: number, name: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } })
+const callTool = (id: number, name: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: {} }
+})
 
 const toolText = (body: string): string => {
-  const parsed = JSON.parse(body) as { readonly result?: { readonly content: ReadonlyArray<{ readonly text: string }> } }
+  const parsed = JSON.parse(body) as {
+    readonly result?: { readonly content: ReadonlyArray<{ readonly text: string }> }
+  }
   return parsed.result!.content[0]!.text
 }
 
@@ -137,17 +144,22 @@ const AUTH = {
 } as const
 
 /** The protected Streamable HTTP server with `auth` (resource: its own URL). */
-const serveHttp = (auth: Omit<McpResourceServer.Options, "authorizationServers"> & Partial<McpResourceServer.Options>) =>
+const serveHttp = (
+  auth: Omit<McpResourceServer.Options, "authorizationServers"> & Partial<McpResourceServer.Options>
+) =>
   Effect.gen(function*() {
     const mcp = yield* makeMcp
     const context = yield* Layer.build(
-      NodeMcpHttpServer.layer({ auth: { ...AUTH, ...auth } }).pipe(Layer.provide(Layer.succeed(McpServer.McpServer, mcp)))
+      NodeMcpHttpServer.layer({ auth: { ...AUTH, ...auth } }).pipe(
+        Layer.provide(Layer.succeed(McpServer.McpServer, mcp))
+      )
     )
     const url = yield* NodeMcpHttpServer.url().pipe(Effect.provideContext(context))
     return { url, origin: new URL(url).origin, mcp }
   })
 
-const params = (reply: Reply) => McpAuth.bearerChallenge(reply.headers["www-authenticate"] as string | undefined)?.params
+const params = (reply: Reply) =>
+  McpAuth.bearerChallenge(reply.headers["www-authenticate"] as string | undefined)?.params
 
 // -----------------------------------------------------------------------------
 // Streamable HTTP
@@ -210,12 +222,24 @@ describe("protected Streamable HTTP server", () => {
       const cases = {
         "bad signature": yield* sign(other.privateKey, { sub: "alice", aud: url, scope: "mcp:read" }),
         expired: yield* sign(pair.privateKey, { sub: "alice", aud: url, scope: "mcp:read", expiresIn: -60 }),
-        "another audience": yield* sign(pair.privateKey, { sub: "alice", aud: "http://127.0.0.1:1/other", scope: "mcp:read" }),
-        "another issuer": yield* sign(pair.privateKey, { sub: "alice", aud: url, scope: "mcp:read", iss: "http://evil" }),
+        "another audience": yield* sign(pair.privateKey, {
+          sub: "alice",
+          aud: "http://127.0.0.1:1/other",
+          scope: "mcp:read"
+        }),
+        "another issuer": yield* sign(pair.privateKey, {
+          sub: "alice",
+          aud: url,
+          scope: "mcp:read",
+          iss: "http://evil"
+        }),
         garbage: "not.a.jwt"
       }
       for (const [name, token] of Object.entries(cases)) {
-        const reply = yield* send(url, { headers: mcpHeaders({ token: token, session: session }), body: callTool(1, "whoami") })
+        const reply = yield* send(url, {
+          headers: mcpHeaders({ token: token, session: session }),
+          body: callTool(1, "whoami")
+        })
         assert.strictEqual(reply.status, 401, name)
         const challenge = params(reply)!
         assert.strictEqual(challenge.error, "invalid_token", name)
@@ -243,7 +267,10 @@ describe("protected Streamable HTTP server", () => {
       const token = yield* sign(pair.privateKey, { sub: "alice", aud: url, scope: "mcp:read", client_id: "app" })
       const session = yield* openSession(url, { token: token })
 
-      const whoami = yield* send(url, { headers: mcpHeaders({ token: token, session: session }), body: callTool(1, "whoami") })
+      const whoami = yield* send(url, {
+        headers: mcpHeaders({ token: token, session: session }),
+        body: callTool(1, "whoami")
+      })
       assert.strictEqual(whoami.status, 200)
       assert.deepStrictEqual(JSON.parse(toolText(whoami.body)), {
         subject: "alice",
@@ -253,7 +280,10 @@ describe("protected Streamable HTTP server", () => {
       })
 
       // per tool
-      const admin = yield* send(url, { headers: mcpHeaders({ token: token, session: session }), body: callTool(2, "admin") })
+      const admin = yield* send(url, {
+        headers: mcpHeaders({ token: token, session: session }),
+        body: callTool(2, "admin")
+      })
       assert.strictEqual(admin.status, 403)
       assert.strictEqual(
         admin.headers["www-authenticate"],
@@ -278,28 +308,46 @@ describe("protected Streamable HTTP server", () => {
         scope: "mcp:read mcp:admin tools:list",
         client_id: "app"
       })
-      const adminOk = yield* send(url, { headers: mcpHeaders({ token: stepped, session: session }), body: callTool(4, "admin") })
+      const adminOk = yield* send(url, {
+        headers: mcpHeaders({ token: stepped, session: session }),
+        body: callTool(4, "admin")
+      })
       assert.strictEqual(adminOk.status, 200)
       assert.strictEqual(toolText(adminOk.body), "admin done")
-      const whoami2 = yield* send(url, { headers: mcpHeaders({ token: stepped, session: session }), body: callTool(5, "whoami") })
+      const whoami2 = yield* send(url, {
+        headers: mcpHeaders({ token: stepped, session: session }),
+        body: callTool(5, "whoami")
+      })
       assert.deepStrictEqual(JSON.parse(toolText(whoami2.body)).scopes, ["mcp:read", "mcp:admin", "tools:list"])
 
       // another subject, or another client, on alice's session: 404, as if it did not exist
       const bob = yield* sign(pair.privateKey, { sub: "bob", aud: url, scope: "mcp:read mcp:admin", client_id: "app" })
       const otherClient = yield* sign(pair.privateKey, { sub: "alice", aud: url, scope: "mcp:read", client_id: "evil" })
       for (const foreign of [bob, otherClient]) {
-        const hijack = yield* send(url, { headers: mcpHeaders({ token: foreign, session: session }), body: callTool(6, "whoami") })
+        const hijack = yield* send(url, {
+          headers: mcpHeaders({ token: foreign, session: session }),
+          body: callTool(6, "whoami")
+        })
         assert.strictEqual(hijack.status, 404)
         assert.strictEqual(JSON.parse(hijack.body).error.message, "Session not found")
-        assert.strictEqual((yield* send(url, { method: "DELETE", headers: mcpHeaders({ token: foreign, session: session }) })).status, 404)
+        assert.strictEqual(
+          (yield* send(url, { method: "DELETE", headers: mcpHeaders({ token: foreign, session: session }) })).status,
+          404
+        )
       }
       // a token without the required scope at all: 403 with the required scope
       const none = yield* sign(pair.privateKey, { sub: "alice", aud: url, scope: "", client_id: "app" })
-      const refused = yield* send(url, { headers: mcpHeaders({ token: none, session: session }), body: callTool(7, "whoami") })
+      const refused = yield* send(url, {
+        headers: mcpHeaders({ token: none, session: session }),
+        body: callTool(7, "whoami")
+      })
       assert.strictEqual(refused.status, 403)
       assert.strictEqual(params(refused)!.scope, "mcp:read")
       // the session still works for alice, and DELETE ends it
-      assert.strictEqual((yield* send(url, { method: "DELETE", headers: mcpHeaders({ token: token, session: session }) })).status, 204)
+      assert.strictEqual(
+        (yield* send(url, { method: "DELETE", headers: mcpHeaders({ token: token, session: session }) })).status,
+        204
+      )
     }))
 
   it.live("RFC 7662 introspection against a real endpoint on 127.0.0.1", () =>
@@ -329,7 +377,10 @@ describe("protected Streamable HTTP server", () => {
       })
       resource = url
       const session = yield* openSession(url, { token: "opaque-good" })
-      const whoami = yield* send(url, { headers: mcpHeaders({ token: "opaque-good", session: session }), body: callTool(1, "whoami") })
+      const whoami = yield* send(url, {
+        headers: mcpHeaders({ token: "opaque-good", session: session }),
+        body: callTool(1, "whoami")
+      })
       assert.deepStrictEqual(JSON.parse(toolText(whoami.body)), {
         subject: "carol",
         clientId: "cli",
@@ -337,7 +388,10 @@ describe("protected Streamable HTTP server", () => {
         same: true
       })
       assert.strictEqual(seen[0]!.body, "token=opaque-good&token_type_hint=access_token")
-      const inactive = yield* send(url, { headers: mcpHeaders({ token: "opaque-bad", session: session }), body: callTool(2, "whoami") })
+      const inactive = yield* send(url, {
+        headers: mcpHeaders({ token: "opaque-bad", session: session }),
+        body: callTool(2, "whoami")
+      })
       assert.strictEqual(inactive.status, 401)
       assert.deepStrictEqual(
         [params(inactive)!.error, params(inactive)!.error_description],
@@ -383,7 +437,10 @@ describe("protected Streamable HTTP server", () => {
       assert.strictEqual(refused.status, 401)
       assert.include(refused.headers["www-authenticate"] ?? "", `error="invalid_token"`)
       const lenient = yield* serveHttp({ verify, requireAudience: false })
-      assert.strictEqual((yield* send(lenient.url, { headers: mcpHeaders({ token: "t" }), body: initialize })).status, 200)
+      assert.strictEqual(
+        (yield* send(lenient.url, { headers: mcpHeaders({ token: "t" }), body: initialize })).status,
+        200
+      )
     }))
 
   it.effect("expiry is checked with the Clock (TestClock)", () =>
@@ -391,14 +448,27 @@ describe("protected Streamable HTTP server", () => {
       // the verifier says the token expires 60 s after the (test) epoch
       const verify = (token: string) =>
         token === "t"
-          ? Effect.succeed<McpAuth.AuthInfo>({ token, subject: "dave", scopes: ["mcp:read"], expiresAt: 60, claims: {} })
+          ? Effect.succeed<McpAuth.AuthInfo>({
+            token,
+            subject: "dave",
+            scopes: ["mcp:read"],
+            expiresAt: 60,
+            claims: {}
+          })
           : Effect.fail(McpError.auth("Unauthorized", "unknown token"))
       const { url } = yield* serveHttp({ verify, requireAudience: false })
       const session = yield* openSession(url, { token: "t" })
       yield* TestClock.adjust("59 seconds")
-      assert.strictEqual((yield* send(url, { headers: mcpHeaders({ token: "t", session: session }), body: callTool(1, "whoami") })).status, 200)
+      assert.strictEqual(
+        (yield* send(url, { headers: mcpHeaders({ token: "t", session: session }), body: callTool(1, "whoami") }))
+          .status,
+        200
+      )
       yield* TestClock.adjust("1 second")
-      const expired = yield* send(url, { headers: mcpHeaders({ token: "t", session: session }), body: callTool(2, "whoami") })
+      const expired = yield* send(url, {
+        headers: mcpHeaders({ token: "t", session: session }),
+        body: callTool(2, "whoami")
+      })
       assert.strictEqual(expired.status, 401)
       assert.strictEqual(params(expired)!.error_description, "the token has expired")
     }))
@@ -413,8 +483,14 @@ describe("protected Streamable HTTP server", () => {
       const reply = yield* send(url, { headers: mcpHeaders(), body: initialize })
       assert.strictEqual(reply.status, 200)
       const session = reply.headers["mcp-session-id"] as string
-      yield* send(url, { headers: mcpHeaders({ token: undefined, session: session }), body: { jsonrpc: "2.0", method: "notifications/initialized" } })
-      const whoami = yield* send(url, { headers: mcpHeaders({ token: "ignored", session: session }), body: callTool(1, "whoami") })
+      yield* send(url, {
+        headers: mcpHeaders({ token: undefined, session: session }),
+        body: { jsonrpc: "2.0", method: "notifications/initialized" }
+      })
+      const whoami = yield* send(url, {
+        headers: mcpHeaders({ token: "ignored", session: session }),
+        body: callTool(1, "whoami")
+      })
       assert.deepStrictEqual(JSON.parse(toolText(whoami.body)), { same: true })
       const prm = yield* send(new URL(url).origin + "/.well-known/oauth-protected-resource/mcp", { method: "GET" })
       assert.strictEqual(prm.status, 404)
@@ -424,13 +500,22 @@ describe("protected Streamable HTTP server", () => {
     Effect.gen(function*() {
       const { pair, jwks } = yield* keys
       const remote = yield* jwksServer(jwks)
-      const { url, mcp } = yield* serveHttp({ verify: NodeMcpJwtVerifier.make({ jwksUrl: remote.url, issuer: ISSUER }) })
-      const token = yield* sign(pair.privateKey, { sub: "erin", aud: url, scope: "mcp:read tools:list", client_id: "sdk" })
+      const { url, mcp } = yield* serveHttp({
+        verify: NodeMcpJwtVerifier.make({ jwksUrl: remote.url, issuer: ISSUER })
+      })
+      const token = yield* sign(pair.privateKey, {
+        sub: "erin",
+        aud: url,
+        scope: "mcp:read tools:list",
+        client_id: "sdk"
+      })
       const client = yield* Effect.acquireRelease(
         Effect.promise(async () => {
           const client = new Client({ name: "official-sdk", version: "1.0.0" })
           await client.connect(
-            new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } })
+            new StreamableHTTPClientTransport(new URL(url), {
+              requestInit: { headers: { authorization: `Bearer ${token}` } }
+            })
           )
           return client
         }),
@@ -453,7 +538,9 @@ describe("protected Streamable HTTP server", () => {
 
       // without a token the SDK client fails to connect with a 401
       const anonymous = new Client({ name: "anonymous", version: "1.0.0" })
-      const failed = yield* Effect.exit(Effect.tryPromise(() => anonymous.connect(new StreamableHTTPClientTransport(new URL(url)))))
+      const failed = yield* Effect.exit(
+        Effect.tryPromise(() => anonymous.connect(new StreamableHTTPClientTransport(new URL(url))))
+      )
       assert.strictEqual(failed._tag, "Failure")
       yield* Effect.promise(() => anonymous.close())
     }))
@@ -480,8 +567,14 @@ describe("protected HTTP+SSE server", () => {
 
       const anonymous = yield* head(sseUrl, { accept: "text/event-stream" })
       assert.strictEqual(anonymous.status, 401)
-      assert.strictEqual(anonymous.headers["www-authenticate"], `Bearer resource_metadata="${metadata}", scope="mcp:read"`)
-      const post = yield* send(`${origin}/messages?sessionId=x`, { headers: { "content-type": "application/json" }, body: {} })
+      assert.strictEqual(
+        anonymous.headers["www-authenticate"],
+        `Bearer resource_metadata="${metadata}", scope="mcp:read"`
+      )
+      const post = yield* send(`${origin}/messages?sessionId=x`, {
+        headers: { "content-type": "application/json" },
+        body: {}
+      })
       assert.strictEqual(post.status, 401)
       const prm = yield* send(metadata, { method: "GET" })
       assert.strictEqual(JSON.parse(prm.body).resource, sseUrl)
@@ -495,9 +588,11 @@ describe("protected HTTP+SSE server", () => {
             requestInit: { headers: { authorization: `Bearer ${token}` } },
             eventSourceInit: {
               fetch: (input, init) =>
-                fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${token}` } }).then((response) => {
-                  return response
-                })
+                fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${token}` } }).then(
+                  (response) => {
+                    return response
+                  }
+                )
             }
           })
           await client.connect(transport)

@@ -40,7 +40,13 @@ describe("NodeMcpAuthStore", () => {
       assert.deepStrictEqual(yield* two.getClient("https://as.example"), client)
       // the file holds no `undefined` fields and is plain JSON
       const json = JSON.parse(Fs.readFileSync(path, "utf8"))
-      assert.deepStrictEqual(Object.keys(json.tokens[resource]).sort(), ["accessToken", "expiresAt", "issuer", "refreshToken", "tokenType"])
+      assert.deepStrictEqual(Object.keys(json.tokens[resource]).sort(), [
+        "accessToken",
+        "expiresAt",
+        "issuer",
+        "refreshToken",
+        "tokenType"
+      ])
       yield* two.setTokens(resource, tokens)
       assert.deepStrictEqual(yield* one.getTokens(resource), tokens)
       // no temporary files left behind

@@ -30,9 +30,13 @@ const tempDir = Effect.acquireRelease(
 const spawnWriter = (path: string, tag: string, count: number) =>
   Effect.acquireRelease(
     Effect.callback<ChildProcess.ChildProcess>((resume) => {
-      const child = ChildProcess.spawn(process.execPath, ["--conditions=development", WRITER, path, tag, String(count)], {
-        stdio: ["pipe", "pipe", "inherit"]
-      })
+      const child = ChildProcess.spawn(
+        process.execPath,
+        ["--conditions=development", WRITER, path, tag, String(count)],
+        {
+          stdio: ["pipe", "pipe", "inherit"]
+        }
+      )
       child.stdout!.setEncoding("utf8")
       child.stdout!.once("data", () => resume(Effect.succeed(child)))
       child.once("error", (error) => resume(Effect.die(error)))

@@ -14,8 +14,8 @@
  *
  * `FUZZ_RUNS=10000 npx vitest run packages/platform-node/test/fuzz` for more rounds.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { McpError } from "@effect-mcp/core"
+import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, References } from "effect"
 import * as fc from "fast-check"
 import * as NodeMcpHttpClient from "../../src/NodeMcpHttpClient.ts"
@@ -84,18 +84,33 @@ const cases = (counter: () => number): fc.Arbitrary<Case> =>
     const sse = "text/event-stream"
     const json = "application/json"
     return fc.oneof(
-      fc.constant<Case>({ kind: "json", plan: { status: 200, contentType: json, body: frame.bytes }, judged: undefined, how: frame.how }),
+      fc.constant<Case>({
+        kind: "json",
+        plan: { status: 200, contentType: json, body: frame.bytes },
+        judged: undefined,
+        how: frame.how
+      }),
       fc.constant<Case>({
         kind: "sse + response",
         plan: { status: 200, contentType: sse, body: concat(event(frame.bytes), event(pingResponse)) },
         judged: { bytes: asDecoded(frame.bytes), how: frame.how },
         how: frame.how
       }),
-      fc.constant<Case>({ kind: "sse only", plan: { status: 200, contentType: sse, body: event(frame.bytes) }, judged: undefined, how: frame.how }),
+      fc.constant<Case>({
+        kind: "sse only",
+        plan: { status: 200, contentType: sse, body: event(frame.bytes) },
+        judged: undefined,
+        how: frame.how
+      }),
       fc.integer({ min: 0, max: 200 }).map((cut): Case => {
         const body = concat(event(frame.bytes), event(pingResponse))
         const at = Math.min(cut, body.length - 1)
-        return { kind: "sse truncated", plan: { status: 200, contentType: sse, body: body.subarray(0, at) }, judged: undefined, how: `${frame.how}; cut at ${at}` }
+        return {
+          kind: "sse truncated",
+          plan: { status: 200, contentType: sse, body: body.subarray(0, at) },
+          judged: undefined,
+          how: `${frame.how}; cut at ${at}`
+        }
       }),
       fc.constantFrom<[string | undefined, "json" | "sse"]>(
         [undefined, "json"],
@@ -115,7 +130,11 @@ const cases = (counter: () => number): fc.Arbitrary<Case> =>
       })),
       fc.constantFrom(200, 201, 204, 400, 405, 409, 500, 503).map((status): Case => ({
         kind: "status",
-        plan: { status, contentType: status === 204 ? undefined : json, body: status === 204 ? new Uint8Array() : frame.bytes },
+        plan: {
+          status,
+          contentType: status === 204 ? undefined : json,
+          body: status === 204 ? new Uint8Array() : frame.bytes
+        },
         judged: undefined,
         how: `status ${status}; ${frame.how}`
       }))
@@ -133,72 +152,81 @@ describe("fuzz: our client over Streamable HTTP", () => {
   let heapGrowth = 0
   let unused = 0
 
-  it.live("survives mutated Streamable HTTP answers: typed errors only, follow-up pings answered, heap bounded", () =>
-    Effect.gen(function*() {
-      const server = yield* fakeServer
-      const client = yield* connectOver(NodeMcpHttpClient.layer({ url: server.url, fallbackToSse: false }), {
-        era: "legacy",
-        requestTimeout: "200 millis"
-      })
-      const heapBefore = process.memoryUsage().heapUsed
-      let counter = 0
-      const used = new Set<Json>()
-      const step = (c: Case) =>
-        Effect.gen(function*() {
-          counter++
-          server.trim()
-          server.arm(c.plan)
-          const figures = kinds.get(c.kind) ?? { sent: 0, ok: 0, typed: 0 }
-          kinds.set(c.kind, figures)
-          figures.sent++
-          const exit = yield* client.ping().pipe(Effect.timeout(CALL_BOUND), Effect.exit)
-          server.disarm()
-          // judged with the placeholder replaced by the id of the ping it went to
-          const judged = c.judged === undefined ? undefined : { ...c.judged, bytes: withPending(c.judged.bytes, server.lastId) }
-          const expected = judged === undefined ? undefined : expectedAnswer(judged.bytes, "client", used)
-          if (Exit.isSuccess(exit)) figures.ok++
-          else if (Cause.hasDies(exit.cause)) defects.push(`${c.kind}: ${c.how}: ${Cause.pretty(exit.cause).slice(0, 300)}`)
-          else {
-            const error = Cause.findErrorOption(exit.cause)
-            if (error._tag === "Some" && McpError.isMcpError(error.value)) figures.typed++
-            else if (error._tag === "Some" && Cause.isTimeoutError(error.value)) hangs.push(`${c.kind}: ${c.how}`)
-            else defects.push(`${c.kind}: ${c.how}: ${Cause.pretty(exit.cause).slice(0, 300)}`)
-          }
-          if (expected !== undefined && judged !== undefined) {
-            if (Exit.isFailure(exit)) absorbed.push(`${c.how}: ${Cause.pretty(exit.cause).slice(0, 160)}`)
-            // the answer is awaited, bounded generously: a loaded machine took over a second to post it
-            if (awaitsAnswer(expected)) yield* server.awaitAnswer.pipe(Effect.timeout("15 seconds"), Effect.ignore)
-            const answers: Array<Answer> = []
-            for (const message of server.answers()) {
-              if (isJsonRpc(message)) answers.push(message)
-              else notJsonRpc.push(`${c.how}: ${JSON.stringify(message).slice(0, 200)}`)
+  it.live(
+    "survives mutated Streamable HTTP answers: typed errors only, follow-up pings answered, heap bounded",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* fakeServer
+        const client = yield* connectOver(NodeMcpHttpClient.layer({ url: server.url, fallbackToSse: false }), {
+          era: "legacy",
+          requestTimeout: "200 millis"
+        })
+        const heapBefore = process.memoryUsage().heapUsed
+        let counter = 0
+        const used = new Set<Json>()
+        const step = (c: Case) =>
+          Effect.gen(function*() {
+            counter++
+            server.trim()
+            server.arm(c.plan)
+            const figures = kinds.get(c.kind) ?? { sent: 0, ok: 0, typed: 0 }
+            kinds.set(c.kind, figures)
+            figures.sent++
+            const exit = yield* client.ping().pipe(Effect.timeout(CALL_BOUND), Effect.exit)
+            server.disarm()
+            // judged with the placeholder replaced by the id of the ping it went to
+            const judged = c.judged === undefined
+              ? undefined
+              : { ...c.judged, bytes: withPending(c.judged.bytes, server.lastId) }
+            const expected = judged === undefined ? undefined : expectedAnswer(judged.bytes, "client", used)
+            if (Exit.isSuccess(exit)) figures.ok++
+            else if (Cause.hasDies(exit.cause)) {
+              defects.push(`${c.kind}: ${c.how}: ${Cause.pretty(exit.cause).slice(0, 300)}`)
+            } else {
+              const error = Cause.findErrorOption(exit.cause)
+              if (error._tag === "Some" && McpError.isMcpError(error.value)) figures.typed++
+              else if (error._tag === "Some" && Cause.isTimeoutError(error.value)) hangs.push(`${c.kind}: ${c.how}`)
+              else defects.push(`${c.kind}: ${c.how}: ${Cause.pretty(exit.cause).slice(0, 300)}`)
             }
-            tally.record(judged, judge(expected, answers), expected)
-          }
-          // the client still works
-          const followUp = yield* client.ping().pipe(Effect.timeout("5 seconds"), Effect.exit)
-          if (Exit.isFailure(followUp)) followUps.push(`${c.kind}: ${c.how}: ${Cause.pretty(followUp.cause).slice(0, 300)}`)
-        }).pipe(Effect.provideService(References.MinimumLogLevel, "Error"))
-      yield* Effect.promise(() =>
-        fc.assert(
-          fc.asyncProperty(cases(() => counter), (c) => Effect.runPromise(step(c))),
-          { seed, numRuns: RUNS }
+            if (expected !== undefined && judged !== undefined) {
+              if (Exit.isFailure(exit)) absorbed.push(`${c.how}: ${Cause.pretty(exit.cause).slice(0, 160)}`)
+              // the answer is awaited, bounded generously: a loaded machine took over a second to post it
+              if (awaitsAnswer(expected)) yield* server.awaitAnswer.pipe(Effect.timeout("15 seconds"), Effect.ignore)
+              const answers: Array<Answer> = []
+              for (const message of server.answers()) {
+                if (isJsonRpc(message)) answers.push(message)
+                else notJsonRpc.push(`${c.how}: ${JSON.stringify(message).slice(0, 200)}`)
+              }
+              tally.record(judged, judge(expected, answers), expected)
+            }
+            // the client still works
+            const followUp = yield* client.ping().pipe(Effect.timeout("5 seconds"), Effect.exit)
+            if (Exit.isFailure(followUp)) {
+              followUps.push(`${c.kind}: ${c.how}: ${Cause.pretty(followUp.cause).slice(0, 300)}`)
+            }
+          }).pipe(Effect.provideService(References.MinimumLogLevel, "Error"))
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(cases(() => counter), (c) => Effect.runPromise(step(c))),
+            { seed, numRuns: RUNS }
+          )
         )
-      )
-      unused = counter - server.planned
-      heapGrowth = process.memoryUsage().heapUsed - heapBefore
-      console.error(tally.report())
-      console.error(
-        `[fuzz http client] calls ${counter} (plan unused ${unused}); per kind (sent/succeeded/typed error): ${
-          [...kinds].map(([kind, f]) => `${kind} ${f.sent}/${f.ok}/${f.typed}`).join(", ")
-        }; defects ${defects.length}, hangs ${hangs.length}, follow-ups failed ${followUps.length}, ` +
-          `SSE frames whose answer was the call's ${absorbed.length}, heap growth ${heapGrowth} bytes`
-      )
-      for (const list of [defects, hangs, followUps]) console.error(list.slice(0, 3).join("\n"))
-    }).pipe(
-      // the client warns about every dropped frame: keep the test output to the figures
-      Effect.provideService(References.MinimumLogLevel, "Error")
-    ), Math.max(120_000, RUNS * 400))
+        unused = counter - server.planned
+        heapGrowth = process.memoryUsage().heapUsed - heapBefore
+        console.error(tally.report())
+        console.error(
+          `[fuzz http client] calls ${counter} (plan unused ${unused}); per kind (sent/succeeded/typed error): ${
+            [...kinds].map(([kind, f]) => `${kind} ${f.sent}/${f.ok}/${f.typed}`).join(", ")
+          }; defects ${defects.length}, hangs ${hangs.length}, follow-ups failed ${followUps.length}, ` +
+            `SSE frames whose answer was the call's ${absorbed.length}, heap growth ${heapGrowth} bytes`
+        )
+        for (const list of [defects, hangs, followUps]) console.error(list.slice(0, 3).join("\n"))
+      }).pipe(
+        // the client warns about every dropped frame: keep the test output to the figures
+        Effect.provideService(References.MinimumLogLevel, "Error")
+      ),
+    Math.max(120_000, RUNS * 400)
+  )
 
   it("every fuzzed call succeeds or fails with a typed McpError, within the bound", () => {
     assert.isAbove(tally.sent, 0)

@@ -26,24 +26,54 @@ const modernMeta = {
 
 /** Valid client→server frames (ids are replaced per run). */
 export const clientCorpus: ReadonlyArray<Record<string, unknown>> = [
-  { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } } },
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } }
+  },
   { jsonrpc: "2.0", id: 1, method: "ping" },
   { jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: { progressToken: "p" } } },
   { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
   { jsonrpc: "2.0", id: 1, method: "tools/list", params: { cursor: "abc" } },
   { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "weather", arguments: { city: "Paris" } } },
-  { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "weather", arguments: { city: "Oslo" }, _meta: { progressToken: 7 } } },
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "weather", arguments: { city: "Oslo" }, _meta: { progressToken: 7 } }
+  },
   { jsonrpc: "2.0", id: 1, method: "resources/list" },
   { jsonrpc: "2.0", id: 1, method: "resources/templates/list" },
   { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "notes://readme" } },
   { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "notes://launch?page=2" } },
   { jsonrpc: "2.0", id: 1, method: "prompts/list" },
-  { jsonrpc: "2.0", id: 1, method: "prompts/get", params: { name: "explain", arguments: { topic: "tides", level: "expert" } } },
-  { jsonrpc: "2.0", id: 1, method: "completion/complete", params: { ref: { type: "ref/prompt", name: "explain" }, argument: { name: "level", value: "b" } } },
-  { jsonrpc: "2.0", id: 1, method: "completion/complete", params: { ref: { type: "ref/resource", uri: "notes://{topic}{?page}" }, argument: { name: "topic", value: "la" } } },
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "prompts/get",
+    params: { name: "explain", arguments: { topic: "tides", level: "expert" } }
+  },
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "completion/complete",
+    params: { ref: { type: "ref/prompt", name: "explain" }, argument: { name: "level", value: "b" } }
+  },
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "completion/complete",
+    params: { ref: { type: "ref/resource", uri: "notes://{topic}{?page}" }, argument: { name: "topic", value: "la" } }
+  },
   { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "error" } },
   { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: modernMeta } },
-  { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "weather", arguments: { city: "Rome" }, _meta: modernMeta } },
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "weather", arguments: { city: "Rome" }, _meta: modernMeta }
+  },
   { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: modernMeta } },
   { jsonrpc: "2.0", method: "notifications/initialized" },
   { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 999_999, reason: "fuzz" } },
@@ -57,8 +87,18 @@ export const clientCorpus: ReadonlyArray<Record<string, unknown>> = [
 export const serverCorpus: ReadonlyArray<Record<string, unknown>> = [
   { jsonrpc: "2.0", id: "s", method: "ping" },
   { jsonrpc: "2.0", id: "s", method: "roots/list" },
-  { jsonrpc: "2.0", id: "s", method: "sampling/createMessage", params: { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 5 } },
-  { jsonrpc: "2.0", id: "s", method: "elicitation/create", params: { message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } } },
+  {
+    jsonrpc: "2.0",
+    id: "s",
+    method: "sampling/createMessage",
+    params: { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 5 }
+  },
+  {
+    jsonrpc: "2.0",
+    id: "s",
+    method: "elicitation/create",
+    params: { message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } }
+  },
   { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "hello" } },
   { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "none", progress: 1, total: 2 } },
   { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
@@ -149,11 +189,17 @@ const structural = (base: Mutable): fc.Arbitrary<{ text: string; how: string }> 
     fc.tuple(pick(top), anyJson).map(([key, value]) => {
       // a duplicate key: JSON.parse keeps the last one
       const body = JSON.stringify(base)
-      return { text: `{${JSON.stringify(key)}:${JSON.stringify(value)},${body.slice(1)}`, how: `duplicate ${key} first` }
+      return {
+        text: `{${JSON.stringify(key)}:${JSON.stringify(value)},${body.slice(1)}`,
+        how: `duplicate ${key} first`
+      }
     }),
     fc.tuple(pick(top), anyJson).map(([key, value]) => {
       const body = JSON.stringify(base)
-      return { text: `${body.slice(0, -1)},${JSON.stringify(key)}:${JSON.stringify(value)}}`, how: `duplicate ${key} last` }
+      return {
+        text: `${body.slice(0, -1)},${JSON.stringify(key)}:${JSON.stringify(value)}}`,
+        how: `duplicate ${key} last`
+      }
     }),
     fc.constantFrom<Json>("1.0", "2", 2, 2.0, null, "", "2.0 ", ["2.0"]).map((jsonrpc) =>
       text({ ...base, jsonrpc }, `jsonrpc ${JSON.stringify(jsonrpc)}`)
@@ -197,7 +243,10 @@ const structural = (base: Mutable): fc.Arbitrary<{ text: string; how: string }> 
         const marker = "\u0000marker\u0000"
         ;(target as Mutable)[marker] = 0
         const marked = JSON.stringify(frame)
-        return { text: marked.replace(`${JSON.stringify(marker)}:0`, `${JSON.stringify(key)}:{"polluted":true}`), how: `${key} at ${where}` }
+        return {
+          text: marked.replace(`${JSON.stringify(marker)}:0`, `${JSON.stringify(key)}:{"polluted":true}`),
+          how: `${key} at ${where}`
+        }
       }
     ),
     fc.tuple(pick(paths), fc.integer({ min: 1_000, max: 200_000 })).map(([path, length]) => {
@@ -207,9 +256,14 @@ const structural = (base: Mutable): fc.Arbitrary<{ text: string; how: string }> 
     }),
     fc.tuple(fc.constantFrom("params", "id", "method"), fc.integer({ min: 10, max: 3_000 }), fc.boolean()).map(
       ([key, depth, arrays]) => {
-        const nested = arrays ? `${"[".repeat(depth)}${"]".repeat(depth)}` : `${"{\"a\":".repeat(depth)}1${"}".repeat(depth)}`
+        const nested = arrays
+          ? `${"[".repeat(depth)}${"]".repeat(depth)}`
+          : `${"{\"a\":".repeat(depth)}1${"}".repeat(depth)}`
         const body = JSON.stringify({ ...base, [key]: 0 })
-        return { text: body.replace(`${JSON.stringify(key)}:0`, `${JSON.stringify(key)}:${nested}`), how: `nesting ${depth} at ${key}` }
+        return {
+          text: body.replace(`${JSON.stringify(key)}:0`, `${JSON.stringify(key)}:${nested}`),
+          how: `nesting ${depth} at ${key}`
+        }
       }
     )
   ]
@@ -257,12 +311,22 @@ export const mutatedFrame = (corpus: ReadonlyArray<Mutable>, nextId: () => Json)
   const base = fc.constantFrom(...corpus).map((frame) => withId(frame, nextId()))
   const single: fc.Arbitrary<{ text: string; how: string }> = base.chain((frame) =>
     fc.oneof(
-      { weight: 1, arbitrary: fc.constant({ text: JSON.stringify(frame), how: `valid ${frame.method ?? "response"}` }) },
-      { weight: 6, arbitrary: structural(frame).map(({ how, text }) => ({ text, how: `${frame.method ?? "response"}: ${how}` })) }
+      {
+        weight: 1,
+        arbitrary: fc.constant({ text: JSON.stringify(frame), how: `valid ${frame.method ?? "response"}` })
+      },
+      {
+        weight: 6,
+        arbitrary: structural(frame).map(({ how, text }) => ({ text, how: `${frame.method ?? "response"}: ${how}` }))
+      }
     )
   )
   const batch = fc.array(
-    fc.oneof(single.map(({ text }) => text), base.map((frame) => JSON.stringify(frame)), fc.constantFrom("1", "null", "\"x\"", "{}", "[]")),
+    fc.oneof(
+      single.map(({ text }) => text),
+      base.map((frame) => JSON.stringify(frame)),
+      fc.constantFrom("1", "null", "\"x\"", "{}", "[]")
+    ),
     { maxLength: 4 }
   ).map((items) => ({ text: `[${items.join(",")}]`, how: `batch of ${items.length}` }))
   const text = fc.oneof({ weight: 8, arbitrary: single }, { weight: 1, arbitrary: batch })
@@ -270,11 +334,23 @@ export const mutatedFrame = (corpus: ReadonlyArray<Mutable>, nextId: () => Json)
     { weight: 3, arbitrary: text.map(({ how, text }) => ({ bytes: encoder.encode(text), how })) },
     {
       weight: 1,
-      arbitrary: text.chain(({ how, text }) => bytewise(text).map((frame) => ({ bytes: frame.bytes, how: `${how}; ${frame.how}` })))
+      arbitrary: text.chain(({ how, text }) =>
+        bytewise(text).map((frame) => ({ bytes: frame.bytes, how: `${how}; ${frame.how}` }))
+      )
     },
     {
       weight: 1,
-      arbitrary: fc.constantFrom("5", "\"ping\"", "null", "true", "{}", "[]", "[[]]", "{\"jsonrpc\":\"2.0\"}", "\u00a0{}").map((text) => ({
+      arbitrary: fc.constantFrom(
+        "5",
+        "\"ping\"",
+        "null",
+        "true",
+        "{}",
+        "[]",
+        "[[]]",
+        "{\"jsonrpc\":\"2.0\"}",
+        "\u00a0{}"
+      ).map((text) => ({
         bytes: encoder.encode(text),
         how: `literal ${text}`
       }))
@@ -295,7 +371,12 @@ export type Expected =
    */
   | { readonly _tag: "NoneOrInvalid"; readonly ids: ReadonlyArray<Json>; readonly why: string }
   /** One error response with one of these codes and one of these ids. */
-  | { readonly _tag: "Error"; readonly codes: ReadonlyArray<number>; readonly ids: ReadonlyArray<Json>; readonly why: string }
+  | {
+    readonly _tag: "Error"
+    readonly codes: ReadonlyArray<number>
+    readonly ids: ReadonlyArray<Json>
+    readonly why: string
+  }
   /** One response (result, or an error whose code is not one of `notCodes`) with this id. */
   | { readonly _tag: "Response"; readonly id: Json; readonly notCodes: ReadonlyArray<number>; readonly why: string }
   /**
@@ -307,11 +388,13 @@ export type Expected =
   /** Any of these (a request id used before in the session: MCP forbids reusing one). */
   | { readonly _tag: "AnyOf"; readonly options: ReadonlyArray<Expected>; readonly why: string }
 
-const isObject = (value: unknown): value is Mutable => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Mutable =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 const own = (value: Mutable, key: string) => Object.prototype.hasOwnProperty.call(value, key)
 const isValidId = (id: unknown) => typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id))
 const isString = (value: unknown) => typeof value === "string"
-const optional = (value: Mutable, key: string, check: (value: unknown) => boolean) => !own(value, key) || check(value[key])
+const optional = (value: Mutable, key: string, check: (value: unknown) => boolean) =>
+  !own(value, key) || check(value[key])
 const stringRecord = (value: unknown) => isObject(value) && Object.values(value).every(isString)
 
 /** The MCP methods a client sends, and whether params are valid (shape only). */
@@ -352,13 +435,21 @@ const serverMethods: Record<string, (params: Mutable) => boolean> = {
 const optionalMethods = new Set(["server/discover", "roots/list", "sampling/createMessage", "elicitation/create"])
 
 /** The methods 2026-07-28 removed: a modern request for one is an unknown method. */
-const removedIn2026 = new Set(["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"])
+const removedIn2026 = new Set([
+  "initialize",
+  "ping",
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe"
+])
 
 const isModern = (params: unknown) =>
   isObject(params) && isObject(params._meta) && own(params._meta, "io.modelcontextprotocol/protocolVersion")
 
 /** Whether the bytes are UTF-8 and then JSON. */
-const parse = (bytes: Uint8Array): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly why: string } => {
+const parse = (
+  bytes: Uint8Array
+): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly why: string } => {
   let text: string
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes)
@@ -386,7 +477,9 @@ const expectOne = (
   used?: Set<Json>
 ): Expected => {
   const expected = expectFresh(message, methods)
-  if (used === undefined || !isObject(message) || !own(message, "method") || !own(message, "id") || !isValidId(message.id)) {
+  if (
+    used === undefined || !isObject(message) || !own(message, "method") || !own(message, "id") || !isValidId(message.id)
+  ) {
     return expected
   }
   const id = message.id as Json
@@ -394,7 +487,12 @@ const expectOne = (
     used.add(id)
     return expected
   }
-  const reused: Expected = { _tag: "Error", codes: [INVALID], ids: [id, null], why: `id ${JSON.stringify(id).slice(0, 20)} reused` }
+  const reused: Expected = {
+    _tag: "Error",
+    codes: [INVALID],
+    ids: [id, null],
+    why: `id ${JSON.stringify(id).slice(0, 20)} reused`
+  }
   return { _tag: "AnyOf", options: [expected, reused], why: `${expected.why}, id reused` }
 }
 
@@ -413,8 +511,11 @@ const expectFresh = (message: unknown, methods: Record<string, (params: Mutable)
   if (!hasMethod) {
     if (!hasResult && !hasError) return invalid("neither a request nor a response")
     const wellFormed = message.jsonrpc === "2.0" && hasId && isValidId(id) && !(hasResult && hasError) &&
-      (!hasError || (isObject(message.error) && Number.isInteger(message.error.code) && isString(message.error.message)))
-    return wellFormed ? { _tag: "None", why: "a response" } : { _tag: "NoneOrInvalid", ids: replyIds, why: "a malformed response" }
+      (!hasError ||
+        (isObject(message.error) && Number.isInteger(message.error.code) && isString(message.error.message)))
+    return wellFormed
+      ? { _tag: "None", why: "a response" }
+      : { _tag: "NoneOrInvalid", ids: replyIds, why: "a malformed response" }
   }
   if (message.jsonrpc !== "2.0") return invalid("jsonrpc is not \"2.0\"")
   if (!isString(message.method)) return invalid("method is not a string")
@@ -424,7 +525,9 @@ const expectFresh = (message: unknown, methods: Record<string, (params: Mutable)
   if (typeof id === "number" && !Number.isSafeInteger(id)) {
     return { _tag: "ResponseOrInvalid", id, why: Number.isInteger(id) ? "an id beyond 2^53" : "a fractional id" }
   }
-  if (!isValidId(id)) return { _tag: "Error", codes: [INVALID], ids: [null], why: `id ${JSON.stringify(id)?.slice(0, 20)} is invalid` }
+  if (!isValidId(id)) {
+    return { _tag: "Error", codes: [INVALID], ids: [null], why: `id ${JSON.stringify(id)?.slice(0, 20)} is invalid` }
+  }
   const method = message.method as string
   const check = Object.hasOwn(methods, method) ? methods[method] : undefined
   if (check === undefined) {
@@ -447,13 +550,20 @@ const expectFresh = (message: unknown, methods: Record<string, (params: Mutable)
   }
   if (isModern(paramsObject) || method === "server/discover") {
     // 2026-07-28 requests: their own version/capability checks (-32602, -32022) apply
-    return { _tag: "Response", id, notCodes: [PARSE, INVALID, ...(maybeMissing.length ? [] : [NOT_FOUND])], why: `${method} (2026-07-28)` }
+    return {
+      _tag: "Response",
+      id,
+      notCodes: [PARSE, INVALID, ...(maybeMissing.length ? [] : [NOT_FOUND])],
+      why: `${method} (2026-07-28)`
+    }
   }
   if (method === "initialize") {
     // the session is initialized already: an error is due, params or not
     return { _tag: "Response", id, notCodes: [PARSE, NOT_FOUND], why: "initialize again" }
   }
-  if (!check(paramsObject)) return { _tag: "Error", codes: [PARAMS, ...maybeMissing], ids: [id], why: `${method}: bad params` }
+  if (!check(paramsObject)) {
+    return { _tag: "Error", codes: [PARAMS, ...maybeMissing], ids: [id], why: `${method}: bad params` }
+  }
   return { _tag: "Response", id, notCodes: [PARSE, INVALID, ...(maybeMissing.length ? [] : [NOT_FOUND])], why: method }
 }
 
@@ -470,7 +580,8 @@ export const isUtf8 = (bytes: Uint8Array): boolean => {
 /** Whether a frame is a 2026-07-28 request (`_meta` names its version, or `server/discover`). */
 export const isModernFrame = (bytes: Uint8Array): boolean => {
   const parsed = parse(bytes)
-  return parsed.ok && isObject(parsed.value) && (isModern(parsed.value.params) || parsed.value.method === "server/discover")
+  return parsed.ok && isObject(parsed.value) &&
+    (isModern(parsed.value.params) || parsed.value.method === "server/discover")
 }
 
 const headerSafe = (value: unknown): value is string => typeof value === "string" && /^[\x21-\x7e]+$/.test(value)
@@ -480,7 +591,9 @@ const headerSafe = (value: unknown): value is string => typeof value === "string
  * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` from the body), and
  * whether all could be sent as plain ASCII (when not, `-32020` is due).
  */
-export const modernHeaders = (bytes: Uint8Array): { readonly headers: Record<string, string>; readonly complete: boolean } => {
+export const modernHeaders = (
+  bytes: Uint8Array
+): { readonly headers: Record<string, string>; readonly complete: boolean } => {
   const parsed = parse(bytes)
   const message = parsed.ok && isObject(parsed.value) ? parsed.value : {}
   const params = isObject(message.params) ? message.params : {}
@@ -503,7 +616,12 @@ export const expectedAnswer = (bytes: Uint8Array, side: "server" | "client" = "s
   const parsed = parse(bytes)
   if (!parsed.ok) return { _tag: "Error", codes: [PARSE], ids: [null], why: parsed.why }
   if (Array.isArray(parsed.value)) {
-    return { _tag: "Error", codes: [INVALID], ids: [null], why: parsed.value.length === 0 ? "empty batch" : "a batch (2025-11-25 has none)" }
+    return {
+      _tag: "Error",
+      codes: [INVALID],
+      ids: [null],
+      why: parsed.value.length === 0 ? "empty batch" : "a batch (2025-11-25 has none)"
+    }
   }
   return expectOne(parsed.value, side === "server" ? clientMethods : serverMethods, used)
 }
@@ -523,7 +641,8 @@ export const isJsonRpc = (message: unknown): message is Answer => {
   if (own(message, "method")) return isString(message.method) && !own(message, "result") && !own(message, "error")
   if (!own(message, "id")) return false
   if (own(message, "result") === own(message, "error")) return false
-  return !own(message, "error") || (isObject(message.error) && Number.isInteger(message.error.code) && isString(message.error.message))
+  return !own(message, "error") ||
+    (isObject(message.error) && Number.isInteger(message.error.code) && isString(message.error.message))
 }
 
 /**
@@ -538,20 +657,31 @@ export const judge = (expected: Expected, responses: ReadonlyArray<Answer>): str
       return responses.length === 0 ? undefined : `expected no answer (${expected.why}), got ${show()}`
     case "NoneOrInvalid":
       if (responses.length === 0) return undefined
-      return responses.length === 1 && responses[0]!.error?.code === INVALID && expected.ids.includes(responses[0]!.id as Json)
+      return responses.length === 1 && responses[0]!.error?.code === INVALID &&
+          expected.ids.includes(responses[0]!.id as Json)
         ? undefined
         : `expected nothing or -32600 id ${JSON.stringify(expected.ids)} (${expected.why}), got ${show()}`
     case "Error": {
-      if (responses.length !== 1) return `expected one error ${expected.codes} (${expected.why}), got ${responses.length}: ${show()}`
+      if (responses.length !== 1) {
+        return `expected one error ${expected.codes} (${expected.why}), got ${responses.length}: ${show()}`
+      }
       const [answer] = responses
       const ok = answer!.error !== undefined && expected.codes.includes(answer!.error.code as number) &&
         expected.ids.some((id) => id === answer!.id)
-      return ok ? undefined : `expected error ${expected.codes} id ${JSON.stringify(expected.ids)} (${expected.why}), got ${show()}`
+      return ok
+        ? undefined
+        : `expected error ${expected.codes} id ${JSON.stringify(expected.ids)} (${expected.why}), got ${show()}`
     }
     case "Response": {
-      if (responses.length !== 1) return `expected one response id ${JSON.stringify(expected.id)} (${expected.why}), got ${responses.length}: ${show()}`
+      if (responses.length !== 1) {
+        return `expected one response id ${
+          JSON.stringify(expected.id)
+        } (${expected.why}), got ${responses.length}: ${show()}`
+      }
       const [answer] = responses
-      if (answer!.id !== expected.id) return `expected id ${JSON.stringify(expected.id)} (${expected.why}), got ${show()}`
+      if (answer!.id !== expected.id) {
+        return `expected id ${JSON.stringify(expected.id)} (${expected.why}), got ${show()}`
+      }
       if (answer!.error !== undefined && expected.notCodes.includes(answer!.error.code as number)) {
         return `expected a result or an error other than ${expected.notCodes} (${expected.why}), got ${show()}`
       }
@@ -573,7 +703,9 @@ export const judge = (expected: Expected, responses: ReadonlyArray<Answer>): str
 
 /** The ids an answer to `expected` may carry (to wait for it). */
 export const awaitsAnswer = (expected: Expected): boolean =>
-  expected._tag === "AnyOf" ? expected.options.every(awaitsAnswer) : expected._tag !== "None" && expected._tag !== "NoneOrInvalid"
+  expected._tag === "AnyOf"
+    ? expected.options.every(awaitsAnswer)
+    : expected._tag !== "None" && expected._tag !== "NoneOrInvalid"
 
 /** Figures per transport, printed at the end of a suite. */
 export class Tally {
@@ -600,7 +732,11 @@ export class Tally {
     this.sent++
     if (problem === undefined) this.asSpecified++
     else if (this.disagreements.length < 200) {
-      this.disagreements.push({ how: frame.how, frame: Buffer.from(frame.bytes).toString("utf8").slice(0, 200), problem })
+      this.disagreements.push({
+        how: frame.how,
+        frame: Buffer.from(frame.bytes).toString("utf8").slice(0, 200),
+        problem
+      })
     }
   }
   /** A summary: counts, then distinct problems (by oracle reason), with one example each. */
@@ -613,11 +749,17 @@ export class Tally {
       else byWhy.set(key, { count: 1, example: d })
     }
     const lines = [
-      `[fuzz ${this.name}] frames sent ${this.sent}, answered per spec ${this.asSpecified}, disagreements ${this.sent - this.asSpecified}`,
+      `[fuzz ${this.name}] frames sent ${this.sent}, answered per spec ${this.asSpecified}, disagreements ${
+        this.sent - this.asSpecified
+      }`,
       `  expected: ${[...this.kinds].map(([kind, n]) => `${kind} ×${n}`).join(", ")}`
     ]
     for (const [key, { count, example }] of byWhy) {
-      lines.push(`  ${count}× ${key}\n     e.g. ${example.how}: ${example.frame.slice(0, 160)}\n     ${example.problem.slice(0, 400)}`)
+      lines.push(
+        `  ${count}× ${key}\n     e.g. ${example.how}: ${example.frame.slice(0, 160)}\n     ${
+          example.problem.slice(0, 400)
+        }`
+      )
     }
     return lines.join("\n")
   }
@@ -631,9 +773,21 @@ export const mutatedBatch = (corpus: ReadonlyArray<Mutable>, nextId: () => Json)
   const usable = corpus.filter((frame) => frame.method !== "initialize" && !isModern(frame.params))
   const base = fc.constantFrom(...usable).map((frame) => withId(frame, nextId()))
   const element = fc.oneof(
-    { weight: 3, arbitrary: base.map((frame) => ({ text: JSON.stringify(frame), how: `valid ${frame.method ?? "response"}` })) },
-    { weight: 3, arbitrary: base.chain((frame) => structural(frame)).filter(({ text }) => !text.includes("\"initialize\"")) },
-    { weight: 1, arbitrary: fc.constantFrom("1", "null", "\"x\"", "{}", "[]", "true").map((text) => ({ text, how: `literal ${text}` })) }
+    {
+      weight: 3,
+      arbitrary: base.map((frame) => ({ text: JSON.stringify(frame), how: `valid ${frame.method ?? "response"}` }))
+    },
+    {
+      weight: 3,
+      arbitrary: base.chain((frame) => structural(frame)).filter(({ text }) => !text.includes("\"initialize\""))
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom("1", "null", "\"x\"", "{}", "[]", "true").map((text) => ({
+        text,
+        how: `literal ${text}`
+      }))
+    }
   )
   return fc.array(element, { minLength: 0, maxLength: 5 }).map((items) => ({
     bytes: encoder.encode(`[${items.map(({ text }) => text).join(",")}]`),
@@ -649,11 +803,16 @@ export const mutatedBatch = (corpus: ReadonlyArray<Mutable>, nextId: () => Json)
 export const expectedBatch = (
   bytes: Uint8Array,
   used?: Set<Json>
-): { readonly _tag: "Single"; readonly expected: Expected } | { readonly _tag: "Batch"; readonly elements: ReadonlyArray<Expected> } => {
+): { readonly _tag: "Single"; readonly expected: Expected } | {
+  readonly _tag: "Batch"
+  readonly elements: ReadonlyArray<Expected>
+} => {
   const parsed = parse(bytes)
   if (!parsed.ok) return { _tag: "Single", expected: { _tag: "Error", codes: [PARSE], ids: [null], why: parsed.why } }
   if (!Array.isArray(parsed.value)) return { _tag: "Single", expected: expectOne(parsed.value, clientMethods, used) }
-  if (parsed.value.length === 0) return { _tag: "Single", expected: { _tag: "Error", codes: [INVALID], ids: [null], why: "empty batch" } }
+  if (parsed.value.length === 0) {
+    return { _tag: "Single", expected: { _tag: "Error", codes: [INVALID], ids: [null], why: "empty batch" } }
+  }
   return { _tag: "Batch", elements: parsed.value.map((element) => expectOne(element, clientMethods, used)) }
 }
 
@@ -670,11 +829,15 @@ export const judgeBatch = (
   const show = () => JSON.stringify({ arrays, singles }).slice(0, 400)
   const due = elements.filter(awaitsAnswer)
   if (due.length === 0 && elements.every((e) => e._tag === "None")) {
-    return arrays.length === 0 && singles.length === 0 ? undefined : `expected no answer (all notifications/responses), got ${show()}`
+    return arrays.length === 0 && singles.length === 0
+      ? undefined
+      : `expected no answer (all notifications/responses), got ${show()}`
   }
   if (singles.length > 0) return `expected one array, got single messages: ${show()}`
   if (arrays.length !== 1) {
-    return due.length === 0 && arrays.length === 0 ? undefined : `expected one array of ${due.length}+ answers, got ${arrays.length} arrays: ${show()}`
+    return due.length === 0 && arrays.length === 0
+      ? undefined
+      : `expected one array of ${due.length}+ answers, got ${arrays.length} arrays: ${show()}`
   }
   const open = [...due, ...elements.filter((e) => e._tag === "NoneOrInvalid")]
   // answers with an id first: an id-less -32600 fits several members, an answer with an id one

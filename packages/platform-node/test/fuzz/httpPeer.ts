@@ -65,7 +65,11 @@ export const fakeServer = Effect.gen(function*() {
         return res.end(JSON.stringify({
           jsonrpc: "2.0",
           id: message.id,
-          result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "fuzz", version: "1" } }
+          result: {
+            protocolVersion: "2025-11-25",
+            capabilities: { tools: {} },
+            serverInfo: { name: "fuzz", version: "1" }
+          }
         }))
       }
       if (plan !== undefined) {

@@ -60,8 +60,7 @@ const post = (url: string, body: Uint8Array | string, headers: Http.OutgoingHttp
           contentType: String(response.headers["content-type"] ?? ""),
           body: text,
           session: response.headers["mcp-session-id"] as string | undefined
-        })
-      )
+        }))
     })
     request.on("timeout", () => request.destroy(new Error("timed out")))
     request.on("error", reject)
@@ -101,9 +100,12 @@ const judgeHttp = (expected: Expected, modern: boolean, reply: Reply): string | 
   const show = `${reply.status} ${reply.body.slice(0, 300)}`
   switch (expected._tag) {
     case "None":
-      return reply.status === 202 && reply.body === "" ? undefined : `expected 202 and no body (${expected.why}), got ${show}`
+      return reply.status === 202 && reply.body === ""
+        ? undefined
+        : `expected 202 and no body (${expected.why}), got ${show}`
     case "NoneOrInvalid":
-      return (reply.status === 202 && reply.body === "") || (is4xx(reply.status) && (responses.length === 0 || body === undefined))
+      return (reply.status === 202 && reply.body === "") ||
+          (is4xx(reply.status) && (responses.length === 0 || body === undefined))
         ? undefined
         : `expected 202, or a 4xx with -32600 (${expected.why}), got ${show}`
     case "ResponseOrInvalid":
@@ -121,10 +123,14 @@ const judgeHttp = (expected: Expected, modern: boolean, reply: Reply): string | 
       }
       if (body !== undefined) return body
       if (unacceptable(responses[0]!.error?.code)) {
-        return is4xx(reply.status) ? undefined : `expected a 4xx with ${responses[0]!.error?.code} (${expected.why}), got ${show}`
+        return is4xx(reply.status)
+          ? undefined
+          : `expected a 4xx with ${responses[0]!.error?.code} (${expected.why}), got ${show}`
       }
       // an accepted request: 200 with its error (2026-07-28 maps errors to statuses)
-      return reply.status === 200 || (modern && is4xx(reply.status)) ? undefined : `expected 200 (${expected.why}), got ${show}`
+      return reply.status === 200 || (modern && is4xx(reply.status))
+        ? undefined
+        : `expected 200 (${expected.why}), got ${show}`
     }
     case "AnyOf": {
       const problems = expected.options.map((option) => judgeHttp(option, modern, reply))
@@ -169,17 +175,25 @@ describe("fuzz: our server over Streamable HTTP", () => {
         child.on("exit", (code) => reject(new Error(`exited with ${code} before listening: ${stderr}`)))
       })
       const base = { accept: "application/json, text/event-stream", "content-type": "application/json" }
-      const init = await post(url, JSON.stringify({
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } }
-      }), { ...base, "mcp-protocol-version": "2025-11-25" })
+      const init = await post(
+        url,
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } }
+        }),
+        { ...base, "mcp-protocol-version": "2025-11-25" }
+      )
       assert.strictEqual(init.status, 200, init.body)
       const session = init.session
       assert.isString(session)
       const headers = { ...base, "mcp-protocol-version": "2025-11-25", "mcp-session-id": session }
-      const initialized = await post(url, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), headers)
+      const initialized = await post(
+        url,
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+        headers
+      )
       assert.strictEqual(initialized.status, 202)
       rss.before = rssOf(child.pid!)
       let counter = 0
@@ -192,16 +206,22 @@ describe("fuzz: our server over Streamable HTTP", () => {
           const modern = isModernFrame(frame.bytes)
           // a 2026-07-28 request goes out as a modern client sends it: no session, its standard headers
           const standard = modern ? modernHeaders(frame.bytes) : { headers: {}, complete: true }
-          const reply = await post(url, frame.bytes, modern ? { ...base, ...standard.headers } : headers).catch((error: Error) => {
-            crashed = `no reply to ${frame.how}: ${error.message} ${stderr.slice(-500)}`
-            throw error
-          })
+          const reply = await post(url, frame.bytes, modern ? { ...base, ...standard.headers } : headers).catch(
+            (error: Error) => {
+              crashed = `no reply to ${frame.how}: ${error.message} ${stderr.slice(-500)}`
+              throw error
+            }
+          )
           if (messagesOf(reply) === undefined) badBodies.push(`${frame.how}: ${reply.body.slice(0, 200)}`)
           const incomplete = !standard.complete && is4xx(reply.status) && messagesOf(reply)?.[0]?.error?.code === -32020
           const problem = incomplete ? undefined : judgeHttp(expected, modern, reply)
           if (isUtf8(frame.bytes)) tally.record(frame, problem, expected)
           else utf8Tally.record(frame, problem, expected)
-          const ping = await post(url, JSON.stringify({ jsonrpc: "2.0", id: `ping-${counter}`, method: "ping" }), headers)
+          const ping = await post(
+            url,
+            JSON.stringify({ jsonrpc: "2.0", id: `ping-${counter}`, method: "ping" }),
+            headers
+          )
           const pong = messagesOf(ping)?.find((message) => message.id === `ping-${counter}`)
           if (ping.status !== 200 || pong?.result === undefined) {
             crashed = `the ping after ${frame.how} got ${ping.status} ${ping.body.slice(0, 200)}`

@@ -16,8 +16,8 @@ import {
   clientCorpus,
   expectedAnswer,
   expectedBatch,
-  judge,
   type Json,
+  judge,
   judgeBatch,
   mutatedBatch,
   mutatedFrame,
@@ -68,7 +68,9 @@ describe("fuzz: our server over stdio", () => {
           peer.write(JSON.stringify({ jsonrpc: "2.0", id: ping, method: "ping" }))
           const pinged = await peer.waitFor((messages) => messages.some((m) => m.id === ping), 10_000)
           if (!pinged) {
-            crashed = `no answer to the ping after ${frame.how} (exit ${JSON.stringify(peer.exited)}): ${peer.stderr.slice(-500)}`
+            crashed = `no answer to the ping after ${frame.how} (exit ${JSON.stringify(peer.exited)}): ${
+              peer.stderr.slice(-500)
+            }`
             throw new Error(crashed)
           }
           if (awaitsAnswer(expected)) {
@@ -81,7 +83,9 @@ describe("fuzz: our server over stdio", () => {
             ? `answered with an array in a 2025-11-25 session: ${JSON.stringify(arrays).slice(0, 300)}`
             : judge(expected, responses)
           tally.record(frame, problem, expected)
-          if (peer.badLines.length > 0) throw new Error(`not JSON-RPC on stdout after ${frame.how}: ${peer.badLines[0]}`)
+          if (peer.badLines.length > 0) {
+            throw new Error(`not JSON-RPC on stdout after ${frame.how}: ${peer.badLines[0]}`)
+          }
         }),
         { seed, numRuns: RUNS, endOnFailure: true }
       )
@@ -132,27 +136,39 @@ describe("fuzz: our server over stdio, 2025-03-26 batches", () => {
           peer.write(JSON.stringify({ jsonrpc: "2.0", id: ping, method: "ping" }))
           const pinged = await peer.waitFor((messages) => messages.some((m) => m.id === ping), 10_000)
           if (!pinged) {
-            crashed = `no answer to the ping after ${frame.how} (exit ${JSON.stringify(peer.exited)}): ${peer.stderr.slice(-500)}`
+            crashed = `no answer to the ping after ${frame.how} (exit ${JSON.stringify(peer.exited)}): ${
+              peer.stderr.slice(-500)
+            }`
             throw new Error(crashed)
           }
-          const awaited = expected._tag === "Single" ? awaitsAnswer(expected.expected) : expected.elements.some(awaitsAnswer)
+          const awaited = expected._tag === "Single"
+            ? awaitsAnswer(expected.expected)
+            : expected.elements.some(awaitsAnswer)
           if (awaited) {
-            await peer.waitFor((messages) => peer.batches.length > 0 || messages.some((m) => isResponse(m) && m.id !== ping), 2_000)
+            await peer.waitFor(
+              (messages) => peer.batches.length > 0 || messages.some((m) => isResponse(m) && m.id !== ping),
+              2_000
+            )
           }
           const singles = peer.take().filter((m) => isResponse(m) && m.id !== ping)
           const arrays = peer.takeBatches()
           const allValid = expected._tag === "Batch" &&
             expected.elements.every((e) =>
-              e._tag !== "NoneOrInvalid" && e._tag !== "ResponseOrInvalid" && !(e._tag === "Error" && e.codes.includes(-32600))
+              e._tag !== "NoneOrInvalid" && e._tag !== "ResponseOrInvalid" &&
+              !(e._tag === "Error" && e.codes.includes(-32600))
             )
           ;(allValid ? tally : invalidTally).record(
             frame,
             expected._tag === "Single"
-              ? (arrays.length > 0 ? `expected one message, got an array: ${JSON.stringify(arrays).slice(0, 300)}` : judge(expected.expected, singles))
+              ? (arrays.length > 0
+                ? `expected one message, got an array: ${JSON.stringify(arrays).slice(0, 300)}`
+                : judge(expected.expected, singles))
               : judgeBatch(expected.elements, arrays, singles),
             expected._tag === "Single" ? expected.expected : `batch of ${expected.elements.length}`
           )
-          if (peer.badLines.length > 0) throw new Error(`not JSON-RPC on stdout after ${frame.how}: ${peer.badLines[0]}`)
+          if (peer.badLines.length > 0) {
+            throw new Error(`not JSON-RPC on stdout after ${frame.how}: ${peer.badLines[0]}`)
+          }
         }),
         { seed, numRuns: numRuns(300), endOnFailure: true }
       )

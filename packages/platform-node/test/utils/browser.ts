@@ -17,7 +17,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs"
 import * as Http from "node:http"
 import { type Browser, chromium, type Page, type Request } from "playwright-core"
 import { listenLoopback } from "../fixtures/listen.ts"
-import { bundle, type Bundle } from "./bundle.ts"
+import { type Bundle, bundle } from "./bundle.ts"
 
 // -----------------------------------------------------------------------------
 // bundling
@@ -44,7 +44,11 @@ export type BrowserBundle = Bundle
 export const bundleForBrowser = (entry: string): Effect.Effect<BrowserBundle, BundleError> =>
   Effect.tryPromise({
     try: () =>
-      bundle(entry, { platform: "a browser", conditions: ["development", "browser", "import", "default"], sourcemap: true }),
+      bundle(entry, {
+        platform: "a browser",
+        conditions: ["development", "browser", "import", "default"],
+        sourcemap: true
+      }),
     // rolldown's message without the stack lines of each error it lists
     catch: (error) =>
       new BundleError({
@@ -133,7 +137,15 @@ export const launchChromium = (): Effect.Effect<LaunchedChromium, never, Scope.S
       )
     }
     const server = yield* Effect.acquireRelease(
-      Effect.promise(() => chromium.launchServer({ executablePath, headless: true, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false })),
+      Effect.promise(() =>
+        chromium.launchServer({
+          executablePath,
+          headless: true,
+          handleSIGINT: false,
+          handleSIGTERM: false,
+          handleSIGHUP: false
+        })
+      ),
       (server) =>
         Effect.promise(() => server.close()).pipe(
           Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.promise(() => server.kill()) })
@@ -167,7 +179,9 @@ export const chromiumLeftovers = (pid: number): ReadonlyArray<string> => {
     }
     const close = stat.lastIndexOf(")")
     const [state, , group] = stat.slice(close + 2).split(" ")
-    if (Number(group) === pid && state !== "Z" && state !== "X") left.push(`${entry} ${stat.slice(stat.indexOf("(") + 1, close)}`)
+    if (Number(group) === pid && state !== "Z" && state !== "X") {
+      left.push(`${entry} ${stat.slice(stat.indexOf("(") + 1, close)}`)
+    }
   }
   return left
 }
@@ -214,7 +228,8 @@ const lineOf = (request: Request): RequestLine => {
   const body = request.postData()
   if (body === null) return `${request.method()} ${request.url()}`
   const method = /^\{"jsonrpc":"2\.0",(?:"id":[^,]+,)?"method":"([^"]+)"/.exec(body)?.[1]
-  const what = method ?? (/^\{"jsonrpc":"2\.0","id":[^,]+,"(result|error)":/.test(body) ? "(response)" : body.slice(0, 200))
+  const what = method ??
+    (/^\{"jsonrpc":"2\.0","id":[^,]+,"(result|error)":/.test(body) ? "(response)" : body.slice(0, 200))
   return `${request.method()} ${request.url()} ${what}`
 }
 

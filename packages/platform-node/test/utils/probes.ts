@@ -32,15 +32,21 @@ export interface Probe {
 /** One raw request on node:http (any `Host`), its status, content type and JSON-RPC error code. */
 export const probe = (url: string, init: Probe) =>
   Effect.callback<Answer>((resume) => {
-    const request = Http.request(url, { method: init.method ?? "POST", headers: init.headers, agent: false }, (response) => {
-      let text = ""
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => (text += chunk))
-      response.on("end", () => {
-        const json = text.startsWith("{") ? JSON.parse(text) : undefined
-        resume(Effect.succeed([response.statusCode!, response.headers["content-type"] ?? null, json?.error?.code ?? null]))
-      })
-    })
+    const request = Http.request(
+      url,
+      { method: init.method ?? "POST", headers: init.headers, agent: false },
+      (response) => {
+        let text = ""
+        response.setEncoding("utf8")
+        response.on("data", (chunk: string) => (text += chunk))
+        response.on("end", () => {
+          const json = text.startsWith("{") ? JSON.parse(text) : undefined
+          resume(
+            Effect.succeed([response.statusCode!, response.headers["content-type"] ?? null, json?.error?.code ?? null])
+          )
+        })
+      }
+    )
     request.on("error", (error) => resume(Effect.die(error)))
     request.end(init.body)
   })
@@ -53,7 +59,11 @@ const headers = (extra: Record<string, string> = {}, version = "2025-11-25") => 
 })
 
 /** A 2026-07-28 request: `_meta` as the revision asks, `params` laid over it. */
-export const modernRequest = (method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) => ({
+export const modernRequest = (
+  method: string,
+  params: Record<string, unknown> = {},
+  meta: Record<string, unknown> = {}
+) => ({
   jsonrpc: "2.0",
   id: 1,
   method,
@@ -76,10 +86,19 @@ export const PROBES: ReadonlyArray<readonly [string, Probe]> = [
   ["wrong content type", { headers: headers({ "content-type": "text/plain" }), body: JSON.stringify(initialize) }],
   ["wrong accept", { headers: headers({ accept: "text/html" }), body: JSON.stringify(initialize) }],
   ["a huge body", { headers: headers(), body: JSON.stringify({ ...initialize, padding: "x".repeat(4096) }) }],
-  ["an unknown method (2026-07-28)", { headers: headers({ "mcp-method": "nothing/here" }, MODERN), body: modernBody("nothing/here") }],
-  ["an unknown method (legacy, no session)", { headers: headers(), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "nothing/here" }) }],
+  ["an unknown method (2026-07-28)", {
+    headers: headers({ "mcp-method": "nothing/here" }, MODERN),
+    body: modernBody("nothing/here")
+  }],
+  ["an unknown method (legacy, no session)", {
+    headers: headers(),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "nothing/here" })
+  }],
   ["a batch", { headers: headers(), body: JSON.stringify([initialize]) }],
-  ["an unknown session", { headers: headers({ "mcp-session-id": "nope" }), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) }],
+  ["an unknown session", {
+    headers: headers({ "mcp-session-id": "nope" }),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+  }],
   ["GET without a session", { method: "GET", headers: { accept: "text/event-stream" } }],
   ["DELETE of an unknown session", { method: "DELETE", headers: { "mcp-session-id": "nope" } }],
   ["PUT", { method: "PUT", headers: headers(), body: "{}" }],
@@ -93,7 +112,10 @@ export const EXPECTED: ReadonlyArray<readonly [string, (answer: Answer) => boole
   ["not UTF-8", ([status, type, code]) => status === 400 && type === "application/json" && code === -32700],
   ["wrong content type", ([status]) => status === 415],
   ["a huge body", ([status, type, code]) => status === 413 && type === "application/json" && code === -32600],
-  ["an unknown method (2026-07-28)", ([status, type, code]) => status === 404 && type === "application/json" && code === -32601],
+  [
+    "an unknown method (2026-07-28)",
+    ([status, type, code]) => status === 404 && type === "application/json" && code === -32601
+  ],
   ["a hostile Host", ([status]) => status === 403],
   ["a hostile Origin", ([status]) => status === 403]
 ]

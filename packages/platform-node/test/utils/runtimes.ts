@@ -62,7 +62,9 @@ export const runtimes: ReadonlyArray<Runtime> = [
     args: (entry, permissions = {}) => [
       "run",
       "--no-prompt",
-      ...(permissions.env !== undefined && permissions.env.length > 0 ? [`--allow-env=${permissions.env.join(",")}`] : []),
+      ...(permissions.env !== undefined && permissions.env.length > 0
+        ? [`--allow-env=${permissions.env.join(",")}`]
+        : []),
       ...(permissions.net === true ? ["--allow-net=127.0.0.1", "--unstable-no-legacy-abort"] : []),
       "--node-modules-dir=manual",
       "--conditions=development",
@@ -139,7 +141,9 @@ export const serveOn = (runtime: Runtime, entry: string, env: Record<string, str
       })
       const timer = setTimeout(() => {
         child.kill("SIGKILL")
-        resume(Effect.die(new Error(`${runtime.name}: no "listening on" within 30 s\nstdout: ${stdout}\nstderr: ${stderr}`)))
+        resume(
+          Effect.die(new Error(`${runtime.name}: no "listening on" within 30 s\nstdout: ${stdout}\nstderr: ${stderr}`))
+        )
       }, 30_000)
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
       child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -152,7 +156,13 @@ export const serveOn = (runtime: Runtime, entry: string, env: Record<string, str
       })
       child.on("exit", (code, signal) => {
         clearTimeout(timer)
-        resume(Effect.die(new Error(`${runtime.name} exited (${code ?? signal}) before listening\nstdout: ${stdout}\nstderr: ${stderr}`)))
+        resume(
+          Effect.die(
+            new Error(
+              `${runtime.name} exited (${code ?? signal}) before listening\nstdout: ${stdout}\nstderr: ${stderr}`
+            )
+          )
+        )
       })
       return Effect.sync(() => child.kill("SIGKILL"))
     }),

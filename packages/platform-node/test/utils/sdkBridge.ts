@@ -14,14 +14,14 @@
  * stream, and closing the scope the bridge was made in calls the SDK side's
  * `onclose`.
  */
+import type * as JsonRpc from "@effect-mcp/core/JsonRpc"
+import * as McpError from "@effect-mcp/core/McpError"
+import * as McpTransport from "@effect-mcp/core/McpTransport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Effect, Layer, Queue, Stream } from "effect"
 import type * as Cause from "effect/Cause"
 import type * as Scope from "effect/Scope"
-import type * as JsonRpc from "@effect-mcp/core/JsonRpc"
-import * as McpError from "@effect-mcp/core/McpError"
-import * as McpTransport from "@effect-mcp/core/McpTransport"
 
 export interface SdkBridge {
   /** Our end, as a service value. */
@@ -34,9 +34,13 @@ export interface SdkBridge {
   readonly isClosed: () => boolean
 }
 
-export const makeSdkBridge = (options?: { readonly serialize?: boolean }): Effect.Effect<SdkBridge, never, Scope.Scope> =>
+export const makeSdkBridge = (
+  options?: { readonly serialize?: boolean }
+): Effect.Effect<SdkBridge, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const copy = options?.serialize === false ? <A>(value: A): A => value : <A>(value: A): A => JSON.parse(JSON.stringify(value))
+    const copy = options?.serialize === false
+      ? <A>(value: A): A => value
+      : <A>(value: A): A => JSON.parse(JSON.stringify(value))
     const toOurs = yield* Queue.unbounded<unknown, Cause.Done>()
     const toTheirs = yield* Queue.unbounded<JSONRPCMessage, Cause.Done>()
     const started = yield* Deferred.make<void>()
@@ -65,11 +69,17 @@ export const makeSdkBridge = (options?: { readonly serialize?: boolean }): Effec
     yield* Deferred.await(started).pipe(
       Effect.andThen(Stream.runForEach(Stream.fromQueue(toTheirs), (message) =>
         Effect.try(() => theirs.onmessage?.(message)).pipe(
-          Effect.catch((error) => Effect.sync(() => theirs.onerror?.(error.cause instanceof Error ? error.cause : new Error(String(error.cause)))))
+          Effect.catch((error) =>
+            Effect.sync(() =>
+              theirs.onerror?.(error.cause instanceof Error ? error.cause : new Error(String(error.cause)))
+            )
+          )
         ))),
       Effect.forkScoped
     )
-    yield* Effect.addFinalizer(() => Effect.sync(close))
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(close)
+    )
 
     const ours = McpTransport.McpTransport.of({
       incoming: Stream.fromQueue(toOurs),

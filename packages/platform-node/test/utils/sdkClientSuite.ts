@@ -4,9 +4,9 @@
  * gives how to connect (in process, over stdio, over Streamable HTTP in both
  * answer modes, over HTTP+SSE) and the test function to register with.
  */
-import { assert } from "@effect/vitest"
 import { McpSchema } from "@effect-mcp/core"
 import type { McpClient, McpError } from "@effect-mcp/core"
+import { assert } from "@effect/vitest"
 import { Effect, Fiber, Queue, Ref, Schema, Stream } from "effect"
 import { sdkInstructions, sdkServerInfo } from "../fixtures/sdkServer.ts"
 import { textOf } from "./client.ts"
@@ -125,7 +125,10 @@ export const sdkClientSuite = <R>(test: Test<R>, connect: Connect<R>, transport:
       assert.deepStrictEqual((yield* client.prompts.get).map((p) => p.name), ["greet"])
       const prompt = yield* client.getPrompt("greet", { who: "Ada" })
       assert.deepStrictEqual(prompt.messages, [{ role: "user", content: { type: "text", text: "Say hello to Ada" } }])
-      const names = yield* client.complete({ ref: { type: "ref/prompt", name: "greet" }, argument: { name: "who", value: "A" } })
+      const names = yield* client.complete({
+        ref: { type: "ref/prompt", name: "greet" },
+        argument: { name: "who", value: "A" }
+      })
       assert.deepStrictEqual(names.completion.values, ["Ada", "Alan"])
       const docs = yield* client.complete({
         ref: { type: "ref/resource", uri: "mem://docs/{name}" },

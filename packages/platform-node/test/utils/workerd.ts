@@ -12,7 +12,7 @@
  */
 import { Effect } from "effect"
 import { Miniflare } from "miniflare"
-import { bundle, type Bundle, type SourceEntry } from "./bundle.ts"
+import { type Bundle, bundle, type SourceEntry } from "./bundle.ts"
 
 /** The compatibility date the Workers run with (no flags). */
 export const COMPATIBILITY_DATE = "2026-07-28"
@@ -48,7 +48,10 @@ export interface WorkerOptions {
  * Starts `bundle` on workerd (miniflare, 127.0.0.1, an ephemeral port,
  * `COMPATIBILITY_DATE`, no compatibility flags); resolves once it listens.
  */
-export const startWorker = async (worker: { readonly code: string }, options: WorkerOptions = {}): Promise<ServedWorker> => {
+export const startWorker = async (
+  worker: { readonly code: string },
+  options: WorkerOptions = {}
+): Promise<ServedWorker> => {
   const mf = new Miniflare({
     modules: true,
     script: worker.code,

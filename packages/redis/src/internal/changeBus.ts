@@ -16,7 +16,6 @@ import * as Stream from "effect/Stream"
 import type { Options } from "../McpRedisChangeBus.ts"
 import * as Subscribe from "./subscription.ts"
 
-
 const Change = Schema.Union([
   Schema.Struct({
     _tag: Schema.Literal("ListChanged"),
@@ -55,4 +54,6 @@ export const make = (options: Options = {}): Effect.Effect<McpChangeBus.Service,
 
 /** Only the fields of the change (no extra properties go on the wire). */
 const toWire = (change: McpChangeBus.Change): McpChangeBus.Change =>
-  change._tag === "ListChanged" ? { _tag: "ListChanged", kind: change.kind } : { _tag: "ResourceUpdated", uri: change.uri }
+  change._tag === "ListChanged"
+    ? { _tag: "ListChanged", kind: change.kind }
+    : { _tag: "ResourceUpdated", uri: change.uri }

@@ -19,11 +19,11 @@
  *
  * @internal
  */
+import * as McpError from "@effect-mcp/core/McpError"
+import type * as McpSessionRegistry from "@effect-mcp/core/McpSessionRegistry"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import type * as Undici from "@effect/platform-node/Undici"
-import * as McpError from "@effect-mcp/core/McpError"
-import type * as McpSessionRegistry from "@effect-mcp/core/McpSessionRegistry"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as Redis from "effect/persistence/Redis"
@@ -76,7 +76,9 @@ const codeOf = (cause: unknown): string | undefined => {
 // one reason for every cancellation (a DOMException built per request costs)
 const CANCELLED = new Error("the forwarded request was cancelled")
 
-const describe = (cause: unknown): string => (cause instanceof Error && cause.message !== "" ? cause.message : String(cause))
+const describe = (
+  cause: unknown
+): string => (cause instanceof Error && cause.message !== "" ? cause.message : String(cause))
 
 /**
  * The forwarder, with its connection pool for the life of the scope.
@@ -92,7 +94,7 @@ export const make = (
     const known = new Map<string, Known>()
 
     const remember = (owner: string, address: string | undefined, now: number) => {
-      if (known.size >= 1024) for (const [id, entry] of known) if (entry.until <= now) known.delete(id)
+      if (known.size >= 1024) { for (const [id, entry] of known) if (entry.until <= now) known.delete(id) }
       known.set(owner, { address, until: now + options.heartbeatTtlMillis })
     }
 
@@ -169,7 +171,9 @@ export const make = (
               forget(owner),
               NOT_CONNECTED.has(codeOf(cause) ?? "")
                 ? Effect.succeed(undefined)
-                : Effect.fail(McpError.transport(`the connection to replica ${owner} failed: ${describe(cause)}`, { cause }))
+                : Effect.fail(
+                  McpError.transport(`the connection to replica ${owner} failed: ${describe(cause)}`, { cause })
+                )
             )
           })
         )
@@ -181,7 +185,8 @@ export const make = (
           const whole = new Uint8Array(
             yield* Effect.tryPromise({
               try: () => response.body.arrayBuffer(),
-              catch: (cause) => McpError.transport(`the answer of replica ${owner} was cut: ${describe(cause)}`, { cause })
+              catch: (cause) =>
+                McpError.transport(`the answer of replica ${owner} was cut: ${describe(cause)}`, { cause })
             })
           )
           return identity<McpSessionRegistry.ForwardedResponse>({
@@ -199,7 +204,8 @@ export const make = (
             evaluate: () => response.body,
             // a body no longer read is not cancelled: closing the scope is
             closeOnDone: false,
-            onError: (cause) => McpError.transport(`the answer of replica ${owner} was cut: ${describe(cause)}`, { cause })
+            onError: (cause) =>
+              McpError.transport(`the answer of replica ${owner} was cut: ${describe(cause)}`, { cause })
           })
         })
       })

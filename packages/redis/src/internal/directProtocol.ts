@@ -16,8 +16,8 @@
  *
  * @internal
  */
-import type * as McpSessionRegistry from "@effect-mcp/core/McpSessionRegistry"
 import type * as McpError from "@effect-mcp/core/McpError"
+import type * as McpSessionRegistry from "@effect-mcp/core/McpSessionRegistry"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Base64Url from "effect/encoding/Base64Url"

@@ -15,9 +15,9 @@
  *
  * @internal
  */
+import * as McpError from "@effect-mcp/core/McpError"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import * as McpError from "@effect-mcp/core/McpError"
 import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
@@ -92,7 +92,9 @@ export const listen = (options: ServerOptions): Effect.Effect<number, never, Sco
       const handle = options.handlers.current()
       if (handle === undefined) return UNAVAILABLE
       // the forwarder read it within its endpoint's bound; a peer with the secret is still held to one
-      const read = yield* Effect.option(Effect.provideService(request.arrayBuffer, HttpIncomingMessage.MaxBodySize, MAX_BODY))
+      const read = yield* Effect.option(
+        Effect.provideService(request.arrayBuffer, HttpIncomingMessage.MaxBodySize, MAX_BODY)
+      )
       if (read._tag === "None") return TOO_LARGE
       const body = new Uint8Array(read.value)
       const response = yield* handle(Protocol.forwardedRequest(headers, body))

@@ -4,9 +4,9 @@
  *
  * @internal
  */
+import * as McpError from "@effect-mcp/core/McpError"
 import * as Effect from "effect/Effect"
 import type * as Redis from "effect/persistence/Redis"
-import * as McpError from "@effect-mcp/core/McpError"
 
 /** A Redis URL safe to print: its password (and user) replaced. @internal */
 export const redactUrl = (url: string): string => {

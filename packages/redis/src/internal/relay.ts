@@ -197,7 +197,9 @@ export const make = (
           status: head.status,
           headers: head.headers,
           body: head.whole === undefined
-            ? Stream.fromQueue(pending.body).pipe(Stream.tap((chunk) => Effect.sync(() => (pending.buffered -= chunk.length))))
+            ? Stream.fromQueue(pending.body).pipe(
+              Stream.tap((chunk) => Effect.sync(() => (pending.buffered -= chunk.length)))
+            )
             : Stream.make(head.whole),
           whole: head.whole
         })
@@ -257,7 +259,13 @@ export const make = (
           body: request.body
         })
         if (response.whole !== undefined) {
-          return yield* send({ t: "whole", id, status: response.status, headers: response.headers, data: response.whole })
+          return yield* send({
+            t: "whole",
+            id,
+            status: response.status,
+            headers: response.headers,
+            data: response.whole
+          })
         }
         yield* send({ t: "head", id, status: response.status, headers: response.headers })
         yield* Stream.runForEach(response.body, (data) => send({ t: "chunk", id, seq: chunks++, data }))

@@ -7,11 +7,11 @@
  * @internal
  */
 import type * as McpSessionRegistry from "@effect-mcp/core/McpSessionRegistry"
-import type { Options } from "../McpRedisSessions.ts"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redis from "effect/persistence/Redis"
 import type * as Scope from "effect/Scope"
+import type { Options } from "../McpRedisSessions.ts"
 import * as DirectProtocol from "./directProtocol.ts"
 import * as Relay from "./relay.ts"
 import * as Store from "./sessionsStore.ts"
@@ -42,7 +42,9 @@ export const make = (
     const hop = direct === undefined ? undefined : yield* Effect.gen(function*() {
       const host = direct.host ?? "127.0.0.1"
       if (DirectProtocol.isWildcard(host) && direct.advertise === undefined) {
-        return yield* Effect.die(new Error(`McpRedisSessions: direct.host ${host} binds every interface: set direct.advertise`))
+        return yield* Effect.die(
+          new Error(`McpRedisSessions: direct.host ${host} binds every interface: set direct.advertise`)
+        )
       }
       const secret = yield* DirectProtocol.secret(redis, prefix, direct.secret)
       // the shared secret is read at once when it can be; else when first needed
@@ -76,17 +78,19 @@ export const make = (
       isLive,
       handlers
     })
-    const forward = hop === undefined ? relay.forward : yield* Effect.flatMap(loadClient, (DirectClient) =>
-      DirectClient.make(redis, {
-        prefix,
-        replicaId,
-        heartbeatIntervalMillis,
-        heartbeatTtlMillis,
-        forwardTimeoutMillis,
-        secret: hop.secret,
-        isLive,
-        relay: relay.forward
-      }))
+    const forward = hop === undefined ?
+      relay.forward :
+      yield* Effect.flatMap(loadClient, (DirectClient) =>
+        DirectClient.make(redis, {
+          prefix,
+          replicaId,
+          heartbeatIntervalMillis,
+          heartbeatTtlMillis,
+          forwardTimeoutMillis,
+          secret: hop.secret,
+          isLive,
+          relay: relay.forward
+        }))
     return {
       replicaId,
       isLive,

@@ -32,13 +32,15 @@ export interface StoreOptions {
 }
 
 /** @internal */
-export type Store = Pick<
-  McpSessionRegistry.Service,
-  "replicaId" | "register" | "lookup" | "claim" | "touch" | "release" | "remove"
-> & {
-  /** Whether `replicaId` keeps its heartbeat (or is this replica). */
-  readonly isLive: (replicaId: string) => Effect.Effect<boolean, McpError.McpError>
-}
+export type Store =
+  & Pick<
+    McpSessionRegistry.Service,
+    "replicaId" | "register" | "lookup" | "claim" | "touch" | "release" | "remove"
+  >
+  & {
+    /** Whether `replicaId` keeps its heartbeat (or is this replica). */
+    readonly isLive: (replicaId: string) => Effect.Effect<boolean, McpError.McpError>
+  }
 
 const registerScript = Redis.script(
   (
@@ -169,7 +171,13 @@ export const make = (
     yield* Effect.addFinalizer(() => redis.send("DEL", heartbeatKey(replicaId)).pipe(Effect.ignore))
     // a failure is logged once, until the heartbeat is written again
     let failing = false
-    const beat = redis.send("SET", heartbeatKey(replicaId), options.heartbeatValue ?? "1", "PX", String(options.heartbeatTtlMillis)).pipe(
+    const beat = redis.send(
+      "SET",
+      heartbeatKey(replicaId),
+      options.heartbeatValue ?? "1",
+      "PX",
+      String(options.heartbeatTtlMillis)
+    ).pipe(
       Effect.tap(() => Effect.sync(() => (failing = false))),
       Effect.tapError((error) =>
         failing ? Effect.void : Effect.andThen(
@@ -210,7 +218,10 @@ export const make = (
         if (Option.isNone(stored)) return Option.none<McpSessionRegistry.Lookup>()
         const { initialize, owner, principal, protocolVersion, replay } = stored.value
         const record: McpSessionRegistry.SessionRecord = { id, owner, principal, initialize, protocolVersion, replay }
-        return Option.some<McpSessionRegistry.Lookup>({ record, live: owner === replicaId || String(reply.live) === "1" })
+        return Option.some<McpSessionRegistry.Lookup>({
+          record,
+          live: owner === replicaId || String(reply.live) === "1"
+        })
       })
 
     const claim = (id: string, from: string) =>

@@ -24,7 +24,6 @@ import * as Errors from "./errors.ts"
 import * as Scripts from "./taskStoreScripts.ts"
 import * as Watch from "./taskStoreWatch.ts"
 
-
 // a slow reader skips to the newest versions (as in memory)
 const CHANGES = { bufferSize: 16, strategy: "sliding" } as const
 /** How long after its expiry Redis deletes a task's record. */
@@ -98,8 +97,10 @@ export const make = (options?: Options): Effect.Effect<McpTaskStore.Service, nev
 
     /** The task unless it expired on `Clock` (then it is removed). */
     const unexpired = (stored: Watch.Stored) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        expired(stored.record, now) ? Effect.as(dropExpired(stored), undefined) : Effect.succeed(stored))
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) => expired(stored.record, now) ? Effect.as(dropExpired(stored), undefined) : Effect.succeed(stored)
+      )
 
     /** The task unless it is gone or expired, whoever's it is (for the watchers). */
     const look = (taskId: string): Effect.Effect<Watch.Stored | undefined, McpError.McpError> =>

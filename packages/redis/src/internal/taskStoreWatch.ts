@@ -86,7 +86,7 @@ export const make = (
       return look(taskId).pipe(
         Effect.map((stored) => {
           const set = watchers.get(taskId)
-          if (set !== undefined) for (const watcher of [...set]) deliver(taskId, watcher, stored)
+          if (set !== undefined) { for (const watcher of [...set]) deliver(taskId, watcher, stored) }
         }),
         Effect.catch((error) => Effect.logWarning(`Redis task store: reading task ${taskId} failed`, error))
       )

@@ -4,9 +4,9 @@
  * proxy in front of them. Everything is stopped when the scope closes, and
  * the test can check that no replica process is left.
  */
+import { Effect, Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { Effect, Scope } from "effect"
 import { type Proxy, startProxy } from "../../../../scratchpad/cluster/proxy.ts"
 import * as RedisServer from "./redisServer.ts"
 
@@ -89,10 +89,12 @@ export const start = (
           const stderr: Array<string> = []
           const first = yield* launch(name, 0, replicaEnv, stderr, options?.script)
           let current = first.child
-          yield* Effect.addFinalizer(() => Effect.suspend(() => {
-            current.kill("SIGKILL")
-            return exited(current)
-          }))
+          yield* Effect.addFinalizer(() =>
+            Effect.suspend(() => {
+              current.kill("SIGKILL")
+              return exited(current)
+            })
+          )
           return {
             name,
             port: first.port,

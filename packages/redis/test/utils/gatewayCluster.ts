@@ -15,12 +15,12 @@
  * the scope closes: the replicas with SIGTERM (each closes its group), then
  * SIGKILL for what is left.
  */
+import { Effect, Schedule, Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Effect, Schedule, Scope } from "effect"
 import * as Cluster from "./cluster.ts"
 
 const DIR = new URL("../../../../scratchpad/gateway-cluster/", import.meta.url)
@@ -124,10 +124,11 @@ const startModern = (env: Record<string, string>) =>
       child.stdout!.on("data", onData)
       child.once("exit", (code) => resume(Effect.fail(new Error(`the modern upstream exited (${code}): ${stderr}`))))
     }).pipe(Effect.timeout("30 seconds")),
-    ({ child }) => Effect.suspend(() => {
-      child.kill("SIGKILL")
-      return exited(child)
-    })
+    ({ child }) =>
+      Effect.suspend(() => {
+        child.kill("SIGKILL")
+        return exited(child)
+      })
   )
 
 /**
@@ -173,13 +174,20 @@ export const start = (count: number, options: Options = {}): Effect.Effect<Gatew
       env: { RUNS_FILE: runsFile, [MARK]: `\${${MARK}}`, GATEWAY_REPLICA: "${REPLICA}", ...env },
       era: "legacy"
     })
-    writeFileSync(config, JSON.stringify({
-      mcpServers: {
-        legacy: legacy(),
-        modern: { url: `http://127.0.0.1:${modern.port}/mcp`, era: "modern" },
-        ...(options.quiet === true ? { quiet: legacy({ LEGACY_LOGGING: "0" }) } : {})
-      }
-    }, null, 2))
+    writeFileSync(
+      config,
+      JSON.stringify(
+        {
+          mcpServers: {
+            legacy: legacy(),
+            modern: { url: `http://127.0.0.1:${modern.port}/mcp`, era: "modern" },
+            ...(options.quiet === true ? { quiet: legacy({ LEGACY_LOGGING: "0" }) } : {})
+          }
+        },
+        null,
+        2
+      )
+    )
 
     const cluster = yield* Cluster.start(
       count,
@@ -196,9 +204,13 @@ export const start = (count: number, options: Options = {}): Effect.Effect<Gatew
       }))
     // closed before the cluster's SIGKILLs: each replica stops its group (its children) itself
     yield* Effect.addFinalizer(() =>
-      Effect.forEach(cluster.replicas, (replica) => replica.stop("SIGTERM").pipe(Effect.timeout("5 seconds"), Effect.ignore), {
-        concurrency: "unbounded"
-      })
+      Effect.forEach(
+        cluster.replicas,
+        (replica) => replica.stop("SIGTERM").pipe(Effect.timeout("5 seconds"), Effect.ignore),
+        {
+          concurrency: "unbounded"
+        }
+      )
     )
     return {
       ...cluster,

@@ -7,12 +7,12 @@
  * message, unless `MCP_REQUIRE_REDIS=1` (set by `.ci/run`), which turns the
  * absence into a failure.
  */
+import { Effect, Scope } from "effect"
 import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect, Scope } from "effect"
 
 const BINARY = process.env.REDIS_SERVER ?? "redis-server"
 
@@ -52,8 +52,20 @@ const READY = /Ready to accept connections/
 const launch = (port: number, dir: string) =>
   Effect.callback<import("node:child_process").ChildProcess, Error>((resume) => {
     const child = spawn(BINARY, [
-      "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
-      "--loglevel", "notice", "--daemonize", "no"
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--loglevel",
+      "notice",
+      "--daemonize",
+      "no"
     ], { stdio: ["ignore", "pipe", "pipe"] })
     let output = ""
     let done = false
@@ -94,7 +106,9 @@ export const start: Effect.Effect<RedisServer, Error, Scope.Scope> = Effect.gen(
   let child: import("node:child_process").ChildProcess | undefined
   for (let attempt = 0; attempt < 5 && child === undefined; attempt++) {
     port = yield* freePort
-    child = yield* Effect.option(launch(port, dir)).pipe(Effect.map((option) => option._tag === "Some" ? option.value : undefined))
+    child = yield* Effect.option(launch(port, dir)).pipe(
+      Effect.map((option) => option._tag === "Some" ? option.value : undefined)
+    )
   }
   if (child === undefined) return yield* Effect.fail(new Error("redis-server could not be started"))
   let current = child

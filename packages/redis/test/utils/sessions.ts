@@ -12,7 +12,10 @@ import * as McpRedis from "../../src/McpRedis.ts"
 import * as McpRedisSessions from "../../src/McpRedisSessions.ts"
 
 export const connect = (url: string) =>
-  Effect.map(Layer.build(McpRedis.layer({ url, connectTimeout: "2 seconds" })), (context) => Context.get(context, Redis.Redis))
+  Effect.map(
+    Layer.build(McpRedis.layer({ url, connectTimeout: "2 seconds" })),
+    (context) => Context.get(context, Redis.Redis)
+  )
 
 export const timing = { heartbeatInterval: "100 millis", heartbeatTtl: "300 millis", prefix: "test:" } as const
 
@@ -31,7 +34,12 @@ export const killable = (redis: Redis.Redis["Service"]) => {
     subscribe: redis.subscribe,
     reserve: redis.reserve
   }
-  return { redis: service, kill: Effect.sync(() => { dead = true }) }
+  return {
+    redis: service,
+    kill: Effect.sync(() => {
+      dead = true
+    })
+  }
 }
 
 /** A replica: a registry on a connection of its own, in a scope the test can close. */
@@ -92,4 +100,7 @@ export const eventually = <E>(check: Effect.Effect<boolean, E>, what: string) =>
 
 /** How many times Redis ran `PUBLISH` so far (`INFO commandstats`). */
 export const published = (redis: Redis.Redis["Service"]) =>
-  Effect.map(redis.send<string>("INFO", "commandstats"), (info) => Number(/cmdstat_publish:calls=(\d+)/.exec(info)?.[1] ?? 0))
+  Effect.map(
+    redis.send<string>("INFO", "commandstats"),
+    (info) => Number(/cmdstat_publish:calls=(\d+)/.exec(info)?.[1] ?? 0)
+  )

@@ -5,12 +5,12 @@
  *
  * @internal
  */
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as JsonSchema from "effect/JsonSchema"
 import * as Predicate from "effect/Predicate"
-import * as Tool from "effect/ai/Tool"
-import * as Toolkit from "effect/ai/Toolkit"
 import type { RemoteTool, RemoteTools, ToolEntry, ToolFailure, ToolkitOptions } from "../../McpAi.ts"
 import type * as McpClient from "../../McpClient.ts"
 import * as McpError from "../../McpError.ts"
@@ -108,7 +108,8 @@ const makeHandler = (
   return call(entry.name, args as Readonly<Record<string, unknown>>, requestOptions).pipe(
     Effect.matchEffect({
       onFailure: (error) => Effect.fail(new Failure({ tool: name, message: McpError.messageOf(error) })),
-      onSuccess: (result) => result.isError === true ? Effect.fail(failureOf(name, result, Failure)) : Effect.succeed(result)
+      onSuccess: (result) =>
+        result.isError === true ? Effect.fail(failureOf(name, result, Failure)) : Effect.succeed(result)
     })
   )
 }

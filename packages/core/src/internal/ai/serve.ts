@@ -5,6 +5,8 @@
  *
  * @internal
  */
+import * as Tool from "effect/ai/Tool"
+import type * as Toolkit from "effect/ai/Toolkit"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -12,8 +14,6 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as Stream from "effect/Stream"
-import * as Tool from "effect/ai/Tool"
-import type * as Toolkit from "effect/ai/Toolkit"
 import type * as McpSchema from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
 import * as McpTool from "../../McpTool.ts"

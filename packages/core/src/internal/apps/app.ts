@@ -25,8 +25,7 @@ export const isUiUri = (uri: string): boolean => uri.startsWith("ui://")
 /** The same MIME type, ignoring case and blanks around parameters. @internal */
 export const sameMimeType = (a: string, b: string): boolean => normalize(a) === normalize(b)
 
-const normalize = (type: string): string =>
-  type.split(";").map((part) => part.trim().toLowerCase()).join(";")
+const normalize = (type: string): string => type.split(";").map((part) => part.trim().toLowerCase()).join(";")
 
 /** A resource's `_meta.ui` as sent (fields given only), `undefined` when empty. @internal */
 export const resourceUi = (ui: McpApps.ResourceUi): Record<string, unknown> | undefined => {
@@ -101,7 +100,10 @@ export const read = Effect.fnUntraced(function*(
   if (link === undefined) return yield* McpError.notFound("app of tool", listed.name)
   const uri = link.resourceUri
   if (!isUiUri(uri)) {
-    return yield* McpError.invalidResult("tools/list", `the app of tool ${listed.name} is not a ui:// URI: ${JSON.stringify(uri)}`)
+    return yield* McpError.invalidResult(
+      "tools/list",
+      `the app of tool ${listed.name} is not a ui:// URI: ${JSON.stringify(uri)}`
+    )
   }
   const result = yield* client.readResource(uri)
   const mine = result.contents.filter((item) => item.uri === uri)

@@ -70,7 +70,8 @@ export { metadataDocument, metadataPath, metadataUrl } from "./resourceMetadata.
 const quote = (value: string) => `"${value.replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, " ")}"`
 
 const challenge = (params: ReadonlyArray<readonly [string, string | undefined]>, scheme = "Bearer") =>
-  `${scheme} ` + params.filter(([, value]) => value !== undefined).map(([name, value]) => `${name}=${quote(value!)}`).join(", ")
+  `${scheme} ` +
+  params.filter(([, value]) => value !== undefined).map(([name, value]) => `${name}=${quote(value!)}`).join(", ")
 
 const union = (...lists: ReadonlyArray<ReadonlyArray<string> | undefined>): Array<string> => {
   const out = new Set<string>()
@@ -164,7 +165,11 @@ export const make = (
       return unauthorized("invalid_token", "the token has expired", scheme)
     }
     const audience = auth.audience ?? []
-    if (audience.length === 0 ? options.requireAudience !== false : !audience.some((aud) => audiences.has(comparable(aud)))) {
+    if (
+      audience.length === 0
+        ? options.requireAudience !== false
+        : !audience.some((aud) => audiences.has(comparable(aud)))
+    ) {
       return unauthorized("invalid_token", "the token was not issued for this resource", scheme)
     }
     // a token naming nobody would share one principal (sessions, requestState)
@@ -193,7 +198,9 @@ export const make = (
       }
       return Effect.as(
         Effect.logError("McpResourceServer: the token could not be verified", exit.cause).pipe(
-          Effect.annotateLogs(request === undefined ? { resource } : { resource, method: request.method, url: request.url })
+          Effect.annotateLogs(
+            request === undefined ? { resource } : { resource, method: request.method, url: request.url }
+          )
         ),
         SERVER_ERROR
       )

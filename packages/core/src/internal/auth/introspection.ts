@@ -78,10 +78,16 @@ const introspectWith = (
   const getClient: Effect.Effect<HttpClient.HttpClient> = Effect.suspend(() =>
     client !== undefined
       ? Effect.succeed(client)
-      : Effect.map(Effect.provide(Effect.service(HttpClient.HttpClient), FetchHttpClient.layer), (made) => (client = made))
+      : Effect.map(
+        Effect.provide(Effect.service(HttpClient.HttpClient), FetchHttpClient.layer),
+        (made) => (client = made)
+      )
   )
   const credentials: Record<string, string> = method === "client_secret_post" && options.clientId !== undefined
-    ? { client_id: options.clientId, ...(options.clientSecret === undefined ? {} : { client_secret: options.clientSecret }) }
+    ? {
+      client_id: options.clientId,
+      ...(options.clientSecret === undefined ? {} : { client_secret: options.clientSecret })
+    }
     : {}
   const basic = method === "client_secret_basic" && options.clientId !== undefined
     ? "Basic " + globalThis.btoa(`${formEncode(options.clientId)}:${formEncode(options.clientSecret ?? "")}`)
@@ -99,7 +105,9 @@ const introspectWith = (
     const response = yield* Effect.mapError(http.execute(request), (error) => failed("the request failed", error))
     if (response.status !== 200) return yield* failed(`HTTP ${response.status}`)
     const body = yield* Effect.mapError(response.json, (error) => failed("the answer is not JSON", error))
-    if (typeof body !== "object" || body === null || Array.isArray(body)) return yield* failed("the answer is not an object")
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      return yield* failed("the answer is not an object")
+    }
     const claims = body as Record<string, unknown>
     if (claims.active !== true) return yield* McpError.auth("Unauthorized", "the token is not active")
     return authInfoFromClaims(token, claims)

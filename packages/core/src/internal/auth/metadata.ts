@@ -26,7 +26,10 @@ export const metadataResponse = (document: Record<string, unknown>) => {
     method === "OPTIONS"
       ? HttpServerResponse.empty({ status: 204, headers: CORS })
       : method === "GET" || method === "HEAD"
-      ? HttpServerResponse.text(body, { contentType: "application/json", headers: { ...CORS, "cache-control": "max-age=3600" } })
+      ? HttpServerResponse.text(body, {
+        contentType: "application/json",
+        headers: { ...CORS, "cache-control": "max-age=3600" }
+      })
       : HttpServerResponse.text("Method Not Allowed", { status: 405, headers: { ...CORS, allow: "GET, OPTIONS" } })
 }
 

@@ -113,13 +113,18 @@ export const make = <A>(
       const seen = loads
       return Semaphore.withPermits(lock, 1)(
         Effect.flatMap(SubscriptionRef.get(ref), (cached) => {
-          if (Option.isNone(cached)) return load
+          if (Option.isNone(cached)) {
+            return load
+          }
           // read again, and nothing followed it since it was fetched: follow it from now on, and fetch it
           // again (unless it was fetched while this reader waited)
-          if (!followed) return loads !== seen ? Effect.succeed(cached.value) : Effect.andThen(startFollowing, load)
+          if (!followed) {
+            return loads !== seen ? Effect.succeed(cached.value) : Effect.andThen(startFollowing, load)
+          }
           return expiresAt === Infinity
             ? Effect.succeed(cached.value)
-            : Effect.flatMap(Clock.currentTimeMillis, (now) => now < expiresAt ? Effect.succeed(cached.value) : load)
+            : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              now < expiresAt ? Effect.succeed(cached.value) : load)
         })
       )
     })
@@ -132,7 +137,9 @@ export const make = <A>(
         startFollowing,
         SubscriptionRef.changes(ref).pipe(
           Stream.filter(Option.isSome),
-          Stream.map((cached) => cached.value)
+          Stream.map((cached) =>
+            cached.value
+          )
         )
       )),
       invalidate: Effect.suspend(() => {

@@ -90,7 +90,11 @@ export const make = (deps: Deps): Pick<Client, "callTool" | "callToolTask" | "ca
   const task = (taskId: string, requestOptions?: RequestOptions) => Task.handle(taskClient, taskId, requestOptions)
 
   // 2026-07-28: the answer may be a task (the extension is declared)
-  const send = (name: string, args: Readonly<Record<string, unknown>> | undefined, requestOptions: RequestOptions | undefined) => {
+  const send = (
+    name: string,
+    args: Readonly<Record<string, unknown>> | undefined,
+    requestOptions: RequestOptions | undefined
+  ) => {
     const call = session.request(
       session.era === "modern" && options.tasks !== false ? Task.CallToolOrTask : McpSchema.CallTool,
       withMeta(args === undefined ? { name } : { name, arguments: args }, requestOptions),
@@ -100,16 +104,29 @@ export const make = (deps: Deps): Pick<Client, "callTool" | "callToolTask" | "ca
     if (session.era !== "modern" || transport.sendsParamHeaders !== true) return call
     return Effect.flatMap(lookupTool(name), (tool) => {
       const params = Headers.headerParams(tool?.inputSchema)
-      return params.length === 0 ? call : Effect.provideService(call, RequestHeaders, StandardHeaders.paramHeaders(params, args))
+      return params.length === 0
+        ? call
+        : Effect.provideService(call, RequestHeaders, StandardHeaders.paramHeaders(params, args))
     })
   }
 
   // 2025-11-25: a task asked for
-  const sendAsTask = (name: string, args: Readonly<Record<string, unknown>> | undefined, requestOptions: McpTask.CallOptions | undefined) => {
-    if (!McpMethod.hasCapability(session.serverCapabilities, McpMethod.clientCapability("tasks", "requests", "tools", "call"))) {
+  const sendAsTask = (
+    name: string,
+    args: Readonly<Record<string, unknown>> | undefined,
+    requestOptions: McpTask.CallOptions | undefined
+  ) => {
+    if (
+      !McpMethod.hasCapability(
+        session.serverCapabilities,
+        McpMethod.clientCapability("tasks", "requests", "tools", "call")
+      )
+    ) {
       return Effect.fail(McpError.unsupported(McpSchema.CallTool.name, "server tasks.requests.tools.call"))
     }
-    const ttl = requestOptions?.ttl === undefined ? {} : { ttl: Duration.toMillis(Duration.fromInputUnsafe(requestOptions.ttl)) }
+    const ttl = requestOptions?.ttl === undefined
+      ? {}
+      : { ttl: Duration.toMillis(Duration.fromInputUnsafe(requestOptions.ttl)) }
     const params = { name, ...(args === undefined ? {} : { arguments: args }), task: ttl }
     return Effect.map(
       session.request(Task.CallToolAsTask, withMeta(params, requestOptions), requestOptions),
@@ -128,18 +145,25 @@ export const make = (deps: Deps): Pick<Client, "callTool" | "callToolTask" | "ca
   ): Effect.Effect<McpSchema.CallToolResult, McpError.McpError> => {
     const check = checkCall(name)
     // one step per call: a task's result is checked as the result would have been
-    const answered = Effect.flatMap(send(name, args, requestOptions), (result) =>
-      Task.isCreated(result) ? Effect.flatMap(waitFor(task(result.taskId, requestOptions)), check) : check(result))
+    const answered = Effect.flatMap(
+      send(name, args, requestOptions),
+      (result) =>
+        Task.isCreated(result) ? Effect.flatMap(waitFor(task(result.taskId, requestOptions)), check) : check(result)
+    )
     if (session.era !== "legacy") return answered
     // 2025-11-25: a tool that must run as a task is refused (-32601) when called plainly
-    return Effect.catchIf(answered, isMethodNotFound, (error) =>
-      Effect.flatMap(lookupTool(name), (tool) =>
-        tool?.execution?.taskSupport === "required"
-          ? sendAsTask(name, args, requestOptions).pipe(
-            Effect.flatMap((taskId) => waitFor(task(taskId, requestOptions))),
-            Effect.flatMap(check)
-          )
-          : Effect.fail(error)))
+    return Effect.catchIf(
+      answered,
+      isMethodNotFound,
+      (error) =>
+        Effect.flatMap(lookupTool(name), (tool) =>
+          tool?.execution?.taskSupport === "required"
+            ? sendAsTask(name, args, requestOptions).pipe(
+              Effect.flatMap((taskId) => waitFor(task(taskId, requestOptions))),
+              Effect.flatMap(check)
+            )
+            : Effect.fail(error))
+    )
   }
 
   const callToolTask = (
@@ -161,7 +185,9 @@ export const make = (deps: Deps): Pick<Client, "callTool" | "callToolTask" | "ca
     Effect.flatMap(
       callTool(name, args, requestOptions),
       (result): Effect.Effect<S["Type"], McpError.McpError | ToolError, S["DecodingServices"]> =>
-        result.isError === true ? Effect.fail(new ToolError({ tool: name, result })) : decodeStructured(name, result, schema)
+        result.isError === true
+          ? Effect.fail(new ToolError({ tool: name, result }))
+          : decodeStructured(name, result, schema)
     )
 
   return { callTool, callToolTask, callToolTyped, lookupTool, task }

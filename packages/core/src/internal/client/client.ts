@@ -34,22 +34,20 @@ import * as McpSchema from "../../McpSchema.ts"
 import { McpTransport } from "../../McpTransport.ts"
 import * as Headers from "../jsonSchema/headers.ts"
 import * as Cache from "./cache.ts"
+import * as Calls from "./calls.ts"
 import * as Handlers from "./handlers.ts"
 import * as Listen from "./listen.ts"
+import { withMeta } from "./meta.ts"
 import * as Notifications from "./notifications.ts"
 import { DEFAULT_MAX_PAGES, type Page, paginate } from "./paginate.ts"
-import * as Calls from "./calls.ts"
-import { withMeta } from "./meta.ts"
 import * as TaskRunner from "./taskRunner.ts"
 
 const DEFAULT_NOTIFICATION_BUFFER = 1024
-
 
 type Cursor = { readonly cursor?: string | undefined } | undefined
 
 const paginated = (params: Cursor, options: RequestOptions | undefined): McpSchema.PaginatedRequestParams =>
   withMeta(params?.cursor === undefined ? {} : { cursor: params.cursor }, options)
-
 
 /** `true` when an update of `updated` concerns a watch of `uri` (the URI itself or a sub-resource). */
 const covers = (uri: string, updated: string): boolean =>
@@ -170,11 +168,11 @@ export const make = Effect.fnUntraced(function*(
     return { ...page, tools } as McpSchema.ListToolsResult
   })
   const listResources = (params?: Cursor, requestOptions?: RequestOptions) =>
-      session.request(McpSchema.ListResources, paginated(params, requestOptions), requestOptions)
+    session.request(McpSchema.ListResources, paginated(params, requestOptions), requestOptions)
   const listResourceTemplates = (params?: Cursor, requestOptions?: RequestOptions) =>
-      session.request(McpSchema.ListResourceTemplates, paginated(params, requestOptions), requestOptions)
+    session.request(McpSchema.ListResourceTemplates, paginated(params, requestOptions), requestOptions)
   const listPrompts = (params?: Cursor, requestOptions?: RequestOptions) =>
-      session.request(McpSchema.ListPrompts, paginated(params, requestOptions), requestOptions)
+    session.request(McpSchema.ListPrompts, paginated(params, requestOptions), requestOptions)
 
   const stream = <R extends McpSchema.PaginatedResult, A>(
     method: string,
@@ -195,11 +193,17 @@ export const make = Effect.fnUntraced(function*(
     })
 
   // every page of a list, with the shortest freshness its pages gave (2026-07-28)
-  const fetchAll = <A>(stream: (listOptions?: ListOptions & { readonly onPage?: (page: Page<A>) => void }) => Stream.Stream<A, McpError.McpError>) =>
+  const fetchAll = <A>(
+    stream: (
+      listOptions?: ListOptions & { readonly onPage?: (page: Page<A>) => void }
+    ) => Stream.Stream<A, McpError.McpError>
+  ) =>
     Effect.suspend(() => {
       let ttlMs: number | undefined
       const onPage = (page: Page<A>) => {
-        if (typeof page.ttlMs === "number") ttlMs = Math.max(0, ttlMs === undefined ? page.ttlMs : Math.min(ttlMs, page.ttlMs))
+        if (typeof page.ttlMs === "number") {
+          ttlMs = Math.max(0, ttlMs === undefined ? page.ttlMs : Math.min(ttlMs, page.ttlMs))
+        }
       }
       return Effect.map(Stream.runCollect(stream({ onPage })), (items): Cache.Fetched<A> => ({ items, ttlMs }))
     })
@@ -415,15 +419,15 @@ export const make = Effect.fnUntraced(function*(
     streamPrompts,
     prompts,
     getPrompt: (name: string, args?: Readonly<Record<string, string>>, requestOptions?: RequestOptions) =>
-        session.request(
-          McpSchema.GetPrompt,
-          withMeta(args === undefined ? { name } : { name, arguments: args }, requestOptions),
-          requestOptions
-        ),
+      session.request(
+        McpSchema.GetPrompt,
+        withMeta(args === undefined ? { name } : { name, arguments: args }, requestOptions),
+        requestOptions
+      ),
     complete: (params: Omit<McpSchema.CompleteRequestParams, "_meta">, requestOptions?: RequestOptions) =>
-        session.request(McpSchema.Complete, withMeta(params, requestOptions), requestOptions),
+      session.request(McpSchema.Complete, withMeta(params, requestOptions), requestOptions),
     setLoggingLevel: (level: McpSchema.LoggingLevel, requestOptions?: RequestOptions) =>
-        Effect.asVoid(session.request(McpSchema.SetLevel, withMeta({ level }, requestOptions), requestOptions)),
+      Effect.asVoid(session.request(McpSchema.SetLevel, withMeta({ level }, requestOptions), requestOptions)),
     roots: Ref.get(currentRoots),
     setRoots: Effect.fnUntraced(function*(roots: ReadonlyArray<McpSchema.Root>) {
       if (options.roots === undefined) {
@@ -437,4 +441,3 @@ export const make = Effect.fnUntraced(function*(
     notificationsOf
   }
 })
-

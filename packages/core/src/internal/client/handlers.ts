@@ -55,12 +55,16 @@ const elicitation = (
   McpSession.handler(McpSchema.Elicit, (params, context) => {
     if (params.mode === "url") {
       return options.url === undefined
-        ? Effect.fail(McpError.invalidParams(McpSchema.Elicit.name, "this client does not support URL-mode elicitation"))
+        ? Effect.fail(
+          McpError.invalidParams(McpSchema.Elicit.name, "this client does not support URL-mode elicitation")
+        )
         : options.url(params, context)
     }
     const form = options.form
     if (form === undefined) {
-      return Effect.fail(McpError.invalidParams(McpSchema.Elicit.name, "this client does not support form-mode elicitation"))
+      return Effect.fail(
+        McpError.invalidParams(McpSchema.Elicit.name, "this client does not support form-mode elicitation")
+      )
     }
     return Effect.flatMap(form(params, context), (result): Effect.Effect<McpSchema.ElicitResult, McpError.McpError> => {
       if (result.action !== "accept") {
@@ -96,12 +100,16 @@ export const handlers = (
   const list: Array<McpSession.Handler> = []
   if (options.sampling !== undefined) list.push(sampling(options.sampling))
   const elicitationOptions = options.elicitation
-  if (elicitationOptions !== undefined && (elicitationOptions.form !== undefined || elicitationOptions.url !== undefined)) {
+  if (
+    elicitationOptions !== undefined && (elicitationOptions.form !== undefined || elicitationOptions.url !== undefined)
+  ) {
     list.push(elicitation(elicitationOptions, validator))
   }
   if (options.listRoots !== undefined) {
     const listRoots = options.listRoots
-    list.push(McpSession.handler(McpSchema.ListRoots, (_, context) => Effect.map(listRoots(context), (roots) => ({ roots }))))
+    list.push(
+      McpSession.handler(McpSchema.ListRoots, (_, context) => Effect.map(listRoots(context), (roots) => ({ roots })))
+    )
   } else if (options.roots !== undefined) list.push(roots(currentRoots))
   return list
 }

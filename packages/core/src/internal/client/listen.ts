@@ -111,7 +111,9 @@ export const make = (session: McpClientSession.ClientSession, scope: Scope.Scope
             Exit.isFailure(exit) && exit.cause.reasons.every((reason) => reason._tag === "Interrupt")
               ? Effect.interrupt
               : Effect.logDebug(
-                `the subscriptions/listen stream ended (${Exit.isSuccess(exit) ? "by the server" : "dropped"}); reopening`
+                `the subscriptions/listen stream ended (${
+                  Exit.isSuccess(exit) ? "by the server" : "dropped"
+                }); reopening`
               )
           )
         )
@@ -119,32 +121,34 @@ export const make = (session: McpClientSession.ClientSession, scope: Scope.Scope
     const run = (notifications: McpSchema.SubscriptionFilter): Effect.Effect<void> =>
       Effect.asVoid(Effect.repeat(attempt(notifications), backoff))
 
-    const reopen = Semaphore.withPermits(lock, 1)(Effect.suspend(() => {
-      scheduled = false
-      reopening = true
-      const wanted = filter()
-      const key = JSON.stringify(wanted)
-      if (open?.key === key) return Effect.void
-      const previous = open
-      open = undefined
-      const stop = previous === undefined ? Effect.void : Fiber.interrupt(previous.fiber)
-      if (key === "{}") return stop
-      return Effect.andThen(
-        stop,
-        Effect.suspend(() => {
-          // pending from now: a waiter must not slip between this and the request
-          pending = true
-          return Effect.map(Effect.forkIn(run(wanted), scope, { startImmediately: true }), (fiber) => {
-            open = { key, fiber }
+    const reopen = Semaphore.withPermits(lock, 1)(
+      Effect.suspend(() => {
+        scheduled = false
+        reopening = true
+        const wanted = filter()
+        const key = JSON.stringify(wanted)
+        if (open?.key === key) return Effect.void
+        const previous = open
+        open = undefined
+        const stop = previous === undefined ? Effect.void : Fiber.interrupt(previous.fiber)
+        if (key === "{}") return stop
+        return Effect.andThen(
+          stop,
+          Effect.suspend(() => {
+            // pending from now: a waiter must not slip between this and the request
+            pending = true
+            return Effect.map(Effect.forkIn(run(wanted), scope, { startImmediately: true }), (fiber) => {
+              open = { key, fiber }
+            })
           })
-        })
+        )
+      }).pipe(
+        Effect.ensuring(Effect.sync(() => {
+          reopening = false
+          changed()
+        }))
       )
-    }).pipe(
-      Effect.ensuring(Effect.sync(() => {
-        reopening = false
-        changed()
-      }))
-    ))
+    )
 
     // what changes the filter in one turn is opened once
     const schedule = Effect.suspend(() => {
@@ -189,7 +193,9 @@ export const make = (session: McpClientSession.ClientSession, scope: Scope.Scope
             pending = false
             changed()
             return Effect.logDebug(
-              `no acknowledgement of the subscriptions/listen stream within ${Duration.format(ACK_WAIT)}; fetching anyway`
+              `no acknowledgement of the subscriptions/listen stream within ${
+                Duration.format(ACK_WAIT)
+              }; fetching anyway`
             )
           })
         ),

@@ -26,9 +26,9 @@ import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
-import type { Notification, ServerNotificationMethod } from "./notificationTypes.ts"
 import type * as McpMethod from "../../McpMethod.ts"
 import * as McpSchema from "../../McpSchema.ts"
+import type { Notification, ServerNotificationMethod } from "./notificationTypes.ts"
 
 /** The notifications a server may send, by method name. @internal */
 export const serverNotifications: ReadonlyMap<string, McpMethod.Notification> = new Map(
@@ -82,7 +82,9 @@ export const make = (capacity: number): Effect.Effect<Hub, never, Scope.Scope> =
       if (declaration === undefined) return
       const params = declaration.validateParams(message.params ?? {})
       // invalid params: the session's own handling logs it
-      if (Exit.isSuccess(params)) Queue.offerUnsafe(inbox, { method: declaration.name, params: params.value } as Notification)
+      if (Exit.isSuccess(params)) {
+        Queue.offerUnsafe(inbox, { method: declaration.name, params: params.value } as Notification)
+      }
     }
 
     return {

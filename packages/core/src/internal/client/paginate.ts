@@ -46,7 +46,9 @@ export const paginate = <A>(options: {
         if (state.seen.has(next) || next === state.cursor) {
           return Effect.fail(McpError.invalidResult(
             options.method,
-            `the server returned the cursor ${JSON.stringify(next)} again after page ${state.page}: it would page forever`
+            `the server returned the cursor ${
+              JSON.stringify(next)
+            } again after page ${state.page}: it would page forever`
           ))
         }
         if (state.page >= options.maxPages) {

@@ -42,7 +42,10 @@ export const CallToolOrTask: McpMethod.Request<
   McpMethod.Params<typeof McpSchema.CallTool>,
   McpSchema.CallToolResult | McpSchema.ModernCreateTaskResult
 > = {
-  ...McpMethod.withResult(McpSchema.CallTool, Schema.Union([McpSchema.CallToolResult, McpSchema.ModernCreateTaskResult])),
+  ...McpMethod.withResult(
+    McpSchema.CallTool,
+    Schema.Union([McpSchema.CallToolResult, McpSchema.ModernCreateTaskResult])
+  ),
   validateResult: (value) => isCreated(value) ? validateCreated(value) : McpSchema.CallTool.validateResult(value)
 }
 
@@ -118,10 +121,15 @@ export const handle = (
     if (open.length === 0) return Effect.void
     for (const [key] of open) answered.add(key)
     const answering = Effect.flatMap(
-      Effect.forEach(open, ([key, request]) => answer({ session: session as never, handlers: client.handlers }, key, request), {
-        concurrency: "unbounded"
-      }),
-      (answers) => session.request(McpSchema.UpdateTask, { taskId, inputResponses: Object.fromEntries(answers) }, requestOptions)
+      Effect.forEach(
+        open,
+        ([key, request]) => answer({ session: session as never, handlers: client.handlers }, key, request),
+        {
+          concurrency: "unbounded"
+        }
+      ),
+      (answers) =>
+        session.request(McpSchema.UpdateTask, { taskId, inputResponses: Object.fromEntries(answers) }, requestOptions)
     ).pipe(
       Effect.matchEffect({
         onFailure: (error) => Effect.sync(() => void (following.failure = error)),
@@ -135,12 +143,18 @@ export const handle = (
   let lastMessage: string | undefined
   let reported = 0
   const progress = (detailed: Detailed): Effect.Effect<void> => {
-    if (options?.onProgress === undefined || detailed.statusMessage === undefined || detailed.statusMessage === lastMessage) {
+    if (
+      options?.onProgress === undefined || detailed.statusMessage === undefined ||
+      detailed.statusMessage === lastMessage
+    ) {
       return Effect.void
     }
     lastMessage = detailed.statusMessage
     const message = detailed.statusMessage
-    return Effect.flatMap(Clock.currentTimeMillis, (receivedAt) => options.onProgress!({ progress: ++reported, message, receivedAt }))
+    return Effect.flatMap(
+      Clock.currentTimeMillis,
+      (receivedAt) => options.onProgress!({ progress: ++reported, message, receivedAt })
+    )
   }
 
   // what one following of the task shares: its nudges, its scope, an answer's failure
@@ -171,7 +185,9 @@ export const handle = (
       Effect.forkScoped
     )
     if (modern) {
-      yield* session.request(McpSchema.SubscriptionsListen, { notifications: { taskIds: [taskId] } }, { timeout: "Infinity" }).pipe(
+      yield* session.request(McpSchema.SubscriptionsListen, { notifications: { taskIds: [taskId] } }, {
+        timeout: "Infinity"
+      }).pipe(
         Effect.ignore,
         Effect.forkScoped
       )
@@ -186,9 +202,14 @@ export const handle = (
       (polling) =>
         Effect.gen(function*() {
           if (polling.polls >= MAX_POLLS) {
-            return yield* McpError.protocol(JsonRpc.ErrorCode.InternalError, `Task ${taskId} did not end after ${MAX_POLLS} polls`)
+            return yield* McpError.protocol(
+              JsonRpc.ErrorCode.InternalError,
+              `Task ${taskId} did not end after ${MAX_POLLS} polls`
+            )
           }
-          if (polling.wait > 0) yield* Effect.raceFirst(Effect.sleep(Duration.millis(polling.wait)), Queue.take(following.nudged))
+          if (polling.wait > 0) {
+            yield* Effect.raceFirst(Effect.sleep(Duration.millis(polling.wait)), Queue.take(following.nudged))
+          }
           const detailed = yield* get
           yield* answerInput(detailed, following)
           yield* progress(detailed)
@@ -200,7 +221,9 @@ export const handle = (
             last: detailed
           }
           const emitted = seen === polling.seen ? [] : [detailed]
-          if (McpTask.isTerminal(detailed.status)) terminal = detailed
+          if (McpTask.isTerminal(detailed.status)) {
+            terminal = detailed
+          }
           return [emitted, McpTask.isTerminal(detailed.status) ? Option.none() : Option.some(next)] as const
         })
     )
@@ -230,14 +253,25 @@ export const handle = (
   }
 
   const result: Effect.Effect<McpSchema.CallToolResult, McpError.McpError> = modern
-    ? Effect.flatMap(Stream.runLast(states), (last) =>
-      Option.isSome(last) ? ended(last.value) : Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InternalError, `Task ${taskId} vanished`)))
+    ? Effect.flatMap(
+      Stream.runLast(states),
+      (last) =>
+        Option.isSome(last)
+          ? ended(last.value)
+          : Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InternalError, `Task ${taskId} vanished`))
+    )
     // 2025-11-25: tasks/result waits; the task's input requests reach the client's handlers meanwhile
-    : Effect.map(session.request(McpSchema.GetTaskPayload, { taskId }, { ...requestOptions, timeout: options?.timeout ?? "Infinity" }), (payload) => {
-      const { _meta, ...rest } = payload as McpSchema.CallToolResult & { readonly _meta?: Record<string, unknown> }
-      const { [McpSchema.RELATED_TASK_META_KEY]: _, ...meta } = _meta ?? {}
-      return (Object.keys(meta).length === 0 ? rest : { ...rest, _meta: meta }) as McpSchema.CallToolResult
-    })
+    : Effect.map(
+      session.request(McpSchema.GetTaskPayload, { taskId }, {
+        ...requestOptions,
+        timeout: options?.timeout ?? "Infinity"
+      }),
+      (payload) => {
+        const { _meta, ...rest } = payload as McpSchema.CallToolResult & { readonly _meta?: Record<string, unknown> }
+        const { [McpSchema.RELATED_TASK_META_KEY]: _, ...meta } = _meta ?? {}
+        return (Object.keys(meta).length === 0 ? rest : { ...rest, _meta: meta }) as McpSchema.CallToolResult
+      }
+    )
 
   return {
     taskId,

@@ -75,12 +75,18 @@ export const wrap = (
 
     return [
       ...handlers.map((handler) => RUNNABLE.has(handler.method.name) ? asTask(handler) : handler),
-      McpSession.handler(McpSchema.GetTask, (params) => Effect.map(Answers.found(tasks, keyOf(params.taskId)), Wire.legacyTask)),
+      McpSession.handler(McpSchema.GetTask, (params) =>
+        Effect.map(Answers.found(tasks, keyOf(params.taskId)), Wire.legacyTask)),
       McpSession.handler(
         McpSchema.GetTaskPayload,
-        (params) => Answers.result(tasks, keyOf(params.taskId)) as Effect.Effect<McpSchema.GetTaskPayloadResult, McpError.McpError>
+        (params) =>
+          Answers.result(tasks, keyOf(params.taskId)) as Effect.Effect<
+            McpSchema.GetTaskPayloadResult,
+            McpError.McpError
+          >
       ),
-      McpSession.handler(McpSchema.ListTasks, (params) => Answers.list(tasks, REQUESTOR, params.cursor, 100)),
+      McpSession.handler(McpSchema.ListTasks, (params) =>
+        Answers.list(tasks, REQUESTOR, params.cursor, 100)),
       McpSession.handler(McpSchema.CancelTask, (params) => Answers.cancelLegacy(tasks, keyOf(params.taskId)))
     ]
   })

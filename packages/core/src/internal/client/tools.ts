@@ -59,7 +59,11 @@ const structuredValue = (name: string, result: McpSchema.CallToolResult): Effect
   if (result.content.length === 1 && only !== undefined && only.type === "text") {
     return Effect.mapError(
       Schema.decodeUnknownEffect(Schema.fromJsonString(Schema.Unknown))(only.text),
-      () => McpError.invalidResult(method, `tool ${JSON.stringify(name)} returned no structuredContent and its text is not JSON`)
+      () =>
+        McpError.invalidResult(
+          method,
+          `tool ${JSON.stringify(name)} returned no structuredContent and its text is not JSON`
+        )
     )
   }
   return Effect.fail(McpError.invalidResult(method, `tool ${JSON.stringify(name)} returned no structuredContent`))

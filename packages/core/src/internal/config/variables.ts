@@ -7,8 +7,8 @@
  */
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
-import * as McpError from "../../McpError.ts"
 import type * as McpConfig from "../../McpConfig.ts"
+import * as McpError from "../../McpError.ts"
 
 const VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
 
@@ -108,4 +108,3 @@ export const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: Pro
   }
   return text === "" ? undefined : text
 }
-

@@ -187,12 +187,17 @@ export const run = <A>(
     const holder = opened.value.holder
     if (holder !== undefined && holder !== calls.settings.replica) {
       // a cluster's HTTP route sends such a retry to its holder; this one came another way
-      return yield* gone(`is held by replica ${holder}, not this one (${calls.settings.replica ?? "outside any cluster"})`)
+      return yield* gone(
+        `is held by replica ${holder}, not this one (${calls.settings.replica ?? "outside any cluster"})`
+      )
     }
     const held = calls.calls.get(id)
     if (held === undefined) return yield* gone("is no longer held (it finished, was cancelled or expired)")
     if (held.events !== undefined) return yield* gone("another request is resuming")
-    return yield* attach(calls, held, options, answers) as Effect.Effect<A | McpSchema.InputRequiredResult, McpError.McpError>
+    return yield* attach(calls, held, options, answers) as Effect.Effect<
+      A | McpSchema.InputRequiredResult,
+      McpError.McpError
+    >
   })
 
 const start = <A>(
@@ -223,7 +228,10 @@ const start = <A>(
       expiry: undefined
     }
     calls.calls.set(held.id, held)
-    const channel: Channel = { ask: askOf(held, options.capabilities), send: (send) => emit(held, { _tag: "Send", send }) }
+    const channel: Channel = {
+      ask: askOf(held, options.capabilities),
+      send: (send) => emit(held, { _tag: "Send", send })
+    }
     const body = Effect.exit(Effect.suspend(() => handle(channel))).pipe(
       Effect.flatMap((exit) => emit(held, { _tag: "Done", exit }, exit))
     )

@@ -11,8 +11,8 @@
  *
  * @internal
  */
-import * as Clock from "effect/Clock"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as JsonRpc from "../../JsonRpc.ts"
@@ -27,7 +27,11 @@ import { missingCapability } from "./stateless.ts"
 export const SUPPORTED: ReadonlySet<string> = new Set(["tools/call", "prompts/get", "resources/read"])
 
 /** How a handler asks its client for input. @internal */
-export type Ask = (method: McpMethod.Request, params: unknown, key?: string) => Effect.Effect<unknown, McpError.McpError>
+export type Ask = (
+  method: McpMethod.Request,
+  params: unknown,
+  key?: string
+) => Effect.Effect<unknown, McpError.McpError>
 
 /** What a round needs besides the request. @internal */
 export interface Options {
@@ -50,7 +54,8 @@ export const KEY_PREFIX: Readonly<Record<string, string>> = {
 }
 
 /** `-32602` with `message`. @internal */
-export const invalid = (message: string) => McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Invalid params: ${message}`)
+export const invalid = (message: string) =>
+  McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Invalid params: ${message}`)
 
 /** How many times each base key was asked: the second ask of one gets `-1`, and so on. @internal */
 export interface Keys {
@@ -104,7 +109,9 @@ export const run = <A>(
         return yield* invalid(`requestState was refused (${why}); send the request again without it`)
       }
       if (opened.value.held !== undefined) {
-        return yield* invalid("requestState names a held call, and this request is not held; send the request again without it")
+        return yield* invalid(
+          "requestState names a held call, and this request is not held; send the request again without it"
+        )
       }
       answers = { ...opened.value.answers }
     }
@@ -148,7 +155,11 @@ const round = <A>(
   // and the `catchCause` below sees: no fiber is forked for a round.
   const ask: Ask = (inputMethod, inputParams, chosen) =>
     Effect.suspend(() => {
-      const state: Gathered = gathered ??= { pending: new Map(), occurrences: new Map(), used: {} as Record<string, unknown> }
+      const state: Gathered = gathered ??= {
+        pending: new Map(),
+        occurrences: new Map(),
+        used: {} as Record<string, unknown>
+      }
       const key = nextKey(state, inputMethod.name, inputParams, chosen)
       if (key in answers) {
         state.used[key] = answers[key]
@@ -170,7 +181,9 @@ const round = <A>(
 
   return Effect.catchCause(handle(ask), (cause) => {
     const state = gathered
-    if (state === undefined || state.pending.size === 0 || !Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+    if (state === undefined || state.pending.size === 0 || !Cause.hasInterruptsOnly(cause)) {
+      return Effect.failCause(cause)
+    }
     const inputRequests: Record<string, InputRequest> = {}
     for (const [key, value] of state.pending) inputRequests[key] = value
     return Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -213,4 +226,6 @@ export const quiet = (size: () => number): Effect.Effect<void> =>
 
 /** What an invalid result's check said. @internal */
 export const describe = (exit: Exit.Exit<unknown, string>): string =>
-  Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail" ? (exit.cause.reasons[0] as { error: string }).error : "invalid"
+  Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail"
+    ? (exit.cause.reasons[0] as { error: string }).error
+    : "invalid"

@@ -97,7 +97,9 @@ export const open = (
       const payload = Result.isSuccess(decoded)
         ? Result.try(() => JSON.parse(decoder.decode(decoded.success)) as Payload)
         : undefined
-      if (payload === undefined || Result.isFailure(payload) || !isPayload(payload.success)) return Effect.fail("malformed")
+      if (payload === undefined || Result.isFailure(payload) || !isPayload(payload.success)) {
+        return Effect.fail("malformed")
+      }
       const value = payload.success
       if (value.expires <= expected.now) return Effect.fail("expired")
       if (value.request !== expected.request) return Effect.fail("foreign request")
@@ -153,7 +155,9 @@ export const canonical = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
   if (typeof value === "object" && value !== null) {
     const keys = Object.keys(value).sort()
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(",")}}`
+    return `{${
+      keys.map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(",")
+    }}`
   }
   return JSON.stringify(value) ?? "null"
 }

@@ -30,7 +30,8 @@ export const negotiate = (requested: string, supported: ReadonlyArray<string>): 
 
 const notInitialized = (method: string): JsonRpc.ErrorObject => ({
   code: JsonRpc.ErrorCode.InvalidRequest,
-  message: `Invalid Request: ${method} before the session is initialized (send initialize, then notifications/initialized)`
+  message:
+    `Invalid Request: ${method} before the session is initialized (send initialize, then notifications/initialized)`
 })
 
 /**

@@ -37,7 +37,9 @@ export const LEGACY_ONLY: ReadonlySet<string> = new Set([
 type Meta = Readonly<Record<string, unknown>>
 
 const metaOf = (params: unknown): Meta | undefined => {
-  const meta = typeof params === "object" && params !== null ? (params as { readonly _meta?: unknown })._meta : undefined
+  const meta = typeof params === "object" && params !== null
+    ? (params as { readonly _meta?: unknown })._meta
+    : undefined
   return typeof meta === "object" && meta !== null && !Array.isArray(meta) ? meta as Meta : undefined
 }
 
@@ -53,13 +55,16 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 const invalidMeta = (problem: string): JsonRpc.ErrorObject => ({
   code: JsonRpc.ErrorCode.InvalidParams,
-  message: `Invalid params: ${problem} (every 2026-07-28 request carries _meta["${MetaKey.protocolVersion}"] and _meta["${MetaKey.clientCapabilities}"])`
+  message:
+    `Invalid params: ${problem} (every 2026-07-28 request carries _meta["${MetaKey.protocolVersion}"] and _meta["${MetaKey.clientCapabilities}"])`
 })
 
 /** `-32022`, with the versions served and the one asked for. @internal */
 export const unsupportedVersion = (requested: unknown, supported: ReadonlyArray<string>): JsonRpc.ErrorObject => ({
   code: JsonRpc.ErrorCode.UnsupportedProtocolVersion,
-  message: `Unsupported protocol version: ${typeof requested === "string" ? JSON.stringify(requested) : "(not a string)"}; this server speaks ${supported.join(", ")}`,
+  message: `Unsupported protocol version: ${
+    typeof requested === "string" ? JSON.stringify(requested) : "(not a string)"
+  }; this server speaks ${supported.join(", ")}`,
   data: { supported, requested }
 })
 
@@ -78,7 +83,10 @@ export const admit = (
   all: ReadonlyArray<string>
 ): JsonRpc.ErrorObject | undefined => {
   if (kind === "notification") {
-    return { code: JsonRpc.ErrorCode.InvalidRequest, message: `${message.method} is not a notification of the stateless era` }
+    return {
+      code: JsonRpc.ErrorCode.InvalidRequest,
+      message: `${message.method} is not a notification of the stateless era`
+    }
   }
   if (LEGACY_ONLY.has(message.method)) return removedMethod(message.method)
   return checkMeta(metaOf(message.params), modern, all)
@@ -117,7 +125,16 @@ export interface Client {
   readonly logLevel: McpSchema.LoggingLevel | undefined
 }
 
-const LEVELS: ReadonlySet<unknown> = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"])
+const LEVELS: ReadonlySet<unknown> = new Set([
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency"
+])
 
 const anonymous: McpSchema.Implementation = { name: "unknown", version: "0" }
 

@@ -55,14 +55,22 @@ export const CurrentOnBehalf = Context.Reference<OnBehalf | undefined>(
 /** `params` with the envelope (and the current trace context) in `_meta`. @internal */
 export const withEnvelope = (params: unknown, envelope: Envelope | undefined): Effect.Effect<unknown> =>
   Effect.withFiber((fiber) =>
-    Effect.map(TraceContext.current, (trace) => addEnvelope(params, onBehalfOf(envelope, fiber.getRef(CurrentOnBehalf)), trace))
+    Effect.map(
+      TraceContext.current,
+      (trace) => addEnvelope(params, onBehalfOf(envelope, fiber.getRef(CurrentOnBehalf)), trace)
+    )
   )
 
 // the envelope with another client's capabilities and log level
 const onBehalfOf = (envelope: Envelope | undefined, onBehalf: OnBehalf | undefined): Envelope | undefined =>
   envelope === undefined || onBehalf === undefined
     ? envelope
-    : { version: envelope.version, clientInfo: envelope.clientInfo, capabilities: onBehalf.capabilities, logLevel: onBehalf.logLevel }
+    : {
+      version: envelope.version,
+      clientInfo: envelope.clientInfo,
+      capabilities: onBehalf.capabilities,
+      logLevel: onBehalf.logLevel
+    }
 
 /**
  * `f` of `params` with the envelope (and the current trace context) in
@@ -86,7 +94,9 @@ export const withEnvelopeThen = <A, E>(
 const envelopeMeta = new WeakMap<Envelope, { version: string; logLevel: unknown; meta: Record<string, unknown> }>()
 const metaOfEnvelope = (envelope: Envelope): Record<string, unknown> => {
   const cached = envelopeMeta.get(envelope)
-  if (cached !== undefined && cached.version === envelope.version && cached.logLevel === envelope.logLevel) return cached.meta
+  if (cached !== undefined && cached.version === envelope.version && cached.logLevel === envelope.logLevel) {
+    return cached.meta
+  }
   const meta = {
     [MetaKey.protocolVersion]: envelope.version,
     [MetaKey.clientInfo]: envelope.clientInfo,
@@ -130,7 +140,9 @@ const codeOf = (error: McpError.McpError): number | undefined =>
 
 /** The versions a `-32022` says the server serves. @internal */
 export const supportedOf = (error: McpError.McpError): ReadonlyArray<string> => {
-  if (error.reason._tag !== "ProtocolError" || error.reason.code !== JsonRpc.ErrorCode.UnsupportedProtocolVersion) return []
+  if (error.reason._tag !== "ProtocolError" || error.reason.code !== JsonRpc.ErrorCode.UnsupportedProtocolVersion) {
+    return []
+  }
   const supported = (error.reason.data as { readonly supported?: unknown } | undefined)?.supported
   return Array.isArray(supported) ? supported.filter((version): version is string => typeof version === "string") : []
 }
@@ -190,19 +202,22 @@ export const probe = (
   requestOptions: McpSession.RequestOptions | undefined
 ): Effect.Effect<Verdict, McpError.McpError> => {
   const attempt = (retried: boolean): Effect.Effect<Verdict, McpError.McpError> =>
-    Effect.flatMap(withEnvelope({}, envelope), (params) =>
-      Effect.matchEffect(session.request(McpSchema.Discover, params as McpSchema.RequestParams, requestOptions), {
-        onSuccess: (discovered) => Effect.succeed<Verdict>({ _tag: "Modern", version: envelope.version, discovered }),
-        onFailure: (error) => {
-          if (!isEraAnswer(error)) return Effect.fail(error)
-          const version = retried ? undefined : retryVersionOf(error, envelope.version, versions)
-          if (version !== undefined) {
-            envelope.version = version
-            return attempt(true)
+    Effect.flatMap(
+      withEnvelope({}, envelope),
+      (params) =>
+        Effect.matchEffect(session.request(McpSchema.Discover, params as McpSchema.RequestParams, requestOptions), {
+          onSuccess: (discovered) => Effect.succeed<Verdict>({ _tag: "Modern", version: envelope.version, discovered }),
+          onFailure: (error) => {
+            if (!isEraAnswer(error)) return Effect.fail(error)
+            const version = retried ? undefined : retryVersionOf(error, envelope.version, versions)
+            if (version !== undefined) {
+              envelope.version = version
+              return attempt(true)
+            }
+            return Effect.succeed<Verdict>({ _tag: "Legacy", reason: error.message })
           }
-          return Effect.succeed<Verdict>({ _tag: "Legacy", reason: error.message })
-        }
-      }))
+        })
+    )
   return attempt(false)
 }
 
@@ -217,10 +232,14 @@ export interface Rounds {
 }
 
 const isInputRequired = (value: unknown): value is McpSchema.InputRequiredResult =>
-  typeof value === "object" && value !== null && (value as { readonly resultType?: unknown }).resultType === "input_required"
+  typeof value === "object" && value !== null &&
+  (value as { readonly resultType?: unknown }).resultType === "input_required"
 
 const invalidResult = (method: string, exit: Exit.Exit<unknown, string>) =>
-  McpError.invalidResult(method, Exit.isFailure(exit) ? Option.getOrElse(Cause.findErrorOption(exit.cause), () => "invalid") : "invalid")
+  McpError.invalidResult(
+    method,
+    Exit.isFailure(exit) ? Option.getOrElse(Cause.findErrorOption(exit.cause), () => "invalid") : "invalid"
+  )
 
 /**
  * Answers one input request with the client's handler for its method, or
@@ -247,11 +266,15 @@ const answerHere = (
 ): Effect.Effect<readonly [string, unknown], McpError.McpError> => {
   const handler = rounds.handlers.get(request.method)
   if (handler === undefined) {
-    return Effect.fail(McpError.unsupported(request.method, `a handler of ${request.method} (asked for by the server as input "${key}")`))
+    return Effect.fail(
+      McpError.unsupported(request.method, `a handler of ${request.method} (asked for by the server as input "${key}")`)
+    )
   }
   const params = handler.method.validateParams(request.params ?? {})
   if (Exit.isFailure(params)) {
-    return Effect.fail(McpError.invalidParams(request.method, Option.getOrElse(Cause.findErrorOption(params.cause), () => "invalid")))
+    return Effect.fail(
+      McpError.invalidParams(request.method, Option.getOrElse(Cause.findErrorOption(params.cause), () => "invalid"))
+    )
   }
   const context: McpSession.RequestContext = {
     requestId: key,
@@ -279,41 +302,58 @@ export const request = <M extends McpMethod.Request>(
   params: McpMethod.Params<M>,
   requestOptions: McpSession.RequestOptions | undefined
 ): Effect.Effect<McpMethod.Result<M>, McpError.McpError> => {
-  const send = (extra: Record<string, unknown>, round: number, versionRetried: boolean): Effect.Effect<McpMethod.Result<M>, McpError.McpError> =>
-    withEnvelopeThen(round === 0 ? params : { ...(params as object), ...extra }, rounds.envelope, (wire) =>
-      Effect.flatMap(
-        Effect.catchIf(
-          rounds.session.request(raw(method), wire, requestOptions),
-          (error) => !versionRetried && codeOf(error) === JsonRpc.ErrorCode.UnsupportedProtocolVersion,
-          (error) => {
-            const version = retryVersionOf(error, rounds.envelope.version, rounds.versions)
-            if (version === undefined) return Effect.fail(error)
-            rounds.envelope.version = version
-            return rounds.session.request(raw(method), { ...(wire as object), _meta: { ...(wire as { _meta: object })._meta, [MetaKey.protocolVersion]: version } }, requestOptions)
+  const send = (
+    extra: Record<string, unknown>,
+    round: number,
+    versionRetried: boolean
+  ): Effect.Effect<McpMethod.Result<M>, McpError.McpError> =>
+    withEnvelopeThen(
+      round === 0 ? params : { ...(params as object), ...extra },
+      rounds.envelope,
+      (wire) =>
+        Effect.flatMap(
+          Effect.catchIf(
+            rounds.session.request(raw(method), wire, requestOptions),
+            (error) => !versionRetried && codeOf(error) === JsonRpc.ErrorCode.UnsupportedProtocolVersion,
+            (error) => {
+              const version = retryVersionOf(error, rounds.envelope.version, rounds.versions)
+              if (version === undefined) return Effect.fail(error)
+              rounds.envelope.version = version
+              return rounds.session.request(raw(method), {
+                ...(wire as object),
+                _meta: { ...(wire as { _meta: object })._meta, [MetaKey.protocolVersion]: version }
+              }, requestOptions)
+            }
+          ),
+          (result): Effect.Effect<McpMethod.Result<M>, McpError.McpError> => {
+            if (!isInputRequired(result)) {
+              const valid = method.validateResult(result)
+              return Exit.isSuccess(valid)
+                ? Effect.succeed(valid.value as McpMethod.Result<M>)
+                : Effect.fail(invalidResult(method.name, valid))
+            }
+            if (round >= rounds.maxRounds) {
+              return Effect.fail(McpError.protocol(
+                JsonRpc.ErrorCode.InternalError,
+                `${method.name}: the server still wanted input after ${rounds.maxRounds} rounds (maxInputRounds)`
+              ))
+            }
+            return Effect.flatMap(
+              Effect.forEach(Object.entries(result.inputRequests ?? {}), ([key, input]) => answer(rounds, key, input), {
+                concurrency: "unbounded"
+              }),
+              (answers) =>
+                send(
+                  {
+                    inputResponses: Object.fromEntries(answers),
+                    ...(result.requestState === undefined ? {} : { requestState: result.requestState })
+                  },
+                  round + 1,
+                  true
+                )
+            )
           }
-        ),
-        (result): Effect.Effect<McpMethod.Result<M>, McpError.McpError> => {
-          if (!isInputRequired(result)) {
-            const valid = method.validateResult(result)
-            return Exit.isSuccess(valid) ? Effect.succeed(valid.value as McpMethod.Result<M>) : Effect.fail(invalidResult(method.name, valid))
-          }
-          if (round >= rounds.maxRounds) {
-            return Effect.fail(McpError.protocol(
-              JsonRpc.ErrorCode.InternalError,
-              `${method.name}: the server still wanted input after ${rounds.maxRounds} rounds (maxInputRounds)`
-            ))
-          }
-          return Effect.flatMap(
-            Effect.forEach(Object.entries(result.inputRequests ?? {}), ([key, input]) => answer(rounds, key, input), {
-              concurrency: "unbounded"
-            }),
-            (answers) =>
-              send({
-                inputResponses: Object.fromEntries(answers),
-                ...(result.requestState === undefined ? {} : { requestState: result.requestState })
-              }, round + 1, true)
-          )
-        }
-      ))
+        )
+    )
   return send({}, 0, false)
 }

@@ -34,6 +34,8 @@ export const current: Effect.Effect<Readonly<Record<string, string>> | undefined
   if (fiber.getRef(Tracer.Tracer) === untraced) return Effect.undefined
   return Effect.map(Effect.option(Effect.currentParentSpan), (span) =>
     Option.isNone(span) ? undefined : {
-      [MetaKey.traceparent]: `00-${span.value.traceId.padStart(32, "0")}-${span.value.spanId}-${span.value.sampled ? "01" : "00"}`
+      [MetaKey.traceparent]: `00-${span.value.traceId.padStart(32, "0")}-${span.value.spanId}-${
+        span.value.sampled ? "01" : "00"
+      }`
     })
 })

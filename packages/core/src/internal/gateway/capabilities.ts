@@ -49,7 +49,10 @@ export const bridged = (context: McpServer.RequestContext): Bridged => {
   const has = context.checkClientCapability
   const out: { -readonly [K in keyof Bridged]: Bridged[K] } = {}
   if (has("sampling")) {
-    out.sampling = { ...(has("sampling", "tools") ? { tools: {} } : {}), ...(has("sampling", "context") ? { context: {} } : {}) }
+    out.sampling = {
+      ...(has("sampling", "tools") ? { tools: {} } : {}),
+      ...(has("sampling", "context") ? { context: {} } : {})
+    }
   }
   if (has("elicitation")) {
     const url = has("elicitation", "url")
@@ -66,8 +69,9 @@ export const bridged = (context: McpServer.RequestContext): Bridged => {
 // the front client's extensions but those the gateway handles itself (tasks)
 // or every connection of its declares (skills)
 const passedExtensions = (context: McpServer.RequestContext): Bridged["extensions"] => {
-  const declared = (context.clientCapabilities as { readonly extensions?: Record<string, Readonly<Record<string, unknown>>> })
-    .extensions
+  const declared =
+    (context.clientCapabilities as { readonly extensions?: Record<string, Readonly<Record<string, unknown>>> })
+      .extensions
   if (declared === undefined) return undefined
   let out: Record<string, Readonly<Record<string, unknown>>> | undefined
   for (const [id, settings] of Object.entries(declared)) {
@@ -90,7 +94,11 @@ export const keyOf = (bridged: Bridged): string => JSON.stringify(bridged)
  *
  * @internal
  */
-export const onBehalf = (context: McpServer.RequestContext, bridged: Bridged, tasks: boolean): McpSchema.ClientCapabilities => {
+export const onBehalf = (
+  context: McpServer.RequestContext,
+  bridged: Bridged,
+  tasks: boolean
+): McpSchema.ClientCapabilities => {
   const { experimental, extensions } = context.clientCapabilities as McpSchema.ClientCapabilities & {
     readonly extensions?: Record<string, unknown>
   }

@@ -11,9 +11,9 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import type * as McpGateway from "../../McpGateway.ts"
 import type * as McpClient from "../../McpClient.ts"
 import type * as McpError from "../../McpError.ts"
+import type * as McpGateway from "../../McpGateway.ts"
 import type * as McpGroup from "../../McpGroup.ts"
 import type * as McpPrompt from "../../McpPrompt.ts"
 import type * as McpResource from "../../McpResource.ts"
@@ -24,7 +24,7 @@ import * as UriTemplate from "../../UriTemplate.ts"
 import { modelNames } from "../ai/names.ts"
 import { CurrentTaskRequest } from "../server/task/call.ts"
 import { allows } from "./filter.ts"
-import { forward, type Deps } from "./forward.ts"
+import { type Deps, forward } from "./forward.ts"
 
 /** A definition in front, with the component it serves and what it was made from. @internal */
 export interface Served {
@@ -37,8 +37,12 @@ export interface Served {
 /** The key of a definition in the registry. @internal */
 export const keyOf = (kind: McpGroup.ComponentKind, name: string) => `${kind}\u0000${name}`
 
-const passes = (upstreams: McpGateway.Options["upstreams"], server: string, kind: keyof McpGateway.Filters, name: string) =>
-  allows(upstreams?.[server]?.[kind], name)
+const passes = (
+  upstreams: McpGateway.Options["upstreams"],
+  server: string,
+  kind: keyof McpGateway.Filters,
+  name: string
+) => allows(upstreams?.[server]?.[kind], name)
 
 // a legacy server's task is created before it asks anything: it becomes a
 // task in front when it asked nothing for this long (a question is a round
@@ -102,7 +106,14 @@ const tool = (deps: Deps, component: McpGateway.Component, listing: McpSchema.To
           (client, options) =>
             becomeTask === undefined || task === "forbidden"
               ? client.callTool(component.upstreamName, args as Record<string, unknown> | undefined, options)
-              : callAsTask(client, component.upstreamName, args as Record<string, unknown> | undefined, options, task, becomeTask),
+              : callAsTask(
+                client,
+                component.upstreamName,
+                args as Record<string, unknown> | undefined,
+                options,
+                task,
+                becomeTask
+              ),
           becomeTask !== undefined && task !== "forbidden"
         ))
   }
@@ -114,11 +125,21 @@ const prompt = (deps: Deps, component: McpGateway.Component, listing: McpSchema.
   prompt: { ...listing, name: component.name },
   hold: true,
   get: (args, context) =>
-    forward(deps, component.server, context, (client, options) => client.getPrompt(component.upstreamName, args, options)),
+    forward(
+      deps,
+      component.server,
+      context,
+      (client, options) => client.getPrompt(component.upstreamName, args, options)
+    ),
   complete: {},
   completion: (params, context) =>
-    forward(deps, component.server, context, (client, options) =>
-      client.complete(completeParams(params, { type: "ref/prompt", name: component.upstreamName }), options))
+    forward(
+      deps,
+      component.server,
+      context,
+      (client, options) =>
+        client.complete(completeParams(params, { type: "ref/prompt", name: component.upstreamName }), options)
+    )
 })
 
 // what a completion asks, without the front request's `_meta`
@@ -126,14 +147,21 @@ const completeParams = (
   params: McpSchema.CompleteRequestParams,
   ref: McpSchema.CompleteRequestParams["ref"]
 ): Omit<McpSchema.CompleteRequestParams, "_meta"> =>
-  params.context === undefined ? { ref, argument: params.argument } : { ref, argument: params.argument, context: params.context }
+  params.context === undefined
+    ? { ref, argument: params.argument }
+    : { ref, argument: params.argument, context: params.context }
 
-const resource = (deps: Deps, component: McpGateway.Component, listing: McpSchema.Resource): McpResource.McpResource => ({
+const resource = (
+  deps: Deps,
+  component: McpGateway.Component,
+  listing: McpSchema.Resource
+): McpResource.McpResource => ({
   _tag: "McpResource",
   uri: component.name,
   resource: listing,
   hold: true,
-  read: (context) => forward(deps, component.server, context, (client, options) => client.readResource(listing.uri, options))
+  read: (context) =>
+    forward(deps, component.server, context, (client, options) => client.readResource(listing.uri, options))
 })
 
 const template = (
@@ -147,11 +175,17 @@ const template = (
   template: listing,
   hold: true,
   match: (uri) => UriTemplate.match(parsed, uri),
-  read: (uri, _, context) => forward(deps, component.server, context, (client, options) => client.readResource(uri, options)),
+  read: (uri, _, context) =>
+    forward(deps, component.server, context, (client, options) => client.readResource(uri, options)),
   list: undefined,
   complete: {},
   completion: (params, context) =>
-    forward(deps, component.server, context, (client, options) => client.complete(completeParams(params, params.ref), options))
+    forward(
+      deps,
+      component.server,
+      context,
+      (client, options) => client.complete(completeParams(params, params.ref), options)
+    )
 })
 
 /**
@@ -202,27 +236,36 @@ export const fromViews = (
     const toolNames = modelNames(tools.map((entry) => entry.name))
     tools.forEach((entry, i) => {
       const name = toolNames[i]
-      if (name !== undefined) add("tool", name, entry.server, entry.tool.name, entry.tool, (c) => tool(deps, c, entry.tool))
+      if (name !== undefined) {
+        add("tool", name, entry.server, entry.tool.name, entry.tool, (c) => tool(deps, c, entry.tool))
+      }
     })
 
     const prompts = views.prompts.filter((entry) => passes(upstreams, entry.server, "prompts", entry.prompt.name))
     const promptNames = modelNames(prompts.map((entry) => entry.name))
     prompts.forEach((entry, i) => {
       const name = promptNames[i]
-      if (name !== undefined) add("prompt", name, entry.server, entry.prompt.name, entry.prompt, (c) => prompt(deps, c, entry.prompt))
+      if (name !== undefined) {
+        add("prompt", name, entry.server, entry.prompt.name, entry.prompt, (c) => prompt(deps, c, entry.prompt))
+      }
     })
 
     // resources keep their URIs; one that two servers list is the first's
     for (const entry of views.resources) {
       if (!passes(upstreams, entry.server, "resources", entry.resource.uri)) continue
-      add("resource", entry.resource.uri, entry.server, entry.resource.uri, entry.resource, (c) => resource(deps, c, entry.resource))
+      add("resource", entry.resource.uri, entry.server, entry.resource.uri, entry.resource, (c) =>
+        resource(deps, c, entry.resource))
     }
     for (const entry of views.resourceTemplates) {
       const uriTemplate = entry.template.uriTemplate
-      if (!passes(upstreams, entry.server, "resources", uriTemplate) || covered(entry.server, uriTemplate)) continue
+      if (!passes(upstreams, entry.server, "resources", uriTemplate) || covered(entry.server, uriTemplate)) {
+        continue
+      }
       const parsed = UriTemplate.parse(uriTemplate)
       if (Result.isFailure(parsed)) {
-        yield* Effect.logWarning(`server "${entry.server}": resource template ${JSON.stringify(uriTemplate)} left out: ${parsed.failure}`)
+        yield* Effect.logWarning(
+          `server "${entry.server}": resource template ${JSON.stringify(uriTemplate)} left out: ${parsed.failure}`
+        )
         continue
       }
       add("resourceTemplate", uriTemplate, entry.server, uriTemplate, entry.template, (c) =>

@@ -127,7 +127,9 @@ const onShared = <A>(
     return send(client, options).pipe(
       Effect.provideService(
         CurrentOnBehalf,
-        onBehalf((method, params, key) => inputOf(method, (declared) => context.input(declared, params as never, { inputKey: key })))
+        onBehalf((method, params, key) =>
+          inputOf(method, (declared) => context.input(declared, params as never, { inputKey: key }))
+        )
       )
     )
   })
@@ -150,7 +152,9 @@ const onOwn = <A>(
     const whom = clientOf(context)
     const lease = yield* deps.pool.acquire(server, declared, whom)
     // the front session ended while the call waited (the gateway shutting down): nothing is started behind
-    if (!(yield* context.session.isOpen)) return yield* McpError.closed("the session ended before the call could be made")
+    if (!(yield* context.session.isOpen)) {
+      return yield* McpError.closed("the session ended before the call could be made")
+    }
     const client = lease.client!
     lease.owner = owner
     // a server given another client's roots is told they changed, and given a moment
@@ -242,7 +246,12 @@ const inputOf = <A>(
     : f(declared)
 }
 
-const ask = (owner: Pool.Owner, method: string, params: unknown, key: string | undefined): Effect.Effect<unknown, McpError.McpError> =>
+const ask = (
+  owner: Pool.Owner,
+  method: string,
+  params: unknown,
+  key: string | undefined
+): Effect.Effect<unknown, McpError.McpError> =>
   inputOf(method, (declared) =>
     Effect.suspend(() => {
       const reply = Deferred.makeUnsafe<unknown, McpError.McpError>()

@@ -11,15 +11,15 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
-import type * as Scope from "effect/Scope"
 import * as McpChangeBus from "../../McpChangeBus.ts"
 import type * as McpError from "../../McpError.ts"
 import type * as McpGateway from "../../McpGateway.ts"
 import type * as McpGroup from "../../McpGroup.ts"
-import * as McpServer from "../../McpServer.ts"
 import * as McpSchema from "../../McpSchema.ts"
+import * as McpServer from "../../McpServer.ts"
 import { keyOf as registryKeyOf, kindOf } from "../server/registry.ts"
 import * as Capabilities from "./capabilities.ts"
 import * as Definitions from "./definitions.ts"
@@ -32,18 +32,23 @@ import * as Skills from "./skills.ts"
  * then reaches this replica's clients (and the bus) as any change does.
  */
 const relist = (group: McpGroup.Group) => (change: McpChangeBus.Change): Effect.Effect<void> =>
-  change._tag !== "ListChanged" ? Effect.void : Effect.flatMap(group.servers, (servers) =>
-    Effect.forEach(servers, (status) =>
-      status.status !== "up" ? Effect.void : group.client(status.name).pipe(
-        Effect.flatMap((client): Effect.Effect<unknown, McpError.McpError> =>
-          change.kind === "tools"
-            ? client.tools.refresh
-            : change.kind === "prompts"
-            ? client.prompts.refresh
-            : Effect.andThen(client.resources.refresh, client.resourceTemplates.refresh)
-        ),
-        Effect.ignore
-      ), { concurrency: "unbounded", discard: true }))
+  change._tag !== "ListChanged" ?
+    Effect.void :
+    Effect.flatMap(
+      group.servers,
+      (servers) =>
+        Effect.forEach(servers, (status) =>
+          status.status !== "up" ? Effect.void : group.client(status.name).pipe(
+            Effect.flatMap((client): Effect.Effect<unknown, McpError.McpError> =>
+              change.kind === "tools"
+                ? client.tools.refresh
+                : change.kind === "prompts"
+                ? client.prompts.refresh
+                : Effect.andThen(client.resources.refresh, client.resourceTemplates.refresh)
+            ),
+            Effect.ignore
+          ), { concurrency: "unbounded", discard: true })
+    )
 
 const KIND_OF: Record<Exclude<ReturnType<typeof kindOf>, "extensions">, McpGroup.ComponentKind> = {
   tools: "tool",
@@ -62,7 +67,9 @@ export const make = (
     let served = new Map<string, Definitions.Served>()
     const componentOf = (definition: McpServer.Definition<any>) => {
       const kind = kindOf(definition)
-      return kind === "extensions" ? undefined : served.get(Definitions.keyOf(KIND_OF[kind], registryKeyOf(definition)))?.component
+      return kind === "extensions"
+        ? undefined
+        : served.get(Definitions.keyOf(KIND_OF[kind], registryKeyOf(definition)))?.component
     }
 
     const timeout = Duration.fromInputUnsafe(callTimeout ?? Duration.seconds(60))
@@ -103,7 +110,11 @@ export const make = (
     const freshness = (views: McpGroup.Views) =>
       Effect.gen(function*() {
         const ttls = new Map<string, Partial<Record<McpGroup.ComponentKind, number | undefined>>>()
-        const names = new Set([...views.tools, ...views.prompts, ...views.resources, ...views.resourceTemplates].map((entry) => entry.server))
+        const names = new Set(
+          [...views.tools, ...views.prompts, ...views.resources, ...views.resourceTemplates].map((entry) =>
+            entry.server
+          )
+        )
         for (const name of names) {
           const client = yield* Effect.option(group.client(name))
           if (client._tag === "None") continue
@@ -122,7 +133,14 @@ export const make = (
     const apply = (views: McpGroup.Views) =>
       Effect.gen(function*() {
         const own = yield* skills.sync(views)
-        const next = yield* Definitions.fromViews(deps, views, upstreams, served, yield* freshness(views), skills.covers)
+        const next = yield* Definitions.fromViews(
+          deps,
+          views,
+          upstreams,
+          served,
+          yield* freshness(views),
+          skills.covers
+        )
         const register: Array<McpServer.Definition<never>> = [...own.register]
         const unregister: Array<McpServer.Definition<never>> = [...own.unregister]
         for (const [key, entry] of next) if (served.get(key) !== entry) register.push(entry.definition)
@@ -154,7 +172,9 @@ export const make = (
     const notifications = yield* group.subscribe
     yield* notifications.pipe(
       Stream.runForEach(({ notification }) =>
-        notification.method === McpSchema.ResourceUpdated.name ? server.notifyResourceUpdated(notification.params.uri) : Effect.void
+        notification.method === McpSchema.ResourceUpdated.name
+          ? server.notifyResourceUpdated(notification.params.uri)
+          : Effect.void
       ),
       Effect.forkScoped
     )

@@ -217,18 +217,20 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
         return lease
       })
 
-
     // a session being opened counts toward the limit, and as one of its kind on the way
     const opening = <A, E>(state: PerServer, key: string, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
       Effect.suspend(() => {
         state.opening++
         state.openingKeys.set(key, (state.openingKeys.get(key) ?? 0) + 1)
-        return Effect.ensuring(effect, Effect.sync(() => {
-          state.opening--
-          const left = state.openingKeys.get(key)! - 1
-          if (left === 0) state.openingKeys.delete(key)
-          else state.openingKeys.set(key, left)
-        }))
+        return Effect.ensuring(
+          effect,
+          Effect.sync(() => {
+            state.opening--
+            const left = state.openingKeys.get(key)! - 1
+            if (left === 0) state.openingKeys.delete(key)
+            else state.openingKeys.set(key, left)
+          })
+        )
       })
 
     const release = (state: PerServer, lease: Lease): Effect.Effect<void> =>
@@ -253,7 +255,9 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
         const same = state.idle.findIndex((lease) => lease.key === key && lease.affinity === affinity)
         const found = same >= 0 ? same : state.idle.findIndex((lease) => lease.key === key)
         if (found >= 0) return Effect.succeed(state.idle.splice(found, 1)[0]!)
-        if (state.leases.size + state.opening < settings.max(server)) return opening(state, key, open(server, state, bridged, key))
+        if (state.leases.size + state.opening < settings.max(server)) {
+          return opening(state, key, open(server, state, bridged, key))
+        }
         // full: an unused session of other capabilities makes room (the place kept for this call
         // while it closes: a later call waits), else wait for one
         const oldest = state.idle[0]
@@ -264,8 +268,9 @@ export const make = (group: McpGroup.Group, settings: Settings): Effect.Effect<P
         state.waiters.push(waiter)
         const leave = Effect.sync(() => {
           const at = state.waiters.indexOf(waiter)
-          if (at >= 0) state.waiters.splice(at, 1)
-          // passed on: another waiter may use the place this one leaves
+          if (at >= 0) {
+            state.waiters.splice(at, 1)
+          } // passed on: another waiter may use the place this one leaves
           else wake(state)
         })
         return Effect.andThen(

@@ -98,7 +98,9 @@ const decodeCursor = (cursor: string): ReadonlyArray<readonly [string, string]> 
   const parsed = Result.try(() => JSON.parse(decoded.success.slice(CURSOR_PREFIX.length)) as unknown)
   if (Result.isFailure(parsed) || !Array.isArray(parsed.success)) return undefined
   const pairs = parsed.success as ReadonlyArray<unknown>
-  return pairs.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === "string"))
+  return pairs.every((pair) =>
+      Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === "string")
+    )
     ? pairs as ReadonlyArray<readonly [string, string]>
     : undefined
 }
@@ -134,7 +136,8 @@ export const make = (
     const passes = (server: string, uri: string) => allows(filters?.[server]?.resources, uri)
     const shown = (server: string, uri: string, context: McpServer.RequestContext) =>
       passes(server, uri) &&
-      (policy === undefined || policy({ kind: "resource", name: uri, server, upstreamName: uri }, { auth: context.auth, context }))
+      (policy === undefined ||
+        policy({ kind: "resource", name: uri, server, upstreamName: uri }, { auth: context.auth, context }))
     const claim = (map: Map<string, Set<string>>, server: string, skillUri: string) => {
       if (!passes(server, skillUri)) return
       let folders = map.get(server)
@@ -179,7 +182,9 @@ export const make = (
         const meta = context === undefined ? undefined : metaOf(context)
         // a method of the extension's, never `initialize`
         const sent = meta === undefined ? params : { ...params, _meta: meta }
-        return client.session.request(method as McpClientSession.AfterInitialize<M>, sent, { timeout: deps.callTimeout })
+        return client.session.request(method as McpClientSession.AfterInitialize<M>, sent, {
+          timeout: deps.callTimeout
+        })
       }).pipe(Effect.mapError((error) => toFront(server, error)))
 
     // each server in turn until one has it (`None`: not here)
@@ -214,7 +219,11 @@ export const make = (
     }
 
     // a skill's entry as the client may see it: `undefined` when hidden, without the files it may not read
-    const entryFor = (server: string, skill: McpSkills.Skill, context: McpServer.RequestContext): McpSkills.Skill | undefined => {
+    const entryFor = (
+      server: string,
+      skill: McpSkills.Skill,
+      context: McpServer.RequestContext
+    ): McpSkills.Skill | undefined => {
       if (!shown(server, skill.uri, context)) return undefined
       if (skill.resources === McpSkills.DYNAMIC) return skill
       const resources = skill.resources.filter((file) => shown(server, file.uri, context))
@@ -232,7 +241,10 @@ export const make = (
         const pages = yield* Effect.forEach(
           round.filter(([name]) => upstreams.some((upstream) => upstream.name === name)),
           ([name, cursor]) =>
-            Effect.map(send(name, context, McpSkills.ListSkills, cursor === undefined ? {} : { cursor }), (page) => [name, page] as const),
+            Effect.map(
+              send(name, context, McpSkills.ListSkills, cursor === undefined ? {} : { cursor }),
+              (page) => [name, page] as const
+            ),
           { concurrency: "unbounded" }
         )
         for (const [name, page] of pages) for (const skill of page.skills) claim(listed, name, skill.uri)
@@ -311,7 +323,9 @@ export const make = (
             return yield* read(owner)
           }
           const answered = yield* firstServing(upstreams, uri, read)
-          if (Option.isNone(answered) || !shown(answered.value[0], uri, context)) return yield* resourceNotFound(uri, context)
+          if (Option.isNone(answered) || !shown(answered.value[0], uri, context)) {
+            return yield* resourceNotFound(uri, context)
+          }
           return answered.value[1]
         }),
       list: undefined,
@@ -386,7 +400,8 @@ export const make = (
       sync,
       covers: (server, uriTemplate) =>
         upstreams.length > 0 &&
-        (uriTemplate === TEMPLATE || (uriTemplate.startsWith(SCHEME) && upstreams.some((upstream) => upstream.name === server))),
+        (uriTemplate === TEMPLATE ||
+          (uriTemplate.startsWith(SCHEME) && upstreams.some((upstream) => upstream.name === server))),
       ownerOf
     }
   })

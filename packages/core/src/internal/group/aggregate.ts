@@ -69,7 +69,9 @@ const nameList = <K extends "tools" | "prompts">(
     const name = hook === undefined ? item.name : hook(item.name, serverInfo, server, kind)
     if (seen.has(name)) return Result.fail(McpError.nameCollision(kind, name, [server, server]))
     seen.add(name)
-    entries.push(key === "tools" ? { server, name, tool: item } as ToolEntry : { server, name, prompt: item } as PromptEntry)
+    entries.push(
+      key === "tools" ? { server, name, tool: item } as ToolEntry : { server, name, prompt: item } as PromptEntry
+    )
   }
   return Result.succeed(entries as unknown as Parts[K])
 }
@@ -238,7 +240,11 @@ export const routeReference = (
   index: Index,
   ref: McpSchema.PromptReference | McpSchema.ResourceTemplateReference
 ):
-  | { readonly _tag: "Server"; readonly server: string; readonly ref: McpSchema.PromptReference | McpSchema.ResourceTemplateReference }
+  | {
+    readonly _tag: "Server"
+    readonly server: string
+    readonly ref: McpSchema.PromptReference | McpSchema.ResourceTemplateReference
+  }
   | { readonly _tag: "Ambiguous"; readonly servers: ReadonlyArray<string> }
   | undefined =>
 {

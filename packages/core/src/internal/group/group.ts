@@ -34,7 +34,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as McpError from "../../McpError.ts"
-import type { Connector, ConnectOptions, Group, Options, ServerConfig, ServerParams } from "../../McpGroup.ts"
+import type { ConnectOptions, Connector, Group, Options, ServerConfig, ServerParams } from "../../McpGroup.ts"
 import { defaultReconnect } from "../../McpGroup.ts"
 import * as Aggregate from "./aggregate.ts"
 import * as Entry from "./entry.ts"
@@ -89,7 +89,10 @@ export const make = Effect.fnUntraced(function*(
       if (at >= 0) state.order.splice(at, 1)
       // a server that contributed nothing leaves the views as they are
       const contributed = entry.parts !== Aggregate.emptyParts
-      return Effect.andThen(State.publish(state, contributed), contributed ? Supervision.retryRefused(state) : Effect.void)
+      return Effect.andThen(
+        State.publish(state, contributed),
+        contributed ? Supervision.retryRefused(state) : Effect.void
+      )
     })).pipe(Effect.andThen(Scope.close(entry.scope, Exit.void)))
 
   const connect = Effect.fn("McpGroup.connect")(function*(
@@ -163,7 +166,9 @@ export const make = Effect.fnUntraced(function*(
     for (let i = 0; i < reserved.length; i++) {
       const entry = reserved[i]!
       const exit = opened[i]!
-      const result = Exit.isSuccess(exit) ? yield* Effect.exit(Supervision.commitOpened(state, entry, exit.value)) : exit
+      const result = Exit.isSuccess(exit)
+        ? yield* Effect.exit(Supervision.commitOpened(state, entry, exit.value))
+        : exit
       if (Exit.isSuccess(result)) {
         yield* Supervision.supervise(state, entry)
         continue
@@ -212,7 +217,9 @@ export const make = Effect.fnUntraced(function*(
     openSession: (name, clientOptions) =>
       Effect.suspend(() => {
         const entry = state.entries.get(name)
-        return entry === undefined ? Effect.fail(McpError.notFound("server", name)) : Supervision.openSession(state, entry, clientOptions)
+        return entry === undefined
+          ? Effect.fail(McpError.notFound("server", name))
+          : Supervision.openSession(state, entry, clientOptions)
       }),
     notifications: Stream.fromPubSub(state.notifications),
     subscribe: Effect.map(PubSub.subscribe(state.notifications), Stream.fromSubscription)

@@ -87,7 +87,10 @@ export const make = (state: State.State, entry: Entry.Entry): McpClient.Client =
     refresh: call((client) => pick(client).refresh),
     cached: Effect.flatMap(
       Effect.option(Live.current(state, entry)),
-      Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: (connection) => pick(connection.client).cached })
+      Option.match({
+        onNone: () => Effect.succeed(Option.none()),
+        onSome: (connection) => pick(connection.client).cached
+      })
     ),
     // each connection's cached list, then every later one; ends once the server is down for good
     changes: Stream.ignore(Live.follow(state, entry, (client) => pick(client).changes)),
@@ -187,8 +190,10 @@ export const make = (state: State.State, entry: Entry.Entry): McpClient.Client =
         () => Effect.sync(() => entry.roots = roots)
       ),
     notifications,
-    subscribe: Effect.map(PubSub.subscribe(state.notifications), (subscription) =>
-      notificationsOf(entry, Stream.fromSubscription(subscription))),
+    subscribe: Effect.map(
+      PubSub.subscribe(state.notifications),
+      (subscription) => notificationsOf(entry, Stream.fromSubscription(subscription))
+    ),
     notificationsOf: <K extends McpClient.ServerNotificationMethod>(method: K | { readonly name: K }) => {
       const name = typeof method === "string" ? method : method.name
       return notifications.pipe(

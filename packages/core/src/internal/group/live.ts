@@ -54,19 +54,22 @@ export const call = <A, E, R>(
   entry: Entry.Entry,
   f: (client: McpClient.Client) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | McpError.McpError, R> =>
-  Effect.flatMap(current(state, entry), (connection) =>
-    Effect.catch(f(connection.client), (error: E): Effect.Effect<never, E | McpError.McpError> =>
-      isLost(error)
-        ? Effect.flatMap(connection.client.session.isOpen, (isOpen) =>
-          isOpen
-            ? Effect.andThen(connection.check, Effect.fail(error))
-            : Effect.flatMap(Deferred.poll(connection.ended), (ended) =>
-              Effect.flatMap(
-                Option.getOrElse(ended, () => Effect.succeed(error)),
-                // why the connection ended, when known (a liveness drop closes it with a bare ClosedError)
-                (reason) => Effect.fail(McpError.serverUnavailable(entry.name, reason.message, reason))
-              )))
-        : Effect.fail(error)))
+  Effect.flatMap(
+    current(state, entry),
+    (connection) =>
+      Effect.catch(f(connection.client), (error: E): Effect.Effect<never, E | McpError.McpError> =>
+        isLost(error)
+          ? Effect.flatMap(connection.client.session.isOpen, (isOpen) =>
+            isOpen
+              ? Effect.andThen(connection.check, Effect.fail(error))
+              : Effect.flatMap(Deferred.poll(connection.ended), (ended) =>
+                Effect.flatMap(
+                  Option.getOrElse(ended, () => Effect.succeed(error)),
+                  // why the connection ended, when known (a liveness drop closes it with a bare ClosedError)
+                  (reason) => Effect.fail(McpError.serverUnavailable(entry.name, reason.message, reason))
+                )))
+          : Effect.fail(error))
+  )
 
 /**
  * What becomes of a server whose connection `previous` is over: a new

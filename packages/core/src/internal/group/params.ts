@@ -236,7 +236,10 @@ export const websocket = (
  * @category constructors
  * @since 0.1.0
  */
-export const inMemory = (server: Layer.Layer<McpServer.McpServer, unknown>, options?: CommonParams): InMemoryParams => ({
+export const inMemory = (
+  server: Layer.Layer<McpServer.McpServer, unknown>,
+  options?: CommonParams
+): InMemoryParams => ({
   _tag: "InMemory",
   server,
   ...eraOf(options)

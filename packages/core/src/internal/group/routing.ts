@@ -176,7 +176,11 @@ export const make = (
         : missing(state, "resourceTemplates", "resource template", ref.uri)
     }
     if (route._tag === "Ambiguous") {
-      return yield* McpError.ambiguous("resource template", (ref as McpSchema.ResourceTemplateReference).uri, route.servers)
+      return yield* McpError.ambiguous(
+        "resource template",
+        (ref as McpSchema.ResourceTemplateReference).uri,
+        route.servers
+      )
     }
     const completionContext = context?.arguments === undefined ? undefined : { arguments: context.arguments }
     const requestOptions = requestOptionsOf(options)
@@ -196,5 +200,15 @@ export const make = (
     return entry.handle
   })
 
-  return { callTool, callToolTask, getPrompt, readResource, subscribeResource, unsubscribeResource, watchResource, complete, client }
+  return {
+    callTool,
+    callToolTask,
+    getPrompt,
+    readResource,
+    subscribeResource,
+    unsubscribeResource,
+    watchResource,
+    complete,
+    client
+  }
 }

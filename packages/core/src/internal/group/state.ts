@@ -29,10 +29,10 @@ import type {
   ServerStatus,
   Views
 } from "../../McpGroup.ts"
+import { defaultLiveness } from "../../McpGroup.ts"
 import type * as McpSchema from "../../McpSchema.ts"
 import * as Aggregate from "./aggregate.ts"
 import * as Entry from "./entry.ts"
-import { defaultLiveness } from "../../McpGroup.ts"
 
 /** What every read sees: published by the lock holder after each change. @internal */
 export interface Snapshot {

@@ -87,7 +87,9 @@ const watchedTransport = (
             return message
           }),
           Stream.onExit((exit) => {
-            if (Exit.isSuccess(exit)) return Deferred.succeed(ended, McpError.closed("the server closed the connection"))
+            if (Exit.isSuccess(exit)) {
+              return Deferred.succeed(ended, McpError.closed("the server closed the connection"))
+            }
             const error = Cause.findErrorOption(exit.cause)
             return Deferred.succeed(
               ended,
@@ -181,7 +183,9 @@ export const openSession = (
       ...options,
       clientInfo: options?.clientInfo ?? base.clientInfo
     }
-    return Layer.build(McpClient.layer(clientOptions).pipe(Layer.provide([connectorTransport(state, entry), state.validator]))).pipe(
+    return Layer.build(
+      McpClient.layer(clientOptions).pipe(Layer.provide([connectorTransport(state, entry), state.validator]))
+    ).pipe(
       Effect.map(Context.get(McpClient.McpClient)),
       Effect.mapError((error) => Secrets.maskError(error, Secrets.maskedOf(entry.params)))
     )
@@ -220,7 +224,10 @@ const refresh = <K extends Aggregate.ListKey>(
     if (Result.isFailure(part)) {
       Entry.refused(entry, key, list, part.failure)
       return Effect.andThen(
-        Effect.logWarning(`server "${entry.name}": its new ${key} list is refused, the previous one is kept`, part.failure),
+        Effect.logWarning(
+          `server "${entry.name}": its new ${key} list is refused, the previous one is kept`,
+          part.failure
+        ),
         State.publish(state, false)
       )
     }
@@ -276,7 +283,9 @@ const watchLists = (state: State.State, entry: Entry.Entry, connection: Entry.Co
 const watchLiveness = (entry: Entry.Entry, connection: Entry.Connection, asked: Queue.Dequeue<void>) => {
   const { interval, maxMissed, timeout } = entry.liveness
   const whenAsked = Effect.as(Queue.take(asked), true)
-  const wait = interval === undefined ? whenAsked : Effect.raceFirst(Effect.as(Effect.sleep(interval), false), whenAsked)
+  const wait = interval === undefined
+    ? whenAsked
+    : Effect.raceFirst(Effect.as(Effect.sleep(interval), false), whenAsked)
   const heard = connection.heard
   const end = (error: McpError.McpError) =>
     Effect.andThen(Deferred.succeed(connection.ended, error), Deferred.succeed(connection.dropped, undefined))

@@ -13,7 +13,6 @@
  *
  * @internal
  */
-import type * as McpHttpClient from "../../McpHttpClient.ts"
 import type * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -22,8 +21,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import { constTrue } from "effect/Function"
 import * as FiberSet from "effect/FiberSet"
+import { constTrue } from "effect/Function"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
@@ -34,16 +33,17 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpError from "../../McpError.ts"
+import type * as McpHttpClient from "../../McpHttpClient.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import type { McpTransport } from "../../McpTransport.ts"
 import * as Stateless from "../era/stateless.ts"
+import * as SseClient from "../sse/client.ts"
 import * as ClientCommon from "./clientCommon.ts"
 import * as ClientHooks from "./clientHooks.ts"
 import * as ClientModels from "./clientModels.ts"
 import * as ClientPost from "./clientPost.ts"
 import * as ClientStream from "./clientStream.ts"
 import * as ModernClient from "./modernClient.ts"
-import * as SseClient from "../sse/client.ts"
 
 /** @internal */
 export type Options = McpHttpClient.Options
@@ -114,29 +114,35 @@ export const make = Effect.fnUntraced(function*(
     postFrame(frame, session, withVersion ? protocolVersion : undefined)
 
   const get = (lastEventId: string | undefined) =>
-    Effect.flatMap(ClientCommon.resolveHeaders(options.headers), (custom) =>
-      execute(ClientCommon.withHeaders(HttpClientRequest.get(url), custom, {
-        accept: "text/event-stream",
-        "mcp-session-id": sessionId,
-        "mcp-protocol-version": protocolVersion,
-        "last-event-id": lastEventId
-      })))
+    Effect.flatMap(
+      ClientCommon.resolveHeaders(options.headers),
+      (custom) =>
+        execute(ClientCommon.withHeaders(HttpClientRequest.get(url), custom, {
+          accept: "text/event-stream",
+          "mcp-session-id": sessionId,
+          "mcp-protocol-version": protocolVersion,
+          "last-event-id": lastEventId
+        }))
+    )
 
   const terminate = (session: string) =>
-    Effect.flatMap(ClientCommon.resolveHeaders(options.headers), (custom) =>
-      execute(ClientCommon.withHeaders(HttpClientRequest.delete(url), custom, {
-        "mcp-session-id": session,
-        "mcp-protocol-version": protocolVersion
-      }))).pipe(
-        Effect.flatMap((response) =>
-          Effect.andThen(
-            ClientCommon.discard(response),
-            isOk(response) || response.status === 405 || response.status === 404
-              ? Effect.void
-              : Effect.logDebug(`DELETE of the MCP session answered HTTP ${response.status}`)
-          )
+    Effect.flatMap(
+      ClientCommon.resolveHeaders(options.headers),
+      (custom) =>
+        execute(ClientCommon.withHeaders(HttpClientRequest.delete(url), custom, {
+          "mcp-session-id": session,
+          "mcp-protocol-version": protocolVersion
+        }))
+    ).pipe(
+      Effect.flatMap((response) =>
+        Effect.andThen(
+          ClientCommon.discard(response),
+          isOk(response) || response.status === 405 || response.status === 404
+            ? Effect.void
+            : Effect.logDebug(`DELETE of the MCP session answered HTTP ${response.status}`)
         )
       )
+    )
 
   // ---------------------------------------------------------------------------
   // SSE streams
@@ -188,7 +194,9 @@ export const make = Effect.fnUntraced(function*(
           const now = yield* Clock.currentTimeMillis
           const next = yield* Effect.exit(step(now, undefined))
           if (Exit.isFailure(next)) {
-            return yield* Effect.logWarning(`gave up reconnecting the ${kind === "get" ? "GET" : "request's"} SSE stream of ${url}`)
+            return yield* Effect.logWarning(
+              `gave up reconnecting the ${kind === "get" ? "GET" : "request's"} SSE stream of ${url}`
+            )
           }
           yield* Effect.sleep(cursor.retry !== undefined ? Duration.millis(cursor.retry) : next.value[1])
           if (closed) return
@@ -273,7 +281,9 @@ export const make = Effect.fnUntraced(function*(
     }
     return Effect.andThen(
       ClientCommon.discard(response),
-      Effect.fail(McpError.transport(`POST ${url} answered a request with ${headers["content-type"] ?? "no content type"}`))
+      Effect.fail(
+        McpError.transport(`POST ${url} answered a request with ${headers["content-type"] ?? "no content type"}`)
+      )
     )
   }
 
@@ -295,7 +305,10 @@ export const make = Effect.fnUntraced(function*(
         yield* stopListening
         const response = yield* post(init, undefined, false)
         if (!isOk(response)) {
-          return yield* Effect.flatMap(ClientCommon.statusError(response, "re-initializing the expired session"), Effect.fail)
+          return yield* Effect.flatMap(
+            ClientCommon.statusError(response, "re-initializing the expired session"),
+            Effect.fail
+          )
         }
         const fresh = response.headers["mcp-session-id"]
         const answer = yield* ClientCommon.awaitAnswer(
@@ -317,7 +330,10 @@ export const make = Effect.fnUntraced(function*(
         if (initializedFrame !== undefined) {
           const accepted = yield* post(initializedFrame, fresh, true)
           if (!isOk(accepted)) {
-            return yield* Effect.flatMap(ClientCommon.statusError(accepted, "re-initializing the expired session"), Effect.fail)
+            return yield* Effect.flatMap(
+              ClientCommon.statusError(accepted, "re-initializing the expired session"),
+              Effect.fail
+            )
           }
           yield* ClientCommon.discard(accepted)
         }
@@ -373,7 +389,9 @@ export const make = Effect.fnUntraced(function*(
       initializeFrame = frame
       const response = yield* post(frame, undefined, false)
       const route = (value: unknown) => {
-        if (ClientCommon.isResponse(value) && value.id === frame.id) protocolVersion = ClientCommon.protocolVersionOf(value)
+        if (ClientCommon.isResponse(value) && value.id === frame.id) {
+          protocolVersion = ClientCommon.protocolVersionOf(value)
+        }
         return offer(value)
       }
       if (isOk(response)) {
@@ -382,12 +400,23 @@ export const make = Effect.fnUntraced(function*(
       }
       const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
       const refused = ClientCommon.statusErrorWithBody(response, body)
-      if (options.fallbackToSse === false || !LEGACY_STATUSES.has(response.status) || ClientCommon.isJsonRpcErrorBody(body)) {
+      if (
+        options.fallbackToSse === false || !LEGACY_STATUSES.has(response.status) ||
+        ClientCommon.isJsonRpcErrorBody(body)
+      ) {
         return yield* refused
       }
-      yield* Effect.logDebug(`${url} refused the initialize POST (HTTP ${response.status}); trying the HTTP+SSE transport`)
+      yield* Effect.logDebug(
+        `${url} refused the initialize POST (HTTP ${response.status}); trying the HTTP+SSE transport`
+      )
       const connection = yield* SseClient.connect(
-        { url, headers: options.headers, auth: options.auth, endpointTimeout: options.endpointTimeout, maxEventSize: options.maxEventSize },
+        {
+          url,
+          headers: options.headers,
+          auth: options.auth,
+          endpointTimeout: options.endpointTimeout,
+          maxEventSize: options.maxEventSize
+        },
         {
           offer,
           end: Effect.asVoid(Queue.end(incoming)),
@@ -427,7 +456,9 @@ export const make = Effect.fnUntraced(function*(
       if (sse !== undefined) return sse.send(frame)
       if (!Array.isArray(frame) && "method" in frame) {
         const version = Stateless.versionOf(frame.params)
-        if (typeof version === "string" && McpSchema.isModernProtocolVersion(version)) return modern.send(frame, version)
+        if (typeof version === "string" && McpSchema.isModernProtocolVersion(version)) {
+          return modern.send(frame, version)
+        }
         // a connection without a legacy session is a modern one
         if (frame.method === McpSchema.Cancelled.name && initializeFrame === undefined) return modern.cancel(frame)
       }

@@ -7,13 +7,13 @@
  */
 import * as Effect from "effect/Effect"
 import * as Sse from "effect/encoding/Sse"
+import type * as Headers from "effect/http/Headers"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
-import type * as Headers from "effect/http/Headers"
+import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
-import * as Predicate from "effect/Predicate"
 import * as JsonRpc from "../../JsonRpc.ts"
 import * as McpAuth from "../../McpAuth.ts"
 import * as McpError from "../../McpError.ts"
@@ -182,7 +182,14 @@ export const authorized = (execute: Execute, auth: McpAuth.ClientAuth | undefine
         if (!McpAuth.isChallenge(response.status, bearer ?? dpop)) return Effect.succeed(response)
         const challenge: McpAuth.Challenge = dpop === undefined
           ? { status: response.status, url: request.url, authorization, bearer }
-          : { status: response.status, url: request.url, authorization, bearer, dpop, dpopNonce: response.headers["dpop-nonce"] }
+          : {
+            status: response.status,
+            url: request.url,
+            authorization,
+            bearer,
+            dpop,
+            dpopNonce: response.headers["dpop-nonce"]
+          }
         return Effect.andThen(
           discard(response),
           retries >= maxAttempts
@@ -346,7 +353,8 @@ export const isMessageEvent = (event: Sse.Event): boolean =>
 // -----------------------------------------------------------------------------
 
 /** `true` for a JSON-RPC request (it has a method and an id). */
-export const isRequest = (u: unknown): u is JsonRpc.Request => Predicate.isObject(u) && typeof u.method === "string" && "id" in u
+export const isRequest = (u: unknown): u is JsonRpc.Request =>
+  Predicate.isObject(u) && typeof u.method === "string" && "id" in u
 
 /** `true` for a JSON-RPC response (a result or an error, no method). */
 export const isResponse = (u: unknown): u is JsonRpc.SuccessResponse | JsonRpc.ErrorResponse =>

@@ -16,8 +16,11 @@ export const answerDefects = <E, R>(
   message: string,
   response: () => HttpServerResponse.HttpServerResponse
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
-  Effect.catchCause(handler, (cause) =>
-    Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) as Effect.Effect<never> : Effect.as(
-      Effect.logError(message, cause).pipe(Effect.annotateLogs({ method: request.method, url: request.url })),
-      response()
-    ))
+  Effect.catchCause(
+    handler,
+    (cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) as Effect.Effect<never> : Effect.as(
+        Effect.logError(message, cause).pipe(Effect.annotateLogs({ method: request.method, url: request.url })),
+        response()
+      )
+  )

@@ -100,7 +100,14 @@ export interface Cors {
   ) => Record<string, string>
 }
 
-const ALLOW_HEADERS = ["authorization", "content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id"]
+const ALLOW_HEADERS = [
+  "authorization",
+  "content-type",
+  "accept",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id"
+]
 
 /**
  * The 2026-07-28 standard headers (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`,
@@ -108,9 +115,11 @@ const ALLOW_HEADERS = ["authorization", "content-type", "accept", "mcp-session-i
  * as asked, since a browser refuses a modern request without them.
  */
 const standardHeadersAsked = (asked: string | undefined): ReadonlyArray<string> =>
-  asked === undefined ? [] : asked.split(",").map((name) => name.trim().toLowerCase()).filter((name) =>
-    name === "mcp-method" || name === "mcp-name" || (name.startsWith("mcp-param-") && name.length > 10)
-  )
+  asked === undefined ?
+    [] :
+    asked.split(",").map((name) => name.trim().toLowerCase()).filter((name) =>
+      name === "mcp-method" || name === "mcp-name" || (name.startsWith("mcp-param-") && name.length > 10)
+    )
 
 const EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate"
 const DEFAULT_MAX_AGE = Duration.hours(2)
@@ -129,7 +138,9 @@ export const makeCors = (options: McpHttpServer.CorsOptions, methods: string): C
   const credentials: Record<string, string> = options.credentials === true
     ? { "access-control-allow-credentials": "true" }
     : {}
-  const allowHeaderList = [...new Set([...ALLOW_HEADERS, ...(options.allowHeaders ?? []).map((name) => name.toLowerCase())])]
+  const allowHeaderList = [
+    ...new Set([...ALLOW_HEADERS, ...(options.allowHeaders ?? []).map((name) => name.toLowerCase())])
+  ]
   const allowHeaders = (asked: string | undefined) =>
     [...new Set([...allowHeaderList, ...standardHeadersAsked(asked)])].join(", ")
   const maxAge = String(
@@ -171,11 +182,12 @@ export const makeCors = (options: McpHttpServer.CorsOptions, methods: string): C
  *
  * @internal
  */
-export const headerOf = (headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>) =>
-(name: string): string | undefined => {
-  const value = headers[name]
-  return typeof value === "string" ? value : value?.[0]
-}
+export const headerOf =
+  (headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>) =>
+  (name: string): string | undefined => {
+    const value = headers[name]
+    return typeof value === "string" ? value : value?.[0]
+  }
 
 // -----------------------------------------------------------------------------
 // Streamable HTTP headers

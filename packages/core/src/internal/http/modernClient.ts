@@ -9,8 +9,8 @@
  *
  * @internal
  */
-import type * as Fiber from "effect/Fiber"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as JsonRpc from "../../JsonRpc.ts"
 import type * as McpError from "../../McpError.ts"
@@ -29,7 +29,9 @@ export interface Deps {
     frame: JsonRpc.Frame
   ) => Effect.Effect<void, McpError.McpError>
   /** Reads an SSE answer until the one response it owes. */
-  readonly readStream: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<{ readonly answered: boolean }>
+  readonly readStream: (
+    response: HttpClientResponse.HttpClientResponse
+  ) => Effect.Effect<{ readonly answered: boolean }>
   readonly offer: (value: unknown) => Effect.Effect<void>
   readonly background: (effect: Effect.Effect<void>) => Effect.Effect<Fiber.Fiber<void>>
   readonly isClosed: () => boolean
@@ -37,7 +39,10 @@ export interface Deps {
 
 /** @internal */
 export interface ModernClient {
-  readonly send: (frame: JsonRpc.Request | JsonRpc.Notification, version: string) => Effect.Effect<void, McpError.McpError>
+  readonly send: (
+    frame: JsonRpc.Request | JsonRpc.Notification,
+    version: string
+  ) => Effect.Effect<void, McpError.McpError>
   readonly cancel: (frame: JsonRpc.Notification) => Effect.Effect<void>
 }
 
@@ -47,11 +52,14 @@ export const make = (deps: Deps): ModernClient => {
   const streams = new Map<JsonRpc.RequestId, Fiber.Fiber<void>>()
 
   const read = (response: HttpClientResponse.HttpClientResponse, id: JsonRpc.RequestId) =>
-    Effect.flatMap(deps.readStream(response), (outcome) =>
-      outcome.answered || deps.isClosed() ? Effect.void : deps.offer(JsonRpc.failure(id, {
-        code: JsonRpc.ErrorCode.InternalError,
-        message: `the response stream of ${deps.url} ended before the answer`
-      }))).pipe(Effect.ensuring(Effect.sync(() => streams.delete(id))))
+    Effect.flatMap(
+      deps.readStream(response),
+      (outcome) =>
+        outcome.answered || deps.isClosed() ? Effect.void : deps.offer(JsonRpc.failure(id, {
+          code: JsonRpc.ErrorCode.InternalError,
+          message: `the response stream of ${deps.url} ended before the answer`
+        }))
+    ).pipe(Effect.ensuring(Effect.sync(() => streams.delete(id))))
 
   const send: ModernClient["send"] = (frame, version) =>
     Effect.withFiber((fiber) => {

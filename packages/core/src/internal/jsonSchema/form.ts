@@ -12,8 +12,8 @@
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { inlineReference, isJson, type Json } from "./document.ts"
 import { ElicitRequestedSchema, type PrimitiveSchemaDefinition } from "../schema/elicitation.ts"
+import { inlineReference, isJson, type Json } from "./document.ts"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -240,7 +240,10 @@ const toField = (
       const { anyOf: _, ...outer } = schema
       return toField(name, { ...numbers[0], ...outer }, required, definitions)
     }
-    return unsupported(name, `a union of ${show(members.map((member) => member.type ?? "schema"))} is not supported: ${onlyPrimitives}`)
+    return unsupported(
+      name,
+      `a union of ${show(members.map((member) => member.type ?? "schema"))} is not supported: ${onlyPrimitives}`
+    )
   }
 
   switch (schema.type) {
@@ -274,7 +277,10 @@ const toField = (
     case "object":
       return unsupported(name, `nested objects are not supported: ${onlyPrimitives}`)
     default:
-      return unsupported(name, `${schema.type === undefined ? "this schema" : `type ${show(schema.type)}`} is not supported: ${onlyPrimitives}`)
+      return unsupported(
+        name,
+        `${schema.type === undefined ? "this schema" : `type ${show(schema.type)}`} is not supported: ${onlyPrimitives}`
+      )
   }
 }
 

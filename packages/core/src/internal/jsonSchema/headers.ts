@@ -34,8 +34,10 @@ export const headerParams = (schema: unknown): ReadonlyArray<HeaderParam> => {
       if (typeof property !== "object" || property === null) continue
       const header = (property as Record<string, unknown>)[ANNOTATION]
       const type = (property as Record<string, unknown>).type
-      if (typeof header === "string" && TOKEN.test(header) && !seen.has(header.toLowerCase()) &&
-        (type === "string" || type === "integer" || type === "boolean")) {
+      if (
+        typeof header === "string" && TOKEN.test(header) && !seen.has(header.toLowerCase()) &&
+        (type === "string" || type === "integer" || type === "boolean")
+      ) {
         seen.add(header.toLowerCase())
         out.push({ header, path: [...path, key], type })
       }
@@ -92,9 +94,11 @@ export const invalidReason = (schema: unknown): string | undefined => {
     const object = node as Record<string, unknown>
     const header = object[ANNOTATION]
     if (header !== undefined) {
-      if (typeof header !== "string" || !TOKEN.test(header)) problem = `${path}: "${String(header)}" is not a header name`
-      else if (!staticPath) problem = `${path}: ${ANNOTATION} is only allowed on properties reached through "properties"`
-      else if (object.type !== "string" && object.type !== "integer" && object.type !== "boolean") {
+      if (typeof header !== "string" || !TOKEN.test(header)) {
+        problem = `${path}: "${String(header)}" is not a header name`
+      } else if (!staticPath) {
+        problem = `${path}: ${ANNOTATION} is only allowed on properties reached through "properties"`
+      } else if (object.type !== "string" && object.type !== "integer" && object.type !== "boolean") {
         problem = `${path}: ${ANNOTATION} needs a string, integer or boolean property`
       } else if (seen.has(header.toLowerCase())) problem = `${path}: the header name "${header}" is used twice`
       else seen.add(header.toLowerCase())
@@ -102,7 +106,9 @@ export const invalidReason = (schema: unknown): string | undefined => {
     }
     for (const [key, value] of Object.entries(object)) {
       if (key === "properties" && typeof value === "object" && value !== null && !Array.isArray(value)) {
-        for (const [name, property] of Object.entries(value)) walk(property, `${path}/properties/${name}`, staticPath, depth + 1)
+        for (const [name, property] of Object.entries(value)) {
+          walk(property, `${path}/properties/${name}`, staticPath, depth + 1)
+        }
       } else if (typeof value === "object" && value !== null) {
         walk(value, `${path}/${key}`, false, depth + 1)
       }

@@ -97,7 +97,16 @@ export const make = (
     const guarded = authorizer === undefined ? undefined : Egress.guard(authorizer, egress)
     const identities = Identity.make(http, options, store, guarded)
     const dpop = yield* Dpop.make
-    const grants = Grants.make({ http, discovery, identities, grant, store, authorizer: guarded, dpop, serverUrl: resource })
+    const grants = Grants.make({
+      http,
+      discovery,
+      identities,
+      grant,
+      store,
+      authorizer: guarded,
+      dpop,
+      serverUrl: resource
+    })
 
     const discover = (fromChallenge: string | undefined, preferredIssuer: string | undefined) =>
       discovery.discover(fromChallenge, preferredIssuer).pipe(
@@ -187,8 +196,10 @@ export const make = (
         const tokens = (yield* Ref.get(cached)) ?? (yield* load)
         if (tokens === undefined) return undefined
         if (!Tokens.isExpired(tokens, yield* Tokens.nowSeconds, skew)) {
-          yield* Ref.update(refreshed, (last) =>
-            last !== undefined && last.token === tokens.accessToken ? { ...last, uses: last.uses + 1 } : last)
+          yield* Ref.update(
+            refreshed,
+            (last) => last !== undefined && last.token === tokens.accessToken ? { ...last, uses: last.uses + 1 } : last
+          )
           return Tokens.header(tokens)
         }
         if (tokens.refreshToken === undefined) return undefined

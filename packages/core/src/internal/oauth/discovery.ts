@@ -90,7 +90,9 @@ export const make = (
         if (response === undefined) continue
         const json = yield* http.readJson(response, `protected resource metadata ${url.href}`)
         if (typeof json.resource !== "string") {
-          return yield* Effect.fail(McpError.auth("Discovery", `protected resource metadata ${url.href} has no resource`))
+          return yield* Effect.fail(
+            McpError.auth("Discovery", `protected resource metadata ${url.href} has no resource`)
+          )
         }
         const metadata = json as unknown as ResourceMetadata
         if (!McpOAuthPolicy.resourceMatches(serverUrl, metadata.resource)) {
@@ -147,7 +149,9 @@ export const make = (
       const value: unknown = server[field]
       if (value === undefined) return Effect.void
       if (typeof value !== "string" || !URL.canParse(value)) {
-        return Effect.fail(McpError.auth("Discovery", `the ${field} of the authorization server ${server.issuer} is not a URL`))
+        return Effect.fail(
+          McpError.auth("Discovery", `the ${field} of the authorization server ${server.issuer} is not a URL`)
+        )
       }
       const url = new URL(value)
       if (url.protocol !== "https:" && url.protocol !== "http:") {
@@ -215,18 +219,18 @@ export const make = (
    * document the challenge names is still read (for its `resource`, checked,
    * and its `scopes_supported`).
    */
-  const configured = (configuredServer: NonNullable<McpOAuth.Options["authorizationServer"]>) =>
-  (fromChallenge: string | undefined) =>
-    Effect.gen(function*() {
-      const named = McpOAuthPolicy.challengeResourceMetadataUrl(serverUrl, fromChallenge)
-      const metadata = named === undefined ? undefined : yield* resourceMetadata([named])
-      if (typeof configuredServer === "object" && "metadata" in configuredServer) {
-        const server = configuredServer.metadata as oauth.AuthorizationServer
-        yield* checkEndpoints(server, true)
-        return discovered(metadata, server)
-      }
-      return discovered(metadata, yield* serverMetadata(new URL(configuredServer)))
-    })
+  const configured =
+    (configuredServer: NonNullable<McpOAuth.Options["authorizationServer"]>) => (fromChallenge: string | undefined) =>
+      Effect.gen(function*() {
+        const named = McpOAuthPolicy.challengeResourceMetadataUrl(serverUrl, fromChallenge)
+        const metadata = named === undefined ? undefined : yield* resourceMetadata([named])
+        if (typeof configuredServer === "object" && "metadata" in configuredServer) {
+          const server = configuredServer.metadata as oauth.AuthorizationServer
+          yield* checkEndpoints(server, true)
+          return discovered(metadata, server)
+        }
+        return discovered(metadata, yield* serverMetadata(new URL(configuredServer)))
+      })
 
   const discover: Discovery["discover"] = preset !== undefined ?
     configured(preset) :

@@ -113,7 +113,8 @@ export const make = (options: {
   const serverHost = normalize(options.serverUrl.hostname)
 
   /** The classes of a host as written (declared first); `undefined` for a name. */
-  const literalClass = (host: string): McpOAuthPolicy.HostClass | undefined => declared(host) ?? McpOAuthPolicy.literalHostClass(host)
+  const literalClass = (host: string): McpOAuthPolicy.HostClass | undefined =>
+    declared(host) ?? McpOAuthPolicy.literalHostClass(host)
 
   /** The classes of a trusted host: as written, else what it resolves to (cached; a failure counts as nothing). */
   const resolvedClasses = new Map<string, ReadonlyArray<McpOAuthPolicy.HostClass>>()
@@ -176,12 +177,16 @@ export const make = (options: {
       }
       if (trusted.has(host)) return callback(null, addresses)
       const own = declared(host)
-      const classes = own !== undefined ? [own] : addresses.map((resolved) => McpOAuthPolicy.addressClass(resolved.address))
+      const classes = own !== undefined
+        ? [own]
+        : addresses.map((resolved) => McpOAuthPolicy.addressClass(resolved.address))
       anchor((from) => {
         const inward = classes.find((target) => !McpOAuthPolicy.mayReach(from, target))
         if (inward === undefined) return callback(null, addresses)
         callback(
-          new EgressRefused({ message: `${hostname} resolves to a ${inward} address: a server may not send the client there` }),
+          new EgressRefused({
+            message: `${hostname} resolves to a ${inward} address: a server may not send the client there`
+          }),
           []
         )
       })

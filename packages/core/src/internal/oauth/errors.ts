@@ -32,7 +32,9 @@ class ChallengedError extends Data.TaggedError("ChallengedError")<{
 
 const describe = (cause: unknown): string => {
   if (cause instanceof oauth.ResponseBodyError) {
-    return `HTTP ${cause.status}, ${cause.error}${cause.error_description === undefined ? "" : `: ${cause.error_description}`}`
+    return `HTTP ${cause.status}, ${cause.error}${
+      cause.error_description === undefined ? "" : `: ${cause.error_description}`
+    }`
   }
   if (cause instanceof oauth.WWWAuthenticateChallengeError) {
     const params = cause.cause[0]?.parameters
@@ -90,7 +92,9 @@ const oauthErrorCode = (cause: unknown): string | undefined =>
 
 /** An `AuthError` of `kind` for a failed `what` (an `McpError` passes through). */
 export const authError = (kind: McpError.AuthError["kind"], what: string) => (cause: unknown): McpError.McpError =>
-  McpError.isMcpError(cause) ? cause : McpError.auth(kind, `${what}: ${describe(cause)}`, { cause, status: statusOf(cause) })
+  McpError.isMcpError(cause)
+    ? cause
+    : McpError.auth(kind, `${what}: ${describe(cause)}`, { cause, status: statusOf(cause) })
 
 /** `true` when the token endpoint refused the client itself (`invalid_client`). */
 export const isInvalidClient = (error: McpError.McpError): boolean => {

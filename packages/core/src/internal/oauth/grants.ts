@@ -32,7 +32,10 @@ const ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
 /** The grants of one client. */
 export interface Grants {
   /** New tokens by the configured grant (the authorization code grant without `grant`). */
-  readonly obtain: (discovered: Discovered, scope: string | undefined) => Effect.Effect<McpAuth.Tokens, McpError.McpError>
+  readonly obtain: (
+    discovered: Discovered,
+    scope: string | undefined
+  ) => Effect.Effect<McpAuth.Tokens, McpError.McpError>
   /**
    * The refresh token grant for stored tokens, by the client that got them;
    * `undefined` when there is nothing to try (no refresh token, another
@@ -145,8 +148,14 @@ export const make = (deps: {
             validated.success,
             authorizer.redirectUri,
             verifier,
-            { ...http.requestOptions(endpoint, signal), ...dpop, additionalParameters: { resource: discovered.resource } }
-          ).then((answer) => oauth.processAuthorizationCodeResponse(server, client, answer))
+            {
+              ...http.requestOptions(endpoint, signal),
+              ...dpop,
+              additionalParameters: { resource: discovered.resource }
+            }
+          ).then((answer) =>
+            oauth.processAuthorizationCodeResponse(server, client, answer)
+          )
         )).pipe(
           Effect.tapError(forgetRefused(identity, server.issuer))
         )
@@ -175,7 +184,9 @@ export const make = (deps: {
       if (scope !== undefined) body.scope = scope
       const response = yield* http.call("Token", `${what} at ${endpoint}`, (signal) =>
         oauth.genericTokenEndpointRequest(server, client, auth, grantType, body, http.requestOptions(endpoint, signal))
-          .then((answer) => oauth.processGenericTokenEndpointResponse(server, client, answer)))
+          .then((answer) =>
+            oauth.processGenericTokenEndpointResponse(server, client, answer)
+          ))
       return yield* Tokens.fromResponse(response, server.issuer, scope)
     })
 
@@ -207,20 +218,24 @@ export const make = (deps: {
         resource: discovered.resource
       }
       if (scope !== undefined) exchange.scope = scope
-      const exchanged = yield* http.call("Token", `token exchange at ${idpEndpoint}`, (signal) =>
-        oauth.genericTokenEndpointRequest(
-          idp,
-          idpClient,
-          spec.idp.clientSecret === undefined ? oauth.None() : clientSecretBasic(spec.idp.clientSecret),
-          TOKEN_EXCHANGE,
-          exchange,
-          http.requestOptions(idpEndpoint, signal)
-        ).then((answer) =>
-          oauth.processGenericTokenEndpointResponse(idp, idpClient, answer, {
-            // an ID-JAG is no access token: RFC 8693 says token_type "N_A"
-            recognizedTokenTypes: { n_a: () => undefined }
-          })
-        ))
+      const exchanged = yield* http.call(
+        "Token",
+        `token exchange at ${idpEndpoint}`,
+        (signal) =>
+          oauth.genericTokenEndpointRequest(
+            idp,
+            idpClient,
+            spec.idp.clientSecret === undefined ? oauth.None() : clientSecretBasic(spec.idp.clientSecret),
+            TOKEN_EXCHANGE,
+            exchange,
+            http.requestOptions(idpEndpoint, signal)
+          ).then((answer) =>
+            oauth.processGenericTokenEndpointResponse(idp, idpClient, answer, {
+              // an ID-JAG is no access token: RFC 8693 says token_type "N_A"
+              recognizedTokenTypes: { n_a: () => undefined }
+            })
+          )
+      )
       if (exchanged.issued_token_type !== undefined && exchanged.issued_token_type !== ID_JAG_TYPE) {
         return yield* Effect.fail(McpError.auth(
           "Token",
@@ -269,7 +284,9 @@ export const make = (deps: {
             ...http.requestOptions(endpoint, signal),
             ...dpop,
             additionalParameters: { resource: discovered.resource }
-          }).then((answer) => oauth.processRefreshTokenResponse(server, client, answer))
+          }).then((answer) =>
+            oauth.processRefreshTokenResponse(server, client, answer)
+          )
         )).pipe(
           Effect.tapError(forgetRefused(identity, server.issuer))
         )

@@ -37,7 +37,11 @@ export interface Http {
     run: (signal: AbortSignal) => Promise<A>
   ) => Effect.Effect<A, McpError.McpError>
   /** Fails unless a request may go to `url`: https, or http to a loopback host (or `allowInsecureRequests`). */
-  readonly checkUrl: (url: URL, kind: McpError.AuthError["kind"], what: string) => Effect.Effect<void, McpError.McpError>
+  readonly checkUrl: (
+    url: URL,
+    kind: McpError.AuthError["kind"],
+    what: string
+  ) => Effect.Effect<void, McpError.McpError>
   readonly requestOptions: (url: string | URL | undefined, signal: AbortSignal) => RequestOptions
   /** GET a metadata document: the response when it is 200, `undefined` for any other status. */
   readonly getMetadata: (url: URL, what: string) => Effect.Effect<Response | undefined, McpError.McpError>

@@ -122,7 +122,9 @@ export const make = (
           ? registered.client_secret_expires_at
           : undefined,
         redirectUris: Array.isArray(registered.redirect_uris)
-          ? (registered.redirect_uris as Array<unknown>).filter((uri): uri is string => typeof uri === "string")
+          ? (registered.redirect_uris as Array<unknown>).filter((uri): uri is string =>
+            typeof uri === "string"
+          )
           : [redirectUri],
         tokenEndpointAuthMethod: registeredMethod,
         metadata: registered as Record<string, unknown>
@@ -172,14 +174,17 @@ export const make = (
     const alg = algorithm ??
       (typeof privateKey === "object" && typeof privateKey.alg === "string" ? privateKey.alg : undefined) ??
       server.token_endpoint_auth_signing_alg_values_supported?.[0] ?? "RS256"
-    return http.call("Token", "the client's private key", () =>
-      typeof privateKey === "string" ? jose.importPKCS8(privateKey, alg) : jose.importJWK(privateKey, alg)).pipe(
-        Effect.flatMap((key) =>
-          key instanceof Uint8Array
-            ? Effect.fail(McpError.auth("Token", "the client's private key is a symmetric key"))
-            : Effect.succeed(oauth.PrivateKeyJwt(key))
-        )
+    return http.call(
+      "Token",
+      "the client's private key",
+      () => typeof privateKey === "string" ? jose.importPKCS8(privateKey, alg) : jose.importJWK(privateKey, alg)
+    ).pipe(
+      Effect.flatMap((key) =>
+        key instanceof Uint8Array
+          ? Effect.fail(McpError.auth("Token", "the client's private key is a symmetric key"))
+          : Effect.succeed(oauth.PrivateKeyJwt(key))
       )
+    )
   }
 
   const identityAuth: Identities["identityAuth"] = (identity, server) =>

@@ -59,7 +59,9 @@ export const make = (http: Http): JwtBearer => {
       if (scope !== undefined) body.scope = scope
       const response = yield* http.call("Token", `JWT bearer grant at ${endpoint}`, (signal) =>
         oauth.genericTokenEndpointRequest(server, client, auth, JWT_BEARER, body, http.requestOptions(endpoint, signal))
-          .then((answer) => oauth.processGenericTokenEndpointResponse(server, client, answer)))
+          .then((answer) =>
+            oauth.processGenericTokenEndpointResponse(server, client, answer)
+          ))
       return yield* Tokens.fromResponse(response, server.issuer, scope)
     })
 

@@ -112,7 +112,9 @@ export const complete = (
         pending.redirectUri,
         pending.codeVerifier,
         { ...http.requestOptions(endpoint, signal), additionalParameters: { resource: pending.resource } }
-      ).then((answer) => oauth.processAuthorizationCodeResponse(server, client, answer)))
+      ).then((answer) =>
+        oauth.processAuthorizationCodeResponse(server, client, answer)
+      ))
     const tokens = yield* Tokens.fromResponse(response, server.issuer, pending.scope)
     yield* store.setTokens(serverUrl, tokens)
     const completed: McpOAuthRedirect.Completed = { serverUrl, scope: tokens.scope }

@@ -11,7 +11,10 @@ import type * as oauth from "oauth4webapi"
 import type * as McpAuth from "../../McpAuth.ts"
 
 /** The current time in whole seconds (token lifetimes, secret expiries). */
-export const nowSeconds: Effect.Effect<number> = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
+export const nowSeconds: Effect.Effect<number> = Effect.map(
+  Clock.currentTimeMillis,
+  (millis) => Math.floor(millis / 1000)
+)
 
 /** The tokens of a token endpoint response; the requested scope and the previous refresh token where it says none. */
 export const fromResponse = (
@@ -22,7 +25,11 @@ export const fromResponse = (
 ): Effect.Effect<McpAuth.Tokens> =>
   Effect.map(nowSeconds, (now): McpAuth.Tokens => ({
     accessToken: response.access_token,
-    tokenType: response.token_type === "bearer" ? "Bearer" : response.token_type === "dpop" ? "DPoP" : response.token_type,
+    tokenType: response.token_type === "bearer"
+      ? "Bearer"
+      : response.token_type === "dpop"
+      ? "DPoP"
+      : response.token_type,
     refreshToken: response.refresh_token ?? previousRefreshToken,
     expiresAt: response.expires_in === undefined ? undefined : now + response.expires_in,
     scope: response.scope ?? requestedScope,
@@ -30,8 +37,7 @@ export const fromResponse = (
   }))
 
 /** The `Authorization` header value of tokens: `DPoP` for a DPoP-bound token (RFC 9449 §7.1), else `Bearer`. */
-export const header = (tokens: McpAuth.Tokens): string =>
-  `${isDpop(tokens) ? "DPoP" : "Bearer"} ${tokens.accessToken}`
+export const header = (tokens: McpAuth.Tokens): string => `${isDpop(tokens) ? "DPoP" : "Bearer"} ${tokens.accessToken}`
 
 /** `true` for a DPoP-bound token (`token_type` `DPoP`). */
 export const isDpop = (tokens: McpAuth.Tokens): boolean => tokens.tokenType.toLowerCase() === "dpop"

@@ -6,7 +6,15 @@
  */
 import * as Schema from "effect/Schema"
 import * as McpMethod from "../../McpMethod.ts"
-import { EmptyResult, Implementation, JsonObject, Meta, NotificationParams, RequestMeta, RequestParams } from "./base.ts"
+import {
+  EmptyResult,
+  Implementation,
+  JsonObject,
+  Meta,
+  NotificationParams,
+  RequestMeta,
+  RequestParams
+} from "./base.ts"
 
 // -----------------------------------------------------------------------------
 // Capabilities

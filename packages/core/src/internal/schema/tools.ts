@@ -5,7 +5,15 @@
  */
 import * as Schema from "effect/Schema"
 import * as McpMethod from "../../McpMethod.ts"
-import { Icon, Meta, JsonObject, NotificationParams, PaginatedRequestParams, PaginatedResult, RequestMeta } from "./base.ts"
+import {
+  Icon,
+  JsonObject,
+  Meta,
+  NotificationParams,
+  PaginatedRequestParams,
+  PaginatedResult,
+  RequestMeta
+} from "./base.ts"
 import { ContentBlock } from "./content.ts"
 import { CreateTaskResult, TaskMetadata } from "./tasks.ts"
 

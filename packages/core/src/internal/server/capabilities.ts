@@ -82,4 +82,6 @@ const hasTaskTools = (current: Registry) => {
 
 // a capability given as `undefined` in the options is not declared (`{ logging: undefined }`: a server that does not log)
 const withoutUndefined = (capabilities: Record<string, unknown>): McpSchema.ServerCapabilities =>
-  Object.fromEntries(Object.entries(capabilities).filter(([, value]) => value !== undefined)) as McpSchema.ServerCapabilities
+  Object.fromEntries(
+    Object.entries(capabilities).filter(([, value]) => value !== undefined)
+  ) as McpSchema.ServerCapabilities

@@ -8,8 +8,8 @@
 import * as Context from "effect/Context"
 import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
@@ -66,11 +66,16 @@ const sessionChannel = (live: LiveSession, session: McpServerSession.ServerSessi
       method,
       options?.inputKey === undefined
         ? params
-        : { ...params, _meta: { ...(params as { readonly _meta?: object })._meta, [McpSchema.INPUT_KEY_META_KEY]: options.inputKey } },
+        : {
+          ...params,
+          _meta: { ...(params as { readonly _meta?: object })._meta, [McpSchema.INPUT_KEY_META_KEY]: options.inputKey }
+        },
       options
     ),
   log: (params) =>
-    Logging.passes(params.level, live.logLevel) ? Effect.ignore(session.notify(McpSchema.LoggingMessage, params)) : Effect.void,
+    Logging.passes(params.level, live.logLevel)
+      ? Effect.ignore(session.notify(McpSchema.LoggingMessage, params))
+      : Effect.void,
   level: () => live.logLevel
 })
 

@@ -39,5 +39,6 @@ export const release = (demand: Demand, uri: string): Effect.Effect<void> =>
   Effect.suspend(() =>
     demand.hook === undefined || !release_(demand, uri)
       ? Effect.void
-      : Effect.catchCause(demand.hook(uri, false), (cause) => Effect.logWarning(`unsubscribing from ${uri} failed`, cause))
+      : Effect.catchCause(demand.hook(uri, false), (cause) =>
+        Effect.logWarning(`unsubscribing from ${uri} failed`, cause))
   )

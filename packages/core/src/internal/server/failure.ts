@@ -48,7 +48,8 @@ const NAME_KEY: Readonly<Record<Site["kind"], string>> = {
 }
 
 /** The error a defect is answered with: no message, no stack of it. @internal */
-export const internalError = (): McpError.McpError => McpError.protocol(JsonRpc.ErrorCode.InternalError, "Internal error")
+export const internalError = (): McpError.McpError =>
+  McpError.protocol(JsonRpc.ErrorCode.InternalError, "Internal error")
 
 /**
  * Logs a failed (not interrupted) handler: a warning naming the typed

@@ -35,6 +35,8 @@ export const page = <A>(
   }
   const end = offset + pageSize
   return Effect.succeed(
-    end < items.length ? { items: items.slice(offset, end), nextCursor: encodeCursor(end) } : { items: items.slice(offset) }
+    end < items.length
+      ? { items: items.slice(offset, end), nextCursor: encodeCursor(end) }
+      : { items: items.slice(offset) }
   )
 }

@@ -9,36 +9,46 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as JsonRpc from "../../JsonRpc.ts"
+import { McpChangeBus } from "../../McpChangeBus.ts"
 import * as McpError from "../../McpError.ts"
 import type * as McpMethod from "../../McpMethod.ts"
 import type * as McpPrompt from "../../McpPrompt.ts"
 import * as McpResource from "../../McpResource.ts"
-import { McpChangeBus } from "../../McpChangeBus.ts"
-import { McpSessionRegistry } from "../../McpSessionRegistry.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
 import * as McpServerSession from "../../McpServerSession.ts"
 import * as McpSession from "../../McpSession.ts"
+import { McpSessionRegistry } from "../../McpSessionRegistry.ts"
 import type * as McpTool from "../../McpTool.ts"
-import { CurrentRequestContext, type LiveSession, requestContext, sessionContext } from "./context.ts"
-import * as Failure from "./failure.ts"
-import * as Metrics from "../metrics.ts"
 import { type HeaderParam, headerParams } from "../jsonSchema/headers.ts"
-import * as Pagination from "./pagination.ts"
-import { applyChanges, type Change, enabled, type Entry, isListed, type Kind, type Listed, listChanged, type Registry } from "./registry.ts"
+import * as Metrics from "../metrics.ts"
+import * as Tasks from "../task/tasks.ts"
 import * as CacheHints from "./cacheHints.ts"
-import * as Capabilities from "./capabilities.ts"
 import type { Cached } from "./cacheHints.ts"
+import * as Capabilities from "./capabilities.ts"
 import * as ChangeBus from "./changeBus.ts"
-import { withServices } from "./services.ts"
+import { CurrentRequestContext, type LiveSession, requestContext, sessionContext } from "./context.ts"
 import * as Demand from "./demand.ts"
 import * as Extensions from "./extensions.ts"
+import * as Failure from "./failure.ts"
+import * as Pagination from "./pagination.ts"
+import {
+  applyChanges,
+  type Change,
+  enabled,
+  type Entry,
+  isListed,
+  type Kind,
+  listChanged,
+  type Listed,
+  type Registry
+} from "./registry.ts"
+import { withServices } from "./services.ts"
 import * as Subscriptions from "./subscriptions.ts"
-import * as Visibility from "./visibility.ts"
 import * as TaskCall from "./task/call.ts"
 import * as TaskHandlers from "./task/handlers.ts"
 import * as TaskListen from "./task/listen.ts"
-import * as Tasks from "../task/tasks.ts"
+import * as Visibility from "./visibility.ts"
 
 // -----------------------------------------------------------------------------
 // Registry
@@ -58,7 +68,6 @@ const headersOf = (tool: McpTool.McpTool<any>): ReadonlyArray<HeaderParam> => {
   }
   return params
 }
-
 
 // -----------------------------------------------------------------------------
 // Server
@@ -88,13 +97,19 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       options.tasks,
       cluster === undefined ? undefined : { replica: cluster.replicaId, isLive: cluster.isLive }
     )
-    const sealingKey = yield* McpServerSession.makeSealingKey(options.requestState?.secret, options.requestState?.maxBytes)
+    const sealingKey = yield* McpServerSession.makeSealingKey(
+      options.requestState?.secret,
+      options.requestState?.maxBytes
+    )
     const heldCalls = yield* McpServerSession.makeHeldCalls({ ...options.hold, replica: cluster?.replicaId })
     const supportedVersions = options.protocolVersions ??
       [...McpSchema.MODERN_PROTOCOL_VERSIONS, ...McpSchema.SUPPORTED_PROTOCOL_VERSIONS]
     const defaults = CacheHints.defaultsOf(options.cache)
-    const withHints = <A extends object>(context: McpServer.RequestContext, result: A, items: ReadonlyArray<Cached>): A =>
-      CacheHints.withHints(defaults, context, result, items)
+    const withHints = <A extends object>(
+      context: McpServer.RequestContext,
+      result: A,
+      items: ReadonlyArray<Cached>
+    ): A => CacheHints.withHints(defaults, context, result, items)
 
     // what this replica's clients are told of a change; `announce` also tells the other replicas
     const broadcast = (kind: Listed) =>
@@ -102,8 +117,11 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         Effect.forEach(sessions, (live) =>
           live.session === undefined
             ? Effect.void
-            : Effect.flatMap(live.session.state, (state) =>
-              state._tag === "Initialized" ? Effect.ignore(live.session!.notify(listChanged[kind], {})) : Effect.void), {
+            : Effect.flatMap(
+              live.session.state,
+              (state) =>
+                state._tag === "Initialized" ? Effect.ignore(live.session!.notify(listChanged[kind], {})) : Effect.void
+            ), {
           discard: true
         }),
         Subscriptions.listChanged(listeners, kind === "resourceTemplates" ? "resources" : kind, listChanged[kind].name)
@@ -123,17 +141,26 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     const announce = (kind: Listed) =>
       bus === undefined
         ? broadcast(kind)
-        : Effect.andThen(broadcast(kind), bus.publish({ _tag: "ListChanged", kind: kind === "resourceTemplates" ? "resources" : kind }))
+        : Effect.andThen(
+          broadcast(kind),
+          bus.publish({ _tag: "ListChanged", kind: kind === "resourceTemplates" ? "resources" : kind })
+        )
     if (bus !== undefined) yield* ChangeBus.follow(bus, broadcast, resourceUpdated)
 
     // changes of the registry: the sessions and listeners are told once per kind changed
     const update = (changes: ReadonlyArray<Change>) =>
-      Effect.flatMap(Ref.modify(registry, (current) => {
-        const [changed, next] = applyChanges(current, changes)
-        return [[changed, current, next] as const, next]
-      }), ([changed, before, after]) =>
-        Effect.forEach(changed, (kind) =>
-          isListed(kind) ? announce(kind) : Effect.sync(() => Extensions.reattach(attached, before, after)), { discard: true }))
+      Effect.flatMap(
+        Ref.modify(registry, (current) => {
+          const [changed, next] = applyChanges(current, changes)
+          return [[changed, current, next] as const, next]
+        }),
+        ([changed, before, after]) =>
+          Effect.forEach(
+            changed,
+            (kind) => isListed(kind) ? announce(kind) : Effect.sync(() => Extensions.reattach(attached, before, after)),
+            { discard: true }
+          )
+      )
 
     // the extensions registered, each told how to announce its list changes
     const attached = Extensions.attachments({ listChanged: announce })
@@ -149,10 +176,12 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       })
 
     const setEnabled = (definition: McpServer.Definition<any>, value: boolean) =>
-      update(Extensions.withParts([definition]).map((part): Change => [
-        part,
-        (entry) => entry === undefined || entry.enabled === value ? entry : { ...entry, enabled: value }
-      ]))
+      update(
+        Extensions.withParts([definition]).map((part): Change => [
+          part,
+          (entry) => entry === undefined || entry.enabled === value ? entry : { ...entry, enabled: value }
+        ])
+      )
 
     // -------------------------------------------------------------------------
     // handlers, shared by the sessions
@@ -185,10 +214,11 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           Effect.suspend(() => handle(params, context, live, sessionContext))
         )
         // `updateContext` rather than `provideService`, which builds a function per call
-        return Effect.updateContext(run, (current) => Context.add(current, CurrentRequestContext, context)) as Effect.Effect<
-          McpMethod.Result<M>,
-          McpError.McpError
-        >
+        return Effect.updateContext(run, (current) =>
+          Context.add(current, CurrentRequestContext, context)) as Effect.Effect<
+            McpMethod.Result<M>,
+            McpError.McpError
+          >
       }
     })
 
@@ -196,9 +226,13 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
       const visible = options.visible
       const shown = <D extends McpServer.Definition<any>>(items: Array<D>, context: McpServer.RequestContext) =>
         Visibility.shown(visible, items, context)
-      const reachable = <D extends McpServer.Definition<any>>(entry: Entry<D> | undefined, context: McpServer.RequestContext) =>
+      const reachable = <D extends McpServer.Definition<any>>(
+        entry: Entry<D> | undefined,
+        context: McpServer.RequestContext
+      ) =>
         Visibility.reachable(visible, entry, context)
-      const readHolds = (params: McpSchema.ReadResourceRequestParams) => Visibility.readHolds(Ref.getUnsafe(registry), params.uri)
+      const readHolds = (params: McpSchema.ReadResourceRequestParams) =>
+        Visibility.readHolds(Ref.getUnsafe(registry), params.uri)
 
       const list = <D extends Cached & McpServer.Definition<any>>(
         kind: Kind,
@@ -231,20 +265,37 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           )),
         handler(McpSchema.ListTools, (params, context) =>
           Effect.map(list<McpTool.McpTool>("tools", params.cursor, context, byName), (page) =>
-            withHints(context, withCursor({ tools: page.items.map((tool) => tool.tool) }, page.nextCursor), page.items))),
-        handler(McpSchema.CallTool, (params, context, live, raw) => {
-          const tool = reachable(Ref.getUnsafe(registry).tools.get(params.name), context)
-          if (tool === undefined) {
-            return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown tool: ${params.name}`))
+            withHints(
+              context,
+              withCursor({
+                tools: page.items.map((tool) =>
+                  tool.tool
+                )
+              }, page.nextCursor),
+              page.items
+            ))),
+        handler(
+          McpSchema.CallTool,
+          (params, context, live, raw) => {
+            const tool = reachable(Ref.getUnsafe(registry).tools.get(params.name), context)
+            if (tool === undefined) {
+              return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown tool: ${params.name}`))
+            }
+            // a task only when the tool takes one and a 2025-11-25 request does not ask
+            return tool.task === "forbidden" && (context.era === "modern" || params.task === undefined)
+              ? tool.call(params.arguments, context)
+              : TaskCall.call(tasks, tool, params, context, raw, live) as Effect.Effect<
+                McpSchema.CallToolResult,
+                McpError.McpError
+              >
+          },
+          (params) =>
+            Ref.getUnsafe(registry).tools.get(params.name)?.definition.hold === true,
+          (params) => {
+            const annotations = Ref.getUnsafe(registry).tools.get(params.name)?.definition.tool.annotations
+            return annotations?.idempotentHint === true || annotations?.readOnlyHint === true
           }
-          // a task only when the tool takes one and a 2025-11-25 request does not ask
-          return tool.task === "forbidden" && (context.era === "modern" || params.task === undefined)
-            ? tool.call(params.arguments, context)
-            : TaskCall.call(tasks, tool, params, context, raw, live) as Effect.Effect<McpSchema.CallToolResult, McpError.McpError>
-        }, (params) => Ref.getUnsafe(registry).tools.get(params.name)?.definition.hold === true, (params) => {
-          const annotations = Ref.getUnsafe(registry).tools.get(params.name)?.definition.tool.annotations
-          return annotations?.idempotentHint === true || annotations?.readOnlyHint === true
-        }),
+        ),
         handler(McpSchema.GetTask, TaskHandlers.get(tasks) as never),
         handler(McpSchema.CancelTask, TaskHandlers.cancel(tasks) as never),
         handler(McpSchema.UpdateTask, TaskHandlers.update(tasks) as never),
@@ -258,49 +309,90 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
               (template) =>
                 template.list === undefined
                   ? Effect.succeed([])
-                  : Effect.map(template.list(context), (resources) => resources.map((resource) => ({ resource, cache: template.cache })))
+                  : Effect.map(template.list(context), (resources) =>
+                    resources.map((resource) => ({ resource, cache: template.cache })))
             )
             const all: ReadonlyArray<{ readonly resource: McpSchema.Resource } & Cached> = [
               ...shown(enabled(current.resources), context),
               ...listed.flat()
             ]
             const page = yield* Pagination.page(all, params.cursor, pageSize)
-            return withHints(context, withCursor({ resources: page.items.map((item) => item.resource) }, page.nextCursor), page.items)
+            return withHints(
+              context,
+              withCursor({
+                resources: page.items.map((item) =>
+                  item.resource
+                )
+              }, page.nextCursor),
+              page.items
+            )
           })),
         handler(McpSchema.ListResourceTemplates, (params, context) =>
           Effect.map(list<McpResource.McpResourceTemplate>("resourceTemplates", params.cursor, context), (page) =>
             withHints(
               context,
-              withCursor({ resourceTemplates: page.items.map((template) => template.template) }, page.nextCursor),
+              withCursor({
+                resourceTemplates: page.items.map((template) =>
+                  template.template
+                )
+              }, page.nextCursor),
               page.items
             ))),
-        handler(McpSchema.ReadResource, (params, context) =>
-          Effect.flatMap(Ref.get(registry), (current) => {
-            // a retry with input answers is about one caller: not to be cached
-            const retried = "requestState" in params || "inputResponses" in params
-            const answer = (definition: Cached, read: Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError>) =>
-              Effect.map(read, (result) => withHints(context, result, retried ? [{ cache: { ttlMs: 0, cacheScope: "private" } }] : [definition]))
-            const resource = reachable(current.resources.get(params.uri), context)
-            if (resource !== undefined) return answer(resource, resource.read(context))
-            for (const template of shown(enabled(current.resourceTemplates), context)) {
-              const variables = template.match(params.uri)
-              if (Option.isSome(variables)) return answer(template, template.read(params.uri, variables.value, context))
-            }
-            const notFound = McpResource.notFound(params.uri)
-            // 2026-07-28 answers an unknown resource as bad params
-            return Effect.fail(
-              context.era === "modern"
-                ? McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Resource not found: ${params.uri}`, { uri: params.uri })
-                : notFound
-            )
-          }), readHolds, () => true),
+        handler(
+          McpSchema.ReadResource,
+          (params, context) =>
+            Effect.flatMap(Ref.get(registry), (current) => {
+              // a retry with input answers is about one caller: not to be cached
+              const retried = "requestState" in params || "inputResponses" in params
+              const answer = (
+                definition: Cached,
+                read: Effect.Effect<McpSchema.ReadResourceResult, McpError.McpError>
+              ) =>
+                Effect.map(
+                  read,
+                  (result) =>
+                    withHints(
+                      context,
+                      result,
+                      retried ? [{ cache: { ttlMs: 0, cacheScope: "private" } }] : [definition]
+                    )
+                )
+              const resource = reachable(current.resources.get(params.uri), context)
+              if (resource !== undefined) {
+                return answer(resource, resource.read(context))
+              }
+              for (const template of shown(enabled(current.resourceTemplates), context)) {
+                const variables = template.match(params.uri)
+                if (Option.isSome(variables)) {
+                  return answer(template, template.read(params.uri, variables.value, context))
+                }
+              }
+              const notFound = McpResource.notFound(params.uri)
+              // 2026-07-28 answers an unknown resource as bad params
+              return Effect.fail(
+                context.era === "modern"
+                  ? McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Resource not found: ${params.uri}`, {
+                    uri: params.uri
+                  })
+                  : notFound
+              )
+            }),
+          readHolds,
+          () =>
+            true
+        ),
         handler(McpSchema.Subscribe, (params, _, live) =>
           Effect.suspend(() => {
-            if (live.subscriptions?.has(params.uri) === true) return Effect.succeed({})
+            if (live.subscriptions?.has(params.uri) === true) {
+              return Effect.succeed({})
+            }
             return Effect.as(
               Effect.tap(
                 Demand.acquire(demand, params.uri),
-                () => Effect.sync(() => (live.subscriptions ??= new Set()).add(params.uri))
+                () =>
+                  Effect.sync(() =>
+                    (live.subscriptions ??= new Set()).add(params.uri)
+                  )
               ),
               {}
             )
@@ -313,15 +405,30 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
           )),
         handler(McpSchema.ListPrompts, (params, context) =>
           Effect.map(list<McpPrompt.McpPrompt>("prompts", params.cursor, context), (page) =>
-            withHints(context, withCursor({ prompts: page.items.map((prompt) => prompt.prompt) }, page.nextCursor), page.items))),
-        handler(McpSchema.GetPrompt, (params, context) =>
-          Effect.flatMap(Ref.get(registry), (current) => {
-            const prompt = reachable(current.prompts.get(params.name), context)
-            if (prompt === undefined) {
-              return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`))
-            }
-            return prompt.get(params.arguments ?? {}, context)
-          }), (params) => Ref.getUnsafe(registry).prompts.get(params.name)?.definition.hold === true, () => true),
+            withHints(
+              context,
+              withCursor({
+                prompts: page.items.map((prompt) =>
+                  prompt.prompt
+                )
+              }, page.nextCursor),
+              page.items
+            ))),
+        handler(
+          McpSchema.GetPrompt,
+          (params, context) =>
+            Effect.flatMap(Ref.get(registry), (current) => {
+              const prompt = reachable(current.prompts.get(params.name), context)
+              if (prompt === undefined) {
+                return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`))
+              }
+              return prompt.get(params.arguments ?? {}, context)
+            }),
+          (params) =>
+            Ref.getUnsafe(registry).prompts.get(params.name)?.definition.hold === true,
+          () =>
+            true
+        ),
         handler(McpSchema.Complete, (params, context) =>
           Effect.flatMap(Ref.get(registry), (current): Effect.Effect<McpSchema.CompleteResult, McpError.McpError> => {
             const ref = params.ref
@@ -332,16 +439,22 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
               const what = ref.type === "ref/prompt" ? `prompt ${ref.name}` : `resource template ${ref.uri}`
               return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InvalidParams, `Unknown ${what}`))
             }
-            if (owner.completion !== undefined) return owner.completion(params, context)
+            if (owner.completion !== undefined) {
+              return owner.completion(params, context)
+            }
             const complete = owner.complete[params.argument.name]
-            if (complete === undefined) return Effect.succeed({ completion: { values: [], hasMore: false } })
+            if (complete === undefined) {
+              return Effect.succeed({ completion: { values: [], hasMore: false } })
+            }
             const site = ref.type === "ref/prompt"
               ? Failure.siteOf(context, "prompt", ref.name, params.argument.name)
               : Failure.siteOf(context, "resource", ref.uri, params.argument.name)
             return Effect.map(
               Failure.guard(
                 site,
-                Effect.suspend(() => complete(params.argument.value, { arguments: params.context?.arguments ?? {} }))
+                Effect.suspend(() =>
+                  complete(params.argument.value, { arguments: params.context?.arguments ?? {} })
+                )
               ),
               (values) => ({
                 completion: {
@@ -368,15 +481,23 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
             const live = lives.get(server)!
             const session = live.session!
             const client = yield* session.clientParams
-            if (Option.isNone(client)) return
+            if (Option.isNone(client)) {
+              return
+            }
             const state = yield* session.state
             const context = {
               kind: "notification" as const,
               method: McpSchema.RootsListChanged.name,
-              ...sessionContext(live, session, client.value, state._tag === "NotInitialized" ? "" : state.protocolVersion)
+              ...sessionContext(
+                live,
+                session,
+                client.value,
+                state._tag === "NotInitialized" ? "" : state.protocolVersion
+              )
             }
             const run = middleware.reduceRight<Effect.Effect<unknown, McpError.McpError>>(
-              (next, wrap) => wrap(context, McpSchema.RootsListChanged.name, params, next),
+              (next, wrap) =>
+                wrap(context, McpSchema.RootsListChanged.name, params, next),
               options.onRootsListChanged!(context)
             )
             yield* Effect.ignore(run)
@@ -387,13 +508,16 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
     // the service
     // -------------------------------------------------------------------------
 
-    const capabilities = Capabilities.make(() => Ref.getUnsafe(registry), options.capabilities)
+    const capabilities = Capabilities.make(() =>
+      Ref.getUnsafe(registry), options.capabilities)
     const handlers = handlersOf()
     const notificationHandlers = notificationHandlersOf()
     const handlerOf = Extensions.handlerOf(
       () => Ref.getUnsafe(registry),
       options.visible,
-      (request) => handler(request.method, (params, context) => request.handle(params, context) as Effect.Effect<any, McpError.McpError>)
+      (request) =>
+        handler(request.method, (params, context) =>
+          request.handle(params, context) as Effect.Effect<any, McpError.McpError>)
     )
 
     const serve = (counted: boolean) =>
@@ -430,12 +554,18 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
         // before the session ends: listen streams answer their graceful end
         yield* Effect.addFinalizer(() =>
           counted
-            ? Effect.andThen(Subscriptions.end(live), Effect.suspend(() => {
-              sessions.delete(live)
-              const uris = live.subscriptions
-              live.subscriptions = undefined
-              return uris === undefined ? Effect.void : Effect.forEach(uris, (uri) => Demand.release(demand, uri), { discard: true })
-            }))
+            ? Effect.andThen(
+              Subscriptions.end(live),
+              Effect.suspend(() => {
+                sessions.delete(live)
+                const uris = live.subscriptions
+                live.subscriptions = undefined
+                return uris === undefined
+                  ? Effect.void
+                  : Effect.forEach(uris, (uri) =>
+                    Demand.release(demand, uri), { discard: true })
+              })
+            )
             : Subscriptions.end(live)
         )
         return session
@@ -443,12 +573,17 @@ export const makeServer = (options: McpServer.Options): Effect.Effect<McpServer.
 
     return {
       serverInfo,
-      register: (definition) => Effect.flatMap(Effect.context<any>(), (services) => update(registering([definition], services))),
-      unregister: (definition) => update(Extensions.withParts([definition]).map((part): Change => [part, () => undefined])),
+      register: (definition) =>
+        Effect.flatMap(Effect.context<any>(), (services) =>
+          update(registering([definition], services))),
+      unregister: (definition) =>
+        update(Extensions.withParts([definition]).map((part): Change => [part, () => undefined])),
       update: (changes) =>
         Effect.flatMap(Effect.context<any>(), (services) =>
           update([
-            ...Extensions.withParts(changes.unregister ?? []).map((definition): Change => [definition, () => undefined]),
+            ...Extensions.withParts(changes.unregister ?? []).map((
+              definition
+            ): Change => [definition, () => undefined]),
             ...registering(changes.register ?? [], services)
           ])),
       enable: (definition) => setEnabled(definition, true),

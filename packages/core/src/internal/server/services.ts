@@ -26,14 +26,20 @@ export const withServices = <D>(definition: D, services: Context.Context<never>)
   // usually every captured service is already there: then the context is
   // left as it is (a new context costs the fiber its context cache)
   const complete = (current: Context.Context<any>) => {
-    for (const key of keys) if (Context.getOrElse(current, key, absent) === missing) return Context.merge(services, current)
+    for (const key of keys) {
+      if (Context.getOrElse(current, key, absent) === missing) return Context.merge(services, current)
+    }
     return current
   }
   const provide = <A, E>(effect: Effect.Effect<A, E, any>): Effect.Effect<A, E> =>
     Effect.updateContext(effect, complete) as Effect.Effect<A, E>
   const provideEach = (complete: Readonly<Record<string, McpResource.Complete<any>>>) =>
     Object.fromEntries(
-      Object.entries(complete).map(([name, f]) => [name, (value: string, ctx: { readonly arguments: Readonly<Record<string, string>> }) => provide(f(value, ctx))])
+      Object.entries(complete).map((
+        [name, f]
+      ) => [name, (value: string, ctx: { readonly arguments: Readonly<Record<string, string>> }) =>
+        provide(f(value, ctx))]
+      )
     )
   const d = definition as unknown as McpServer.Definition<any>
   switch (d._tag) {
@@ -46,9 +52,13 @@ export const withServices = <D>(definition: D, services: Context.Context<never>)
       const completion = d.completion
       return {
         ...d,
-        completion: completion && ((params: any, context: McpServer.RequestContext) => provide(completion(params, context))),
-        read: (uri: string, variables: Readonly<Record<string, string | ReadonlyArray<string>>>, context: McpServer.RequestContext) =>
-          provide(d.read(uri, variables, context)),
+        completion: completion &&
+          ((params: any, context: McpServer.RequestContext) => provide(completion(params, context))),
+        read: (
+          uri: string,
+          variables: Readonly<Record<string, string | ReadonlyArray<string>>>,
+          context: McpServer.RequestContext
+        ) => provide(d.read(uri, variables, context)),
         list: list && ((context: McpServer.RequestContext) => provide(list(context))),
         complete: provideEach(d.complete)
       } as D
@@ -65,8 +75,10 @@ export const withServices = <D>(definition: D, services: Context.Context<never>)
       const completion = d.completion
       return {
         ...d,
-        completion: completion && ((params: any, context: McpServer.RequestContext) => provide(completion(params, context))),
-        get: (args: Readonly<Record<string, string>>, context: McpServer.RequestContext) => provide(d.get(args, context)),
+        completion: completion &&
+          ((params: any, context: McpServer.RequestContext) => provide(completion(params, context))),
+        get: (args: Readonly<Record<string, string>>, context: McpServer.RequestContext) =>
+          provide(d.get(args, context)),
         complete: provideEach(d.complete)
       } as D
     }

@@ -11,6 +11,10 @@
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Tracer from "effect/Tracer"
+import * as McpMethod from "../../McpMethod.ts"
+import * as McpSchema from "../../McpSchema.ts"
+import type { Handler, Options, RequestContext, SealingKey, ServerSession, State } from "../../McpServerSession.ts"
+import * as McpSession from "../../McpSession.ts"
 import { principal } from "../auth/principal.ts"
 import * as Held from "../era/held.ts"
 import * as InputRequired from "../era/inputRequired.ts"
@@ -19,17 +23,6 @@ import * as Stateless from "../era/stateless.ts"
 import * as TraceContext from "../era/traceContext.ts"
 import type * as Versions from "../era/versions.ts"
 import * as Logging from "./logging.ts"
-import * as McpMethod from "../../McpMethod.ts"
-import * as McpSchema from "../../McpSchema.ts"
-import type {
-  Handler,
-  Options,
-  RequestContext,
-  SealingKey,
-  ServerSession,
-  State
-} from "../../McpServerSession.ts"
-import * as McpSession from "../../McpSession.ts"
 
 // What the handlers, shared by the sessions given the same handler list, read
 // of the session whose request they serve.
@@ -86,7 +79,8 @@ const legacy = (live: Live, handler: Handler, params: unknown, context: McpSessi
   const current = Ref.getUnsafe(live.state) as Exclude<State, { readonly _tag: "NotInitialized" }>
   if (live.capabilityCheckOf !== current) {
     live.capabilityCheckOf = current
-    live.capabilityCheck = (...path) => McpMethod.hasCapability(current.client.capabilities, McpMethod.clientCapability(...path))
+    live.capabilityCheck = (...path) =>
+      McpMethod.hasCapability(current.client.capabilities, McpMethod.clientCapability(...path))
   }
   return handler.handle(params, {
     ...context,
@@ -100,10 +94,13 @@ const legacy = (live: Live, handler: Handler, params: unknown, context: McpSessi
   })
 }
 
-
 const stateless = (live: Live, handler: Handler, params: unknown, context: McpSession.RequestContext) => {
   const client = Stateless.clientOf(context.meta)
-  const clientParams = { protocolVersion: client.protocolVersion, capabilities: client.capabilities, clientInfo: client.clientInfo }
+  const clientParams = {
+    protocolVersion: client.protocolVersion,
+    capabilities: client.capabilities,
+    clientInfo: client.clientInfo
+  }
   const checkClientCapability = (...path: ReadonlyArray<string>) =>
     McpMethod.hasCapability(client.capabilities, McpMethod.clientCapability(...path))
   // no level asked for: no logs
@@ -145,11 +142,14 @@ const stateless = (live: Live, handler: Handler, params: unknown, context: McpSe
       }, (channel) =>
         handler.handle(
           params,
-          contextWith(((method, params, options) => channel.ask(method, params, options?.inputKey)) as RequestContext["input"], {
-            // what the held handler sends goes to the request attached at the time
-            reportProgress: (progress) => channel.send((outbox) => outbox.reportProgress(progress)),
-            log: (params) => channel.send((outbox) => outbox.log(params))
-          })
+          contextWith(
+            ((method, params, options) => channel.ask(method, params, options?.inputKey)) as RequestContext["input"],
+            {
+              // what the held handler sends goes to the request attached at the time
+              reportProgress: (progress) => channel.send((outbox) => outbox.reportProgress(progress)),
+              log: (params) => channel.send((outbox) => outbox.log(params))
+            }
+          )
         )))
     : InputRequired.run(method, params, options, (ask) =>
       handler.handle(

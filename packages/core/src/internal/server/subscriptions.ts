@@ -17,9 +17,9 @@ import * as Stream from "effect/Stream"
 import type * as McpError from "../../McpError.ts"
 import * as McpSchema from "../../McpSchema.ts"
 import type * as McpServer from "../../McpServer.ts"
-import type * as TaskListen from "./task/listen.ts"
 import type { LiveSession } from "./context.ts"
 import * as Demand from "./demand.ts"
+import type * as TaskListen from "./task/listen.ts"
 
 interface Notice {
   readonly method: McpSchema.NotificationMethod
@@ -71,9 +71,14 @@ export const resourceUpdated = (listeners: Listeners, uri: string): Effect.Effec
   })
 
 // the part of the filter honoured: what the server's capabilities say it reports
-const agreed = (asked: McpSchema.SubscriptionFilter, capabilities: McpSchema.ServerCapabilities): McpSchema.SubscriptionFilter => {
+const agreed = (
+  asked: McpSchema.SubscriptionFilter,
+  capabilities: McpSchema.ServerCapabilities
+): McpSchema.SubscriptionFilter => {
   const filter: Record<string, unknown> = {}
-  for (const [kind, flag] of Object.entries(FLAG) as ReadonlyArray<[keyof typeof FLAG, typeof FLAG[keyof typeof FLAG]]>) {
+  for (
+    const [kind, flag] of Object.entries(FLAG) as ReadonlyArray<[keyof typeof FLAG, typeof FLAG[keyof typeof FLAG]]>
+  ) {
     if (asked[flag] === true && capabilities[kind]?.listChanged === true) filter[flag] = true
   }
   if (asked.resourceSubscriptions !== undefined && capabilities.resources?.subscribe === true) {
@@ -104,7 +109,15 @@ export const listen = (
     ]),
     ([queue, tasks]) => {
       const filter = agreed(asked, capabilities)
-      return serve(listeners, demand, live, tasks === undefined ? filter : { ...filter, taskIds: tasks.taskIds }, context, queue, tasks)
+      return serve(
+        listeners,
+        demand,
+        live,
+        tasks === undefined ? filter : { ...filter, taskIds: tasks.taskIds },
+        context,
+        queue,
+        tasks
+      )
     }
   )
 
@@ -128,21 +141,32 @@ const serve = (
       ),
       Effect.forever
     )
-    const followTasks = tasks === undefined ? Effect.void : Effect.forEach(tasks.taskIds, (taskId) =>
-      Effect.forkScoped(Effect.ignore(Stream.runForEach(
-        tasks.follow(taskId),
-        (params) => Effect.sync(() => Queue.offerUnsafe(queue, { method: McpSchema.TasksNotification.name, params }))
-      ))), { discard: true })
-    const acknowledge = Effect.ignore(session.notify(McpSchema.SubscriptionsAcknowledged, { _meta: meta, notifications: filter }))
+    const followTasks = tasks === undefined ?
+      Effect.void :
+      Effect.forEach(tasks.taskIds, (taskId) =>
+        Effect.forkScoped(Effect.ignore(Stream.runForEach(
+          tasks.follow(taskId),
+          (params) => Effect.sync(() => Queue.offerUnsafe(queue, { method: McpSchema.TasksNotification.name, params }))
+        ))), { discard: true })
+    const acknowledge = Effect.ignore(
+      session.notify(McpSchema.SubscriptionsAcknowledged, { _meta: meta, notifications: filter })
+    )
     const closing = live.closing ??= Deferred.makeUnsafe()
     const listens = live.listens ??= new Set()
     // the URIs it follows have a subscriber while it runs
     const uris = filter.resourceSubscriptions ?? []
-    const subscribe = uris.length === 0 ? Effect.void : Effect.forEach(uris, (uri) =>
-      Effect.catchCause(Demand.acquire(demand, uri), (cause) => Effect.logWarning(`subscribing to ${uri} failed`, cause)), {
-      discard: true
-    })
-    const unsubscribe = uris.length === 0 ? Effect.void : Effect.forEach(uris, (uri) => Demand.release(demand, uri), { discard: true })
+    const subscribe = uris.length === 0 ?
+      Effect.void :
+      Effect.forEach(uris, (uri) =>
+        Effect.catchCause(
+          Demand.acquire(demand, uri),
+          (cause) => Effect.logWarning(`subscribing to ${uri} failed`, cause)
+        ), {
+        discard: true
+      })
+    const unsubscribe = uris.length === 0
+      ? Effect.void
+      : Effect.forEach(uris, (uri) => Demand.release(demand, uri), { discard: true })
     return Effect.sync(() => {
       listeners.add(listener)
       listens.add(fiber)
@@ -153,10 +177,13 @@ const serve = (
       Effect.andThen(Effect.raceFirst(forward, Effect.raceFirst(Deferred.await(closing), session.awaitClosing))),
       Effect.as({ _meta: meta }),
       Effect.scoped,
-      Effect.ensuring(Effect.andThen(Effect.sync(() => {
-        listeners.delete(listener)
-        listens.delete(fiber)
-      }), unsubscribe))
+      Effect.ensuring(Effect.andThen(
+        Effect.sync(() => {
+          listeners.delete(listener)
+          listens.delete(fiber)
+        }),
+        unsubscribe
+      ))
     )
   })
 

@@ -83,7 +83,9 @@ export const make = (options: {
     const batch: Batch = { pending: 0, responses: [] }
     const members: Array<JsonRpc.Classified> = []
     const refuse = (id: JsonRpc.RequestId | null, reason: string) =>
-      batch.responses.push(JsonRpc.failure(id, { code: JsonRpc.ErrorCode.InvalidRequest, message: `Invalid Request: ${reason}` }))
+      batch.responses.push(
+        JsonRpc.failure(id, { code: JsonRpc.ErrorCode.InvalidRequest, message: `Invalid Request: ${reason}` })
+      )
     for (const value of values) {
       const classified = JsonRpc.classify(value)
       if (classified._tag === "Invalid") {

@@ -114,6 +114,9 @@ export const make = (options: Options): Effect.Effect<DirectReceiver, never, Sco
     direct.install(receive)
     // also when the reader is interrupted before it ever ran (it has not
     // started when the first requests are delivered directly)
-    return Effect.as(Effect.addFinalizer(() => end), { read: Effect.catchIf(next, Cause.isDone, () => Effect.void), end })
+    return Effect.as(Effect.addFinalizer(() => end), {
+      read: Effect.catchIf(next, Cause.isDone, () => Effect.void),
+      end
+    })
   })
 }

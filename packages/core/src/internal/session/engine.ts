@@ -27,11 +27,11 @@ import * as McpSchema from "../../McpSchema.ts"
 import type * as McpSession from "../../McpSession.ts"
 import { type McpTransport, RequestOrigin } from "../../McpTransport.ts"
 import * as Capabilities from "../era/capabilities.ts"
-import * as Batch from "./batch.ts"
+import * as Metrics from "../metrics.ts"
 import * as Direct from "../transport/direct.ts"
+import * as Batch from "./batch.ts"
 import * as DirectReceiver from "./directReceiver.ts"
 import { handlerTable, noHandlers, notificationTable } from "./handlers.ts"
-import * as Metrics from "../metrics.ts"
 import * as KeepAlive from "./keepAlive.ts"
 import * as Notifications from "./notifications.ts"
 import * as Pending from "./pending.ts"
@@ -103,7 +103,9 @@ export const make = Effect.fnUntraced(function*(
   // ---------------------------------------------------------------------------
 
   const checkCapability = (method: McpMethod.Any, params: unknown): McpError.McpError | undefined => {
-    if (!McpMethod.canSend(method, role)) return McpError.unsupported(method.name, `${role} → ${method.from === "client" ? "server" : "client"} direction`)
+    if (!McpMethod.canSend(method, role)) {
+      return McpError.unsupported(method.name, `${role} → ${method.from === "client" ? "server" : "client"} direction`)
+    }
     const capability = method.capability(params)
     if (capability === undefined) return undefined
     const declared = capability.side === role
@@ -245,7 +247,10 @@ export const make = Effect.fnUntraced(function*(
     const handler = handlers.get(message.method) ?? options.handlerOf?.(message.method)
     if (handler === undefined) {
       if (measured) Metrics.refuse(message.method, false, services)
-      return { fork: false, effect: reply(message.id, JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${message.method}`) }
+      return {
+        fork: false,
+        effect: reply(message.id, JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${message.method}`)
+      }
     }
     const admission = admit?.(message, "request")
     if (admission !== undefined) {
@@ -267,13 +272,20 @@ export const make = Effect.fnUntraced(function*(
     }
     if (running !== undefined && running.has(message.id)) {
       if (measured) Metrics.refuse(message.method, true, services)
-      return { fork: false, effect: reply(message.id, JsonRpc.ErrorCode.InvalidRequest, `Duplicate request id ${message.id}`) }
+      return {
+        fork: false,
+        effect: reply(message.id, JsonRpc.ErrorCode.InvalidRequest, `Duplicate request id ${message.id}`)
+      }
     }
     const handled = measured
       ? Metrics.measure(handler.handle(params.value, requestContext(message, auth)), message.method, clock, services)
       : handler.handle(params.value, requestContext(message, auth))
     const answered = Effect.flatMap(
-      Effect.exit(auth === undefined ? handled : Effect.updateContext(handled, (current) => Context.add(current, CurrentAuth, auth))),
+      Effect.exit(
+        auth === undefined
+          ? handled
+          : Effect.updateContext(handled, (current) => Context.add(current, CurrentAuth, auth))
+      ),
       (exit) => {
         running?.delete(message.id)
         if (role === "client") timeouts.answered()
@@ -347,7 +359,9 @@ export const make = Effect.fnUntraced(function*(
     }
     if (method === McpSchema.Progress.name) {
       const params = McpSchema.Progress.validateParams(message.params ?? {})
-      return Exit.isSuccess(params) ? onProgress(params.value) : Effect.logWarning("malformed notifications/progress dropped")
+      return Exit.isSuccess(params)
+        ? onProgress(params.value)
+        : Effect.logWarning("malformed notifications/progress dropped")
     }
     const handler = notificationHandlers.get(method)
     const admission = admit?.(message, "notification")
@@ -371,13 +385,17 @@ export const make = Effect.fnUntraced(function*(
   }
 
   const onMessage = (value: unknown): Effect.Effect<void> => {
-    if (value instanceof JsonRpc.Malformed) return reply(null, JsonRpc.ErrorCode.ParseError, `Parse error: ${value.reason}`)
+    if (value instanceof JsonRpc.Malformed) {
+      return reply(null, JsonRpc.ErrorCode.ParseError, `Parse error: ${value.reason}`)
+    }
     if (Array.isArray(value)) return onBatch(value)
     const classified = JsonRpc.classify(value)
     // its answer would be taken for the batched request's
     if (classified._tag === "Request" && batches.has(classified.message.id)) {
       const id = classified.message.id
-      return send(JsonRpc.failure(id, { code: JsonRpc.ErrorCode.InvalidRequest, message: `Duplicate request id ${id}` })).pipe(
+      return send(
+        JsonRpc.failure(id, { code: JsonRpc.ErrorCode.InvalidRequest, message: `Duplicate request id ${id}` })
+      ).pipe(
         Effect.ignore
       )
     }
@@ -430,7 +448,7 @@ export const make = Effect.fnUntraced(function*(
     isBatched: (id) => batches.has(id),
     prepare,
     track: (id, fiber) => {
-      (running ??= new Map()).set(id, fiber)
+      ;(running ??= new Map()).set(id, fiber)
     },
     running: () => running,
     onMessage
@@ -439,11 +457,14 @@ export const make = Effect.fnUntraced(function*(
   yield* (receiver === undefined ? Stream.runForEach(transport.incoming, onMessage) : receiver.read).pipe(
     Effect.matchCauseEffect({
       // nothing more will arrive, but what is being handled may still answer
-      onSuccess: () =>
-        shutdown(McpError.closed("the peer closed the connection"), { drain: true }),
+      onSuccess: () => shutdown(McpError.closed("the peer closed the connection"), { drain: true }),
       onFailure: (cause) => {
         const error = Cause.findErrorOption(cause)
-        return shutdown(Option.isSome(error) ? error.value : McpError.transport("the connection failed", { cause: Cause.squash(cause) }))
+        return shutdown(
+          Option.isSome(error)
+            ? error.value
+            : McpError.transport("the connection failed", { cause: Cause.squash(cause) })
+        )
       }
     }),
     (reading) => receiver === undefined ? reading : Effect.ensuring(reading, receiver.end),
@@ -480,5 +501,7 @@ const decodeReply = <M extends McpMethod.Request>(
   const result = method.validateResult(response.result)
   return Exit.isSuccess(result)
     ? Effect.succeed(result.value)
-    : Effect.fail(McpError.invalidResult(method.name, Option.getOrElse(Cause.findErrorOption(result.cause), () => "invalid")))
+    : Effect.fail(
+      McpError.invalidResult(method.name, Option.getOrElse(Cause.findErrorOption(result.cause), () => "invalid"))
+    )
 }

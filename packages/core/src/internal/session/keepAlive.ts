@@ -34,7 +34,9 @@ export const run = (
   const round = (failures: number): Effect.Effect<void> =>
     Effect.sleep(options.interval).pipe(
       // asked when the interval is over, not when the round is built
-      Effect.andThen(Effect.suspend(() => options.when === undefined || options.when() ? ping : Effect.succeed(Exit.void))),
+      Effect.andThen(
+        Effect.suspend(() => options.when === undefined || options.when() ? ping : Effect.succeed(Exit.void))
+      ),
       Effect.flatMap((exit) => {
         if (Exit.isSuccess(exit)) return round(0)
         if (failures + 1 >= maxFailures) {

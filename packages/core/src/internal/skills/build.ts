@@ -49,7 +49,14 @@ export interface Snapshot {
 }
 
 /** @internal */
-export const empty: Snapshot = { entries: [], skills: new Map(), files: new Map(), dirs: new Map(), listed: [], warnings: [] }
+export const empty: Snapshot = {
+  entries: [],
+  skills: new Map(),
+  files: new Map(),
+  dirs: new Map(),
+  listed: [],
+  warnings: []
+}
 
 interface Node {
   readonly path: string
@@ -80,7 +87,12 @@ const walk = (files: McpSkills.Files): Effect.Effect<ReadonlyArray<Node>, McpErr
           if (problem === undefined && child.name.startsWith(".")) return Effect.void
           const path = dir === "" ? child.name : `${dir}/${child.name}`
           const deep = child.kind === "directory" && problem === undefined && depth >= MAX_DEPTH
-          out.push({ path, name: child.name, kind: child.kind, problem: deep ? `deeper than ${MAX_DEPTH} folders` : problem })
+          out.push({
+            path,
+            name: child.name,
+            kind: child.kind,
+            problem: deep ? `deeper than ${MAX_DEPTH} folders` : problem
+          })
           if (out.length > MAX_NODES) return Effect.fail(tooMany())
           return child.kind === "directory" && problem === undefined && !deep ? visit(path, depth + 1) : Effect.void
         },
@@ -117,7 +129,10 @@ const buildOne = (
     if (bad !== undefined) return refuse("path", `${bad.path}: ${bad.problem}`)
     const special = inside.find((node) => node.kind === "unsupported")
     if (special !== undefined) {
-      return refuse("path", `${special.path} is a symlink or special file, which is never followed; copy the file instead`)
+      return refuse(
+        "path",
+        `${special.path} is a symlink or special file, which is never followed; copy the file instead`
+      )
     }
     const own = dir.split("/")
     const segments = [...settings.prefix, ...own]
@@ -141,7 +156,9 @@ const buildOne = (
       if (total > settings.limits.bytes) {
         return refuse(
           "limit",
-          `more than ${settings.limits.bytes} bytes (the limit per skill, ${settings.limits.bytes / 1048576} MiB) in its files`
+          `more than ${settings.limits.bytes} bytes (the limit per skill, ${
+            settings.limits.bytes / 1048576
+          } MiB) in its files`
         )
       }
       if (node.path === manifestPath) manifest = bytes
@@ -169,7 +186,8 @@ const buildOne = (
       notice({
         path: manifestPath,
         check: "entry",
-        message: `frontmatter.metadata["${key}"]: keys under ${Rules.RESERVED_METADATA} are reserved for MCP extensions`,
+        message:
+          `frontmatter.metadata["${key}"]: keys under ${Rules.RESERVED_METADATA} are reserved for MCP extensions`,
         skipped: false
       })
     }
@@ -196,10 +214,20 @@ export const build = (files: McpSkills.Files, settings: Settings): Effect.Effect
       if (node.name === SKILL_FILE) {
         const dir = dirname(node.path)
         if (dir === "") {
-          notice({ path: node.path, check: "path", message: "a SKILL.md at the root has no skill path (left out)", skipped: false })
+          notice({
+            path: node.path,
+            check: "path",
+            message: "a SKILL.md at the root has no skill path (left out)",
+            skipped: false
+          })
         } else dirs.add(dir)
       } else if (node.name.toLowerCase() === SKILL_FILE.toLowerCase()) {
-        notice({ path: node.path, check: "entry", message: "did you mean SKILL.md? File names are case-sensitive", skipped: false })
+        notice({
+          path: node.path,
+          check: "entry",
+          message: "did you mean SKILL.md? File names are case-sensitive",
+          skipped: false
+        })
       }
     }
     const within = (path: string) => {
@@ -208,9 +236,15 @@ export const build = (files: McpSkills.Files, settings: Settings): Effect.Effect
     }
     for (const node of tree) {
       if (within(node.path)) continue
-      if (node.problem !== undefined) notice({ path: node.path, check: "path", message: `${node.problem} (left out)`, skipped: false })
-      else if (node.kind === "unsupported") {
-        notice({ path: node.path, check: "path", message: "a symlink or special file, never followed (left out)", skipped: false })
+      if (node.problem !== undefined) {
+        notice({ path: node.path, check: "path", message: `${node.problem} (left out)`, skipped: false })
+      } else if (node.kind === "unsupported") {
+        notice({
+          path: node.path,
+          check: "path",
+          message: "a symlink or special file, never followed (left out)",
+          skipped: false
+        })
       }
     }
     const built: Array<Built> = []
@@ -238,7 +272,12 @@ export const build = (files: McpSkills.Files, settings: Settings): Effect.Effect
     }
     for (const [name, paths] of byName) {
       if (paths.length > 1) {
-        notice({ path: paths.join(", "), check: "name", message: `the name "${name}" is served more than once`, skipped: false })
+        notice({
+          path: paths.join(", "),
+          check: "name",
+          message: `the name "${name}" is served more than once`,
+          skipped: false
+        })
       }
     }
     return assemble(built, tree, settings, warnings)
@@ -274,7 +313,9 @@ const assemble = (
         continue
       }
       const file = node.kind === "file" ? files.get(Rules.canonical(uriOf(node.path))) : undefined
-      if (file !== undefined) children.push({ uri: file.uri, name: node.name, mimeType: file.mimeType, size: file.size })
+      if (file !== undefined) {
+        children.push({ uri: file.uri, name: node.name, mimeType: file.mimeType, size: file.size })
+      }
     }
     dirs.set(Rules.canonical(uriOf(path)), children.sort((a, b) => Rules.compare(a.uri, b.uri)))
   }

@@ -30,7 +30,10 @@ const internals = new WeakMap<McpSkills.Catalog, Internals>()
 export const internalsOf = (catalog: McpSkills.Catalog): Internals =>
   internals.get(catalog) ?? {
     state: Ref.makeUnsafe(Build.empty),
-    files: { list: () => Effect.succeed([]), read: (path) => Effect.fail(McpError.skill("path", path, "no such file")) },
+    files: {
+      list: () => Effect.succeed([]),
+      read: (path) => Effect.fail(McpError.skill("path", path, "no such file"))
+    },
     settings: resolve({}, []),
     servers: new Set()
   }
@@ -43,7 +46,10 @@ const resolve = (options: McpSkills.Options, prefix: ReadonlyArray<string>): Bui
   return {
     prefix,
     pageSize: positive(options.pageSize, 100) === Infinity ? Number.MAX_SAFE_INTEGER : positive(options.pageSize, 100),
-    limits: { files: positive(options.limits?.files, LIMITS.files), bytes: positive(options.limits?.bytes, LIMITS.bytes) },
+    limits: {
+      files: positive(options.limits?.files, LIMITS.files),
+      bytes: positive(options.limits?.bytes, LIMITS.bytes)
+    },
     cache: options.cache,
     dynamic: dynamic === undefined
       ? () => false
@@ -60,15 +66,22 @@ const listingKey = (snapshot: Build.Snapshot): string =>
 const diff = (before: Build.Snapshot, after: Build.Snapshot): McpSkills.Changes => {
   const same = (uri: string) => JSON.stringify(before.skills.get(uri)) === JSON.stringify(after.skills.get(uri))
   return {
-    added: [...after.skills.values()].filter((skill) => !before.skills.has(Rules.canonical(skill.uri))).map((s) => s.uri),
-    removed: [...before.skills.values()].filter((skill) => !after.skills.has(Rules.canonical(skill.uri))).map((s) => s.uri),
+    added: [...after.skills.values()].filter((skill) => !before.skills.has(Rules.canonical(skill.uri))).map((s) =>
+      s.uri
+    ),
+    removed: [...before.skills.values()].filter((skill) => !after.skills.has(Rules.canonical(skill.uri))).map((s) =>
+      s.uri
+    ),
     changed: [...after.skills.entries()].filter(([key]) => before.skills.has(key) && !same(key)).map(([, s]) => s.uri),
     listChanged: listingKey(before) !== listingKey(after)
   }
 }
 
 /** @internal */
-export const load = (files: McpSkills.Files, options?: McpSkills.Options): Effect.Effect<McpSkills.Catalog, McpError.McpError> =>
+export const load = (
+  files: McpSkills.Files,
+  options?: McpSkills.Options
+): Effect.Effect<McpSkills.Catalog, McpError.McpError> =>
   Effect.gen(function*() {
     const prefix = Rules.prefixSegments(options?.prefix)
     if (typeof prefix === "string") return yield* Effect.fail(McpError.skill("path", String(options?.prefix), prefix))

@@ -39,7 +39,8 @@ const missing = (what: string, path: string) =>
 /** @internal */
 export const memory = (files: Readonly<Record<string, string | Uint8Array>>): McpSkills.Files => {
   let index: Index | undefined
-  const current = (fresh: boolean): Index => fresh || index === undefined ? (index = indexOf(Object.keys(files))) : index
+  const current = (fresh: boolean): Index =>
+    fresh || index === undefined ? (index = indexOf(Object.keys(files))) : index
   return {
     list: (dir) =>
       Effect.suspend(() => {

@@ -22,7 +22,9 @@ export const parse = (text: string): Result.Result<Parsed, string> => {
   const match = BLOCK.exec(source)
   if (match === null) return Result.fail("SKILL.md does not begin with a --- delimited YAML frontmatter block")
   const document = Yaml.parseDocument(match[1]!, { version: "1.2", schema: "core", uniqueKeys: true })
-  if (document.errors.length > 0) return Result.fail(`SKILL.md frontmatter is not valid YAML: ${document.errors[0]!.message}`)
+  if (document.errors.length > 0) {
+    return Result.fail(`SKILL.md frontmatter is not valid YAML: ${document.errors[0]!.message}`)
+  }
   const value: unknown = document.toJS({ maxAliasCount: 100 })
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return Result.fail("SKILL.md frontmatter is not a mapping")
@@ -55,7 +57,9 @@ export const differences = (
 ): ReadonlyArray<string> => {
   const out: Array<string> = []
   for (const key of new Set([...Object.keys(file), ...Object.keys(entry)])) {
-    if (!equal(file[key] ?? null, entry[key] ?? null)) out.push(`${key}: file ${show(file[key])}, entry ${show(entry[key])}`)
+    if (!equal(file[key] ?? null, entry[key] ?? null)) {
+      out.push(`${key}: file ${show(file[key])}, entry ${show(entry[key])}`)
+    }
   }
   return out
 }

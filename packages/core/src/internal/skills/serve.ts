@@ -115,14 +115,19 @@ const templateOf = (internals: Catalog.Internals) => {
         }
         return Effect.map(
           readChecked(internals, file),
-          (bytes): McpResource.Contents => [McpContent.resourceContents(uri, Build.textOf(bytes) ?? bytes, file.mimeType)]
+          (
+            bytes
+          ): McpResource.Contents => [McpContent.resourceContents(uri, Build.textOf(bytes) ?? bytes, file.mimeType)]
         )
       })
   })
 }
 
 /** @internal */
-export const extension = (catalog: McpSkills.Catalog, options?: McpSkills.ExtensionOptions): McpExtension.McpExtension => {
+export const extension = (
+  catalog: McpSkills.Catalog,
+  options?: McpSkills.ExtensionOptions
+): McpExtension.McpExtension => {
   const internals = Catalog.internalsOf(catalog)
   const { pageSize } = internals.settings
   const defaults = CacheHints.defaultsOf(internals.settings.cache)
@@ -130,12 +135,15 @@ export const extension = (catalog: McpSkills.Catalog, options?: McpSkills.Extens
     CacheHints.withHints(defaults, context, result, [])
   const directoryRead = options?.directoryRead ?? true
   const requests: Array<McpExtension.Request> = [
-    McpExtension.request(ListSkills, (params, context) =>
-      Effect.flatMap(Ref.get(internals.state), (snapshot) =>
-        Effect.map(
-          page(snapshot.entries, (skill) => skill.uri, params?.cursor, pageSize),
-          (result) => hinted(context, withCursor({ skills: result.items }, result.nextCursor))
-        ))),
+    McpExtension.request(
+      ListSkills,
+      (params, context) =>
+        Effect.flatMap(Ref.get(internals.state), (snapshot) =>
+          Effect.map(
+            page(snapshot.entries, (skill) => skill.uri, params?.cursor, pageSize),
+            (result) => hinted(context, withCursor({ skills: result.items }, result.nextCursor))
+          ))
+    ),
     McpExtension.request(GetSkill, (params, context) =>
       Effect.flatMap(Ref.get(internals.state), (snapshot) => {
         const skill = snapshot.skills.get(Rules.canonical(params.uri))
@@ -145,17 +153,19 @@ export const extension = (catalog: McpSkills.Catalog, options?: McpSkills.Extens
       }))
   ]
   if (directoryRead) {
-    requests.push(McpExtension.request(ReadDirectory, (params, context) =>
-      Effect.flatMap(Ref.get(internals.state), (snapshot) => {
-        const children = snapshot.dirs.get(Rules.canonical(params.uri))
-        if (children === undefined) {
-          return Effect.fail(invalidParams(`${params.uri} is not a directory of a served skill`))
-        }
-        return Effect.map(
-          page(children, (child: McpSchema.Resource) => child.uri, params.cursor, pageSize),
-          (result) => hinted(context, withCursor({ resources: result.items }, result.nextCursor))
-        )
-      })))
+    requests.push(
+      McpExtension.request(ReadDirectory, (params, context) =>
+        Effect.flatMap(Ref.get(internals.state), (snapshot) => {
+          const children = snapshot.dirs.get(Rules.canonical(params.uri))
+          if (children === undefined) {
+            return Effect.fail(invalidParams(`${params.uri} is not a directory of a served skill`))
+          }
+          return Effect.map(
+            page(children, (child: McpSchema.Resource) => child.uri, params.cursor, pageSize),
+            (result) => hinted(context, withCursor({ resources: result.items }, result.nextCursor))
+          )
+        }))
+    )
   }
   return McpExtension.make({
     id: EXTENSION_ID,

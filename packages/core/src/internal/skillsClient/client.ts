@@ -89,11 +89,19 @@ const verify = (
     const bytes = yield* Effect.fromResult(bytesOf(target, content))
     if (listed !== undefined) {
       if (bytes.byteLength !== listed.size) {
-        return yield* McpError.skill("size", uri, `${uri} is ${bytes.byteLength} bytes; the skill entry lists ${listed.size}`)
+        return yield* McpError.skill(
+          "size",
+          uri,
+          `${uri} is ${bytes.byteLength} bytes; the skill entry lists ${listed.size}`
+        )
       }
       const digest = yield* sha256(bytes)
       if (digest !== listed.digest) {
-        return yield* McpError.skill("digest", uri, `${uri} has digest ${digest}; the skill entry lists ${listed.digest}`)
+        return yield* McpError.skill(
+          "digest",
+          uri,
+          `${uri} has digest ${digest}; the skill entry lists ${listed.digest}`
+        )
       }
     }
     const file: McpSkillsClient.SkillFile = {

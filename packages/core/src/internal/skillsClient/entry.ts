@@ -72,13 +72,17 @@ const characters = (text: string): number => Array.from(text).length
 /** Every rule of the extension `skill` breaks; empty when it is a valid entry. @internal */
 export const problems = (skill: Skills.Skill): ReadonlyArray<string> => {
   const root = rootOf(skill.uri)
-  if (root === undefined) return [`uri ${JSON.stringify(skill.uri)} is not a skill://…/SKILL.md URI inside a named directory`]
+  if (root === undefined) {
+    return [`uri ${JSON.stringify(skill.uri)} is not a skill://…/SKILL.md URI inside a named directory`]
+  }
   const out: Array<string> = []
   const { description, name } = skill.frontmatter
   if (characters(name) > 64 || !NAME.test(name)) {
     out.push(`frontmatter name ${JSON.stringify(name)} is not 1-64 lowercase letters, digits and single hyphens`)
   } else if (lastSegment(root) !== name) {
-    out.push(`frontmatter name ${JSON.stringify(name)} is not the last path segment ${JSON.stringify(lastSegment(root))}`)
+    out.push(
+      `frontmatter name ${JSON.stringify(name)} is not the last path segment ${JSON.stringify(lastSegment(root))}`
+    )
   }
   if (description === "" || characters(description) > 1024) out.push("frontmatter description is not 1-1024 characters")
   if (skill.resources === Skills.DYNAMIC) return out

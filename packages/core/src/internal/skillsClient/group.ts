@@ -20,8 +20,12 @@ export const make = (group: McpGroup.Group): McpSkillsClient.GroupSkills => {
       const servers = (yield* group.servers).filter((status) => status.status === "up")
       return yield* Effect.forEach(servers, (status) =>
         Effect.map(
-          Effect.result(Effect.flatMap(forServer(status.name), (skills) =>
-            Effect.map(skills.list(options), (list) => ({ supported: skills.supported, list })))),
+          Effect.result(
+            Effect.flatMap(
+              forServer(status.name),
+              (skills) => Effect.map(skills.list(options), (list) => ({ supported: skills.supported, list }))
+            )
+          ),
           (outcome): McpSkillsClient.ServerSkills =>
             Result.isSuccess(outcome)
               ? { server: status.name, supported: outcome.success.supported, skills: outcome.success.list }
@@ -33,7 +37,8 @@ export const make = (group: McpGroup.Group): McpSkillsClient.GroupSkills => {
     forServer,
     list,
     get: (server, uri, options) => Effect.flatMap(forServer(server), (skills) => skills.get(uri, options)),
-    read: (server, skill, ref, options) => Effect.flatMap(forServer(server), (skills) => skills.read(skill, ref, options)),
+    read: (server, skill, ref, options) =>
+      Effect.flatMap(forServer(server), (skills) => skills.read(skill, ref, options)),
     readDirectory: (server, uri, options) =>
       Effect.flatMap(forServer(server), (skills) => skills.readDirectory(uri, options))
   }

@@ -10,8 +10,8 @@
  */
 import type * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as SecureRandom from "effect/crypto/SecureRandom"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
@@ -83,7 +83,10 @@ const plain = (status: number, body: string) => HttpServerResponse.text(body, { 
 const refusedResponse = (refusal: Bearer.Refusal) =>
   HttpServerResponse.text(refusal.message, {
     status: refusal.status,
-    headers: { ...refusal.headers, ...(refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge }) }
+    headers: {
+      ...refusal.headers,
+      ...(refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge })
+    }
   })
 
 const parseError = (reason: string) =>
@@ -120,7 +123,10 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, max: number) =>
   })
 
 const decodeJson = (body: Uint8Array): Result.Result<unknown, string> => {
-  const text = Result.try({ try: () => new TextDecoder("utf-8", { fatal: true }).decode(body), catch: () => "not valid UTF-8" })
+  const text = Result.try({
+    try: () => new TextDecoder("utf-8", { fatal: true }).decode(body),
+    catch: () => "not valid UTF-8"
+  })
   if (Result.isFailure(text)) return text
   return Result.try({ try: () => JSON.parse(text.success) as unknown, catch: (e) => `not valid JSON: ${e}` })
 }
@@ -227,7 +233,10 @@ export const make = Effect.fnUntraced(function*(
     if (reason !== undefined) return HttpServerResponse.setHeader(plain(403, reason), "vary", "Origin")
     return HttpServerResponse.empty({
       status: 204,
-      headers: { ...cors.preflight(request.headers["origin"], Guard.headerOf(request.headers)), allow: "GET, POST, OPTIONS" }
+      headers: {
+        ...cors.preflight(request.headers["origin"], Guard.headerOf(request.headers)),
+        allow: "GET, POST, OPTIONS"
+      }
     })
   })
 

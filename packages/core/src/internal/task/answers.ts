@@ -20,8 +20,10 @@ export const notFound = McpError.protocol(JsonRpc.ErrorCode.InvalidParams, "Fail
 
 /** The task (failed if its replica is gone), or {@link notFound}. @internal */
 export const found = (tasks: Tasks.Tasks, key: McpTaskStore.TaskKey) =>
-  Effect.flatMap(tasks.store.get(key), (record) =>
-    Option.isSome(record) ? Tasks.checkRunner(tasks, record.value) : Effect.fail(notFound))
+  Effect.flatMap(
+    tasks.store.get(key),
+    (record) => Option.isSome(record) ? Tasks.checkRunner(tasks, record.value) : Effect.fail(notFound)
+  )
 
 /**
  * `tasks/result` (2025-11-25): waits for the task to end (running

@@ -66,7 +66,9 @@ const acquire = (tasks: Tasks.Tasks, taskId: string): Outbox => {
   let byTask = outboxes.get(tasks)
   if (byTask === undefined) outboxes.set(tasks, byTask = new Map())
   let outbox = byTask.get(taskId)
-  if (outbox === undefined) byTask.set(taskId, outbox = { entries: [], arrived: Deferred.makeUnsafe(), forwarders: 0, users: 0 })
+  if (outbox === undefined) {
+    byTask.set(taskId, outbox = { entries: [], arrived: Deferred.makeUnsafe(), forwarders: 0, users: 0 })
+  }
   outbox.users++
   return outbox
 }
@@ -105,19 +107,26 @@ export const input = (tasks: Tasks.Tasks, key: McpTaskStore.TaskKey, send: Send)
     Effect.suspend(() => {
       const name = `${inputKey ?? "input"}-${++count}`
       const object = (params ?? {}) as { readonly _meta?: Record<string, unknown> }
-      const tagged = { ...object, _meta: { ...object._meta, [McpSchema.RELATED_TASK_META_KEY]: { taskId: key.taskId } } }
+      const tagged = {
+        ...object,
+        _meta: { ...object._meta, [McpSchema.RELATED_TASK_META_KEY]: { taskId: key.taskId } }
+      }
       // waits for a `tasks/result` to carry it, at most until the task expires
       const queued = (outbox: Outbox, record: Option.Option<McpTaskStore.TaskRecord>) =>
         Effect.suspend(() => {
           const entry: Entry = { method, params: tagged, reply: Deferred.makeUnsafe() }
-          const ends = Option.isSome(record) && record.value.ttlMs !== null ? record.value.createdAt + record.value.ttlMs : undefined
-          const wait = ends === undefined ? Deferred.await(entry.reply) : Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            const left = Math.max(0, ends - now)
-            return Effect.timeoutOrElse(Deferred.await(entry.reply), {
-              duration: left,
-              orElse: () => Effect.fail(McpError.timeout(method.name, left, "total"))
+          const ends = Option.isSome(record) && record.value.ttlMs !== null
+            ? record.value.createdAt + record.value.ttlMs
+            : undefined
+          const wait = ends === undefined ?
+            Deferred.await(entry.reply) :
+            Effect.flatMap(Clock.currentTimeMillis, (now) => {
+              const left = Math.max(0, ends - now)
+              return Effect.timeoutOrElse(Deferred.await(entry.reply), {
+                duration: left,
+                orElse: () => Effect.fail(McpError.timeout(method.name, left, "total"))
+              })
             })
-          })
           // once it ends (answered, expired, the task interrupted) no `tasks/result` takes it
           return Effect.andThen(push(outbox, entry), wait).pipe(
             Effect.ensuring(Effect.sync(() => Deferred.doneUnsafe(entry.reply, Effect.interrupt)))
@@ -170,14 +179,16 @@ export const forward = (tasks: Tasks.Tasks, taskId: string, send: Send): Effect.
       return outbox
     }),
     (outbox) =>
-      Effect.forever(Effect.flatMap(take(outbox), (entry) =>
-        Deferred.isDoneUnsafe(entry.reply) ? Effect.void : Effect.forkChild(
-          Effect.raceFirst(
-            Effect.flatMap(Effect.exit(send(entry.method, entry.params)), (exit) => Deferred.done(entry.reply, exit)),
-            // the ask ended meanwhile: the request is withdrawn
-            Effect.asVoid(Effect.exit(Deferred.await(entry.reply)))
-          ).pipe(Effect.onInterrupt(() => Deferred.isDoneUnsafe(entry.reply) ? Effect.void : push(outbox, entry)))
-        ))),
+      Effect.forever(
+        Effect.flatMap(take(outbox), (entry) =>
+          Deferred.isDoneUnsafe(entry.reply) ? Effect.void : Effect.forkChild(
+            Effect.raceFirst(
+              Effect.flatMap(Effect.exit(send(entry.method, entry.params)), (exit) => Deferred.done(entry.reply, exit)),
+              // the ask ended meanwhile: the request is withdrawn
+              Effect.asVoid(Effect.exit(Deferred.await(entry.reply)))
+            ).pipe(Effect.onInterrupt(() => Deferred.isDoneUnsafe(entry.reply) ? Effect.void : push(outbox, entry)))
+          ))
+      ),
     (outbox) =>
       Effect.suspend(() => {
         outbox.forwarders--
@@ -206,7 +217,9 @@ export const notifyStatus = (
       return changed
     }),
     Stream.takeUntil((record) => McpTaskStore.isTerminal(record.status)),
-    Stream.runForEach((record) => Effect.ignore(session.notify(McpSchema.TaskStatusNotification, Wire.legacyTask(record)))),
+    Stream.runForEach((record) =>
+      Effect.ignore(session.notify(McpSchema.TaskStatusNotification, Wire.legacyTask(record)))
+    ),
     Effect.ignore,
     Effect.provideService(RequestOrigin, undefined)
   )

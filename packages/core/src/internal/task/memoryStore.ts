@@ -71,7 +71,9 @@ export const make = (options?: McpTaskStore.MemoryOptions): Effect.Effect<McpTas
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const existing = records.get(record.taskId)
           if (existing !== undefined && !expired(existing, now)) {
-            return Effect.fail(McpError.protocol(JsonRpc.ErrorCode.InternalError, `Task ${record.taskId} exists already`))
+            return Effect.fail(
+              McpError.protocol(JsonRpc.ErrorCode.InternalError, `Task ${record.taskId} exists already`)
+            )
           }
           // an expired task of that id goes first, so the new one is the newest
           if (existing !== undefined) drop(record.taskId)
@@ -95,7 +97,7 @@ export const make = (options?: McpTaskStore.MemoryOptions): Effect.Effect<McpTas
           if (next === undefined || next === record) return Option.some(record)
           records.set(key.taskId, next)
           const waiting = listeners.get(key.taskId)
-          if (waiting !== undefined) for (const listener of [...waiting]) listener(next)
+          if (waiting !== undefined) { for (const listener of [...waiting]) listener(next) }
           return Option.some(next)
         }),
       list: (requestor, cursor, limit) =>

@@ -98,17 +98,20 @@ export const makeLocal = (scope: Scope.Scope, capacity: number): Effect.Effect<T
 
 /** A new task's record, `working` (counted as entering it: it is made to be stored). @internal */
 export const newRecord = (tasks: Tasks, key: McpTaskStore.TaskKey, requestedTtl: number | undefined) =>
-  Effect.map(Effect.andThen(Metrics.taskEntered("working"), Clock.currentTimeMillis), (now): McpTaskStore.TaskRecord => ({
-    ...key,
-    status: "working",
-    createdAt: now,
-    lastUpdatedAt: now,
-    ttlMs: Math.min(Math.max(1, requestedTtl ?? tasks.settings.ttlMs), tasks.settings.maxTtlMs),
-    pollIntervalMs: tasks.settings.pollIntervalMs,
-    inputRequests: {},
-    inputResponses: {},
-    ...(tasks.cluster === undefined ? {} : { runner: tasks.cluster.replica })
-  }))
+  Effect.map(
+    Effect.andThen(Metrics.taskEntered("working"), Clock.currentTimeMillis),
+    (now): McpTaskStore.TaskRecord => ({
+      ...key,
+      status: "working",
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: Math.min(Math.max(1, requestedTtl ?? tasks.settings.ttlMs), tasks.settings.maxTtlMs),
+      pollIntervalMs: tasks.settings.pollIntervalMs,
+      inputRequests: {},
+      inputResponses: {},
+      ...(tasks.cluster === undefined ? {} : { runner: tasks.cluster.replica })
+    })
+  )
 
 /** Changes a task that has not ended yet; `f` is given the time. @internal */
 export const change = (
@@ -140,7 +143,9 @@ export const settle = (
   const ended = (record: McpTaskStore.TaskRecord, now: number): McpTaskStore.TaskRecord => {
     const base = { ...record, lastUpdatedAt: now, inputRequests: {}, inputResponses: {} }
     if (Exit.isSuccess(exit)) return { ...base, status: "completed", result: exit.value as Record<string, unknown> }
-    if (Cause.hasInterruptsOnly(exit.cause)) return { ...base, status: "cancelled", statusMessage: "The task was cancelled" }
+    if (Cause.hasInterruptsOnly(exit.cause)) {
+      return { ...base, status: "cancelled", statusMessage: "The task was cancelled" }
+    }
     const error = Cause.findErrorOption(exit.cause)
     const object = Option.isSome(error) ? McpError.toErrorObject(error.value) : internalError("Internal error")
     return { ...base, status: "failed", statusMessage: object.message, error: object }
@@ -189,10 +194,15 @@ export const checkRunner = (tasks: Tasks, record: McpTaskStore.TaskRecord): Effe
  */
 export const watchRunner = (tasks: Tasks, record: McpTaskStore.TaskRecord): Effect.Effect<never> => {
   const cluster = tasks.cluster
-  if (record.runner === undefined || cluster?.isLive === undefined || record.runner === cluster.replica) return Effect.never
+  if (record.runner === undefined || cluster?.isLive === undefined || record.runner === cluster.replica) {
+    return Effect.never
+  }
   const look: Effect.Effect<never> = Effect.andThen(
     Effect.sleep(Duration.millis(record.pollIntervalMs)),
-    Effect.flatMap(Effect.suspend(() => checkRunner(tasks, record)), (current) => McpTaskStore.isTerminal(current.status) ? Effect.never : look)
+    Effect.flatMap(
+      Effect.suspend(() => checkRunner(tasks, record)),
+      (current) => McpTaskStore.isTerminal(current.status) ? Effect.never : look
+    )
   )
   return look
 }
@@ -230,7 +240,11 @@ export const ended = (tasks: Tasks, record: McpTaskStore.TaskRecord): Effect.Eff
   if (record.ttlMs === null) return cancelled
   const expiry = Effect.flatMap(
     Clock.currentTimeMillis,
-    (now) => Effect.andThen(Effect.sleep(Duration.millis(Math.max(0, record.createdAt + record.ttlMs! - now))), Effect.interrupt)
+    (now) =>
+      Effect.andThen(
+        Effect.sleep(Duration.millis(Math.max(0, record.createdAt + record.ttlMs! - now))),
+        Effect.interrupt
+      )
   )
   return Effect.raceFirst(cancelled, expiry)
 }

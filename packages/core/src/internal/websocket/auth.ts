@@ -38,7 +38,10 @@ export const makeAuthenticator = (
                 _tag: "Reject",
                 status: result.status,
                 message: result.message,
-                headers: { ...result.headers, ...(result.challenge === undefined ? {} : { "www-authenticate": result.challenge }) }
+                headers: {
+                  ...result.headers,
+                  ...(result.challenge === undefined ? {} : { "www-authenticate": result.challenge })
+                }
               }
               : { _tag: "Accept", auth: result }
         )

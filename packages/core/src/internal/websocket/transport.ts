@@ -95,7 +95,9 @@ export const make = Effect.fnUntraced(function*(
   )
 
   const pull: Effect.Effect<Arr.NonEmptyReadonlyArray<unknown>, McpError.McpError | Cause.Done> = reader.pull.pipe(
-    Effect.map((frames): Arr.NonEmptyReadonlyArray<unknown> => frames.map(parse) as unknown as Arr.NonEmptyReadonlyArray<unknown>),
+    Effect.map((frames): Arr.NonEmptyReadonlyArray<unknown> =>
+      frames.map(parse) as unknown as Arr.NonEmptyReadonlyArray<unknown>
+    ),
     Effect.catch((error): Effect.Effect<never, McpError.McpError | Cause.Done> => {
       // the peer is gone: what is sent from now on fails rather than vanishing
       open = false

@@ -19,8 +19,8 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../../JsonRpc.ts"
 import type * as McpAuth from "../../../McpAuth.ts"
 import * as McpError from "../../../McpError.ts"
-import type * as McpSessionRegistry from "../../../McpSessionRegistry.ts"
 import * as McpSchema from "../../../McpSchema.ts"
+import type * as McpSessionRegistry from "../../../McpSessionRegistry.ts"
 import * as Bearer from "../../auth/bearer.ts"
 import * as Exchange from "./exchange.ts"
 import * as Responses from "./responses.ts"
@@ -171,7 +171,9 @@ export const remember = (state: State.State, session: State.Session, message: Js
   const replay = (record.replay ?? []).filter((request) =>
     method === SET_LEVEL ? request.method !== SET_LEVEL : request.params.uri !== params.uri
   )
-  if (method !== UNSUBSCRIBE) replay.push({ method, params: method === SET_LEVEL ? { level: params.level } : { uri: params.uri } })
+  if (method !== UNSUBSCRIBE) {
+    replay.push({ method, params: method === SET_LEVEL ? { level: params.level } : { uri: params.uri } })
+  }
   if (replay.length > MAX_SUBSCRIPTIONS) return Effect.void
   session.record = { ...record, replay }
   return Effect.ignore(state.registry.register(session.record))
@@ -181,7 +183,15 @@ export const remember = (state: State.State, session: State.Session, message: Js
 // Forwarding
 // -----------------------------------------------------------------------------
 
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade", "te", "trailer"])
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "upgrade",
+  "te",
+  "trailer"
+])
 
 /**
  * Sends `request` to replica `owner` and answers with its response; fails
@@ -227,14 +237,18 @@ export const forward = (
  */
 export const serve = (
   registry: Registry,
-  handle: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope>
+  handle: (
+    request: HttpServerRequest.HttpServerRequest
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope>
 ): Effect.Effect<void, never, Scope.Scope> =>
   registry.serve((forwarded) =>
     Effect.map(handle(toRequest(forwarded)), (response): McpSessionRegistry.ForwardedResponse => {
       const contentType = "contentType" in response.body ? response.body.contentType : undefined
       return {
         status: response.status,
-        headers: contentType === undefined ? { ...response.headers } : { ...response.headers, "content-type": contentType },
+        headers: contentType === undefined
+          ? { ...response.headers }
+          : { ...response.headers, "content-type": contentType },
         body: bodyOf(response),
         whole: response.body._tag === "Uint8Array" ? response.body.body : undefined
       }

@@ -75,12 +75,14 @@ export const send = (
     // another session may notify this one (a resource update, a list change)
     const origin = fiber.getRef(State.CurrentSession) === session ? fiber.getRef(RequestOrigin) : undefined
     let delivered = true
-    if (Array.isArray(frame)) for (const message of frame) delivered = route(state, session, message, origin) && delivered
-    else delivered = route(state, session, frame as JsonRpc.Message, origin)
+    if (Array.isArray(frame)) {
+      for (const message of frame) delivered = route(state, session, message, origin) && delivered
+    } else delivered = route(state, session, frame as JsonRpc.Message, origin)
     return delivered ? Effect.void : Effect.fail(McpError.closed(UNDELIVERABLE))
   })
 
-const UNDELIVERABLE = "No stream to send this request on: the request it belongs to was answered and no GET stream is open"
+const UNDELIVERABLE =
+  "No stream to send this request on: the request it belongs to was answered and no GET stream is open"
 
 // whether the message went somewhere; a request that cannot (no exchange, no
 // GET stream) fails its sender rather than wait for an answer that never comes
@@ -185,7 +187,10 @@ export const cancel = (exchange: State.Exchange): Effect.Effect<void> =>
     for (const [id, candidate] of session.inflight) {
       if (candidate !== exchange) continue
       exchange.abandoned = true
-      offer(session, JsonRpc.notification(McpSchema.Cancelled.name, { requestId: id, reason: "the client closed the connection" }))
+      offer(
+        session,
+        JsonRpc.notification(McpSchema.Cancelled.name, { requestId: id, reason: "the client closed the connection" })
+      )
       return
     }
   })

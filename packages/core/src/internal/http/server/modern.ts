@@ -12,8 +12,8 @@ import * as JsonRpc from "../../../JsonRpc.ts"
 import * as McpSchema from "../../../McpSchema.ts"
 import * as Stateless from "../../era/stateless.ts"
 import type { HeaderParam } from "../../jsonSchema/headers.ts"
-import { decodeValue, MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, nameOf, valueAt } from "../standardHeaders.ts"
 import { PROTOCOL_VERSION } from "../guard.ts"
+import { decodeValue, MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, nameOf, valueAt } from "../standardHeaders.ts"
 
 type Headers = Readonly<Record<string, string | undefined>>
 
@@ -84,7 +84,9 @@ export const checkHeaders = (
 ): JsonRpc.ErrorObject | undefined => {
   const method = field(headers, MCP_METHOD)
   if (method === undefined) return mismatch("the Mcp-Method header is missing")
-  if (method !== message.method) return mismatch(`Mcp-Method header value '${method}' does not match body value '${message.method}'`)
+  if (method !== message.method) {
+    return mismatch(`Mcp-Method header value '${method}' does not match body value '${message.method}'`)
+  }
   const name = nameOf(message.method, message.params)
   if (name !== undefined) {
     const header = field(headers, MCP_NAME)
@@ -131,7 +133,11 @@ export const check = (
     ? Stateless.removedMethod(message.method)
     : undefined) ??
     checkVersionHeader(headers, message) ??
-    Stateless.checkMeta(Stateless.requestMeta(message.params), versions.filter(McpSchema.isModernProtocolVersion), versions) ??
+    Stateless.checkMeta(
+      Stateless.requestMeta(message.params),
+      versions.filter(McpSchema.isModernProtocolVersion),
+      versions
+    ) ??
     checkHeaders(headers, message, headerParams)
 
 /** The HTTP status of a modern error: 404 for an unknown method, 400 for the modern errors and bad `_meta`. @internal */

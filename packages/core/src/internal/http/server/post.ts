@@ -21,9 +21,9 @@ import type * as McpAuth from "../../../McpAuth.ts"
 import * as McpSchema from "../../../McpSchema.ts"
 import * as Bearer from "../../auth/bearer.ts"
 import { acceptsBatches } from "../../era/stateful.ts"
+import * as Guard from "../guard.ts"
 import * as Cluster from "./cluster.ts"
 import * as Exchange from "./exchange.ts"
-import * as Guard from "../guard.ts"
 import * as Modern from "./modern.ts"
 import * as Responses from "./responses.ts"
 import * as Sessions from "./sessions.ts"
@@ -48,7 +48,9 @@ const readBody = (state: State.State, request: HttpServerRequest.HttpServerReque
     Effect.map((bytes) => {
       const text = Result.try(() => utf8.decode(bytes))
       if (Result.isFailure(text)) {
-        return Result.fail(Responses.error(400, JsonRpc.ErrorCode.ParseError, "Parse error: the body is not valid UTF-8"))
+        return Result.fail(
+          Responses.error(400, JsonRpc.ErrorCode.ParseError, "Parse error: the body is not valid UTF-8")
+        )
       }
       const parsed = Result.try(() => JSON.parse(text.success) as unknown)
       return Result.isSuccess(parsed)
@@ -76,7 +78,11 @@ export const handle: State.Handler = (state, request, auth) =>
       )
     }
     if (Guard.contentType(headers["content-type"]) !== "application/json") {
-      return Responses.error(415, JsonRpc.ErrorCode.ServerError, "Unsupported Media Type: the body must be application/json")
+      return Responses.error(
+        415,
+        JsonRpc.ErrorCode.ServerError,
+        "Unsupported Media Type: the body must be application/json"
+      )
     }
     const body = yield* readBody(state, request)
     if (Result.isFailure(body)) return body.failure
@@ -84,7 +90,9 @@ export const handle: State.Handler = (state, request, auth) =>
     if (state.closing) return Shutdown.refused()
     const batch = Array.isArray(body.success)
     const values: ReadonlyArray<unknown> = batch ? body.success as ReadonlyArray<unknown> : [body.success]
-    if (values.length === 0) return Responses.error(400, JsonRpc.ErrorCode.InvalidRequest, "Invalid Request: empty batch")
+    if (values.length === 0) {
+      return Responses.error(400, JsonRpc.ErrorCode.InvalidRequest, "Invalid Request: empty batch")
+    }
     const messages: Array<JsonRpc.Request | JsonRpc.Notification | JsonRpc.SuccessResponse | JsonRpc.ErrorResponse> = []
     let requests = 0
     let initialize: JsonRpc.Request | undefined
@@ -110,15 +118,23 @@ export const handle: State.Handler = (state, request, auth) =>
       if (refusal !== undefined) return Responses.refused(refusal)
     }
     const sessionId = headers[Sessions.SESSION_ID]
-    if (!batch && Modern.isModern(headers, messages[0]!, sessionId)) return yield* modern(state, messages[0]!, headers, auth)
-    if (state.stateless) return yield* stateless(state, messages, requests, batch, initialize, headers, auth)
-    if (initialize !== undefined) return yield* initializeSession(state, initialize, auth)
+    if (!batch && Modern.isModern(headers, messages[0]!, sessionId)) {
+      return yield* modern(state, messages[0]!, headers, auth)
+    }
+    if (state.stateless) {
+      return yield* stateless(state, messages, requests, batch, initialize, headers, auth)
+    }
+    if (initialize !== undefined) {
+      return yield* initializeSession(state, initialize, auth)
+    }
 
     const found = Sessions.find(state, headers, auth)
     if (Result.isFailure(found)) return found.failure
     const session = found.success
     Sessions.touch(state, session)
-    if (session.record !== undefined) for (const message of messages) yield* Cluster.remember(state, session, message)
+    if (session.record !== undefined) {
+      for (const message of messages) yield* Cluster.remember(state, session, message)
+    }
     const version = yield* Sessions.versionOf(session)
     if (batch && !acceptsBatches(version)) return batchesUnsupported()
     if (requests === 0) {
@@ -130,9 +146,14 @@ export const handle: State.Handler = (state, request, auth) =>
     for (const message of messages) {
       if (!("method" in message && "id" in message)) continue
       if (session.inflight.has(message.id) || ids.has(message.id)) {
-        return Responses.error(400, JsonRpc.ErrorCode.InvalidRequest, `Invalid Request: request id ${message.id} is in use`, {
-          id: batch ? null : message.id
-        })
+        return Responses.error(
+          400,
+          JsonRpc.ErrorCode.InvalidRequest,
+          `Invalid Request: request id ${message.id} is in use`,
+          {
+            id: batch ? null : message.id
+          }
+        )
       }
       ids.add(message.id)
     }
@@ -173,11 +194,17 @@ const modern = (
   const refused = Modern.check(headers, message, state.server.supportedVersions, state.server.toolHeaders)
   if (refused !== undefined) {
     const status = Modern.statusOfError(refused, true)
-    return Effect.succeed(Responses.error(status, refused.code, refused.message, { id: message.id, data: refused.data }))
+    return Effect.succeed(
+      Responses.error(status, refused.code, refused.message, { id: message.id, data: refused.data })
+    )
   }
   const session = state.modern
   return session === undefined || session.closed
-    ? Effect.succeed(Responses.error(503, JsonRpc.ErrorCode.ServerError, "Service Unavailable: the server is closing", { id: message.id }))
+    ? Effect.succeed(
+      Responses.error(503, JsonRpc.ErrorCode.ServerError, "Service Unavailable: the server is closing", {
+        id: message.id
+      })
+    )
     : Exchange.openModern(state, session, message, auth)
 }
 

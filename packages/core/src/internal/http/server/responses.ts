@@ -18,7 +18,11 @@ export const error = (
   status: number,
   code: number,
   message: string,
-  options?: { readonly id?: JsonRpc.RequestId | null; readonly headers?: Record<string, string>; readonly data?: unknown }
+  options?: {
+    readonly id?: JsonRpc.RequestId | null
+    readonly headers?: Record<string, string>
+    readonly data?: unknown
+  }
 ) =>
   HttpServerResponse.text(
     JSON.stringify({
@@ -63,7 +67,10 @@ export const refused = (refusal: Bearer.Refusal) =>
     refusal.status === 500 ? JsonRpc.ErrorCode.InternalError : JsonRpc.ErrorCode.ServerError,
     refusal.message,
     {
-      headers: { ...refusal.headers, ...(refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge }) }
+      headers: {
+        ...refusal.headers,
+        ...(refusal.challenge === undefined ? {} : { "www-authenticate": refusal.challenge })
+      }
     }
   )
 
@@ -74,7 +81,8 @@ export const json = (batch: boolean, responses: ReadonlyArray<JsonRpc.Message> |
   return HttpServerResponse.text(text, { status, contentType: "application/json" })
 }
 
-const isSupported = (version: string) => (McpSchema.SUPPORTED_PROTOCOL_VERSIONS as ReadonlyArray<string>).includes(version)
+const isSupported = (version: string) =>
+  (McpSchema.SUPPORTED_PROTOCOL_VERSIONS as ReadonlyArray<string>).includes(version)
 
 /** The `400` answer to an `MCP-Protocol-Version` header the server does not speak, or `undefined`. @internal */
 export const checkVersion = (
@@ -84,6 +92,8 @@ export const checkVersion = (
   return version === undefined || isSupported(version) ? undefined : error(
     400,
     JsonRpc.ErrorCode.ServerError,
-    `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${McpSchema.SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`
+    `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${
+      McpSchema.SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+    })`
   )
 }

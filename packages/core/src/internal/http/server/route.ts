@@ -24,13 +24,13 @@ import { canonicalResource } from "../../../McpAuth.ts"
 import type * as McpHttpServer from "../../../McpHttpServer.ts"
 import { addMetadataRoutes } from "../../../McpResourceServer.ts"
 import * as Bearer from "../../auth/bearer.ts"
-import * as Cluster from "./cluster.ts"
 import * as Defects from "../defects.ts"
+import * as Guard from "../guard.ts"
+import * as Cluster from "./cluster.ts"
 import * as Delete from "./delete.ts"
 import * as Exchange from "./exchange.ts"
 import * as Get from "./get.ts"
 import * as Held from "./held.ts"
-import * as Guard from "../guard.ts"
 import * as Post from "./post.ts"
 import * as Responses from "./responses.ts"
 import * as Sessions from "./sessions.ts"
@@ -80,7 +80,10 @@ export const addRoute = Effect.fnUntraced(function*(
     // with a registry, a session held by another replica is served there, and so is a retry of a call it holds
     if (state.registry !== undefined && request.method !== "OPTIONS") {
       const locate = request.headers[Sessions.SESSION_ID] === undefined ? Held.locate : Cluster.locate
-      return Effect.flatMap(locate(state, request, auth), (elsewhere) => elsewhere === undefined ? byMethod(request, auth) : Effect.succeed(elsewhere))
+      return Effect.flatMap(
+        locate(state, request, auth),
+        (elsewhere) => elsewhere === undefined ? byMethod(request, auth) : Effect.succeed(elsewhere)
+      )
     }
     return byMethod(request, auth)
   }
@@ -155,7 +158,8 @@ export const addRoute = Effect.fnUntraced(function*(
     yield* Effect.addFinalizer(() => Effect.sync(() => drains.value.delete(drain)))
   }
   // a request counts until its response is written: shutdown waits for that
-  const served = (request: HttpServerRequest.HttpServerRequest) => Effect.andThen(Shutdown.track(state), handle(request))
+  const served = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.andThen(Shutdown.track(state), handle(request))
   // requests other replicas forward here are served the same way
   if (state.registry !== undefined) yield* Cluster.serve(state.registry, served)
   yield* router.add("*", path, served)

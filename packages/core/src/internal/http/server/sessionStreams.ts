@@ -45,7 +45,9 @@ export const make = (session: State.Session, kind: "post" | "get"): SseStream.Ss
 // cancelled (their answers, should they come, find no exchange).
 const dropAbandoned = (state: State.State, session: State.Session, stream: SseStream.SseStream, attached: number) =>
   Effect.suspend(() => {
-    if (session.closed || stream.closed || stream.owner !== undefined || stream.attached !== attached) return Effect.void
+    if (session.closed || stream.closed || stream.owner !== undefined || stream.attached !== attached) {
+      return Effect.void
+    }
     SseStream.close(stream)
     session.streams.delete(stream.id)
     for (const [id, exchange] of Array.from(session.inflight)) {
@@ -54,7 +56,10 @@ const dropAbandoned = (state: State.State, session: State.Session, stream: SseSt
       exchange.abandoned = true
       Queue.offerUnsafe(
         session.inbox,
-        JsonRpc.notification(McpSchema.Cancelled.name, { requestId: id, reason: "the client did not come back for the answer" })
+        JsonRpc.notification(McpSchema.Cancelled.name, {
+          requestId: id,
+          reason: "the client did not come back for the answer"
+        })
       )
     }
     return session.store === undefined ? Effect.void : session.store.remove(stream.id)
@@ -84,7 +89,11 @@ const ended = (
     if (abandoned !== undefined) return completed ? Effect.void : abandoned
     if (session.id === undefined) return Sessions.close(state, session)
     if (stream.kind !== "post" || session.store === undefined || session.closed) return Effect.void
-    if (!completed) return stream.closed || stream.owner !== undefined ? Effect.void : scheduleDrop(state, session, stream)
+    if (!completed) {
+      return stream.closed || stream.owner !== undefined
+        ? Effect.void
+        : scheduleDrop(state, session, stream)
+    }
     session.streams.delete(stream.id)
     session.finished.push(stream.id)
     if (session.finished.length <= FINISHED_KEPT) return Effect.void
@@ -113,7 +122,9 @@ const comment = new TextEncoder().encode(SseStream.COMMENT)
 
 // a long-lived answer (`subscriptions/listen`) says it is alive while quiet
 const withKeepAlive = (state: State.State, body: Stream.Stream<Uint8Array>): Stream.Stream<Uint8Array> =>
-  Stream.merge(body, Stream.map(Stream.tick(state.keepAlive), () => comment).pipe(Stream.drop(1)), { haltStrategy: "left" })
+  Stream.merge(body, Stream.map(Stream.tick(state.keepAlive), () => comment).pipe(Stream.drop(1)), {
+    haltStrategy: "left"
+  })
 
 /** The body of a connection already attached to the stream (see `SseStream.attach`). @internal */
 export const body = (
@@ -143,7 +154,8 @@ export const connect = (
   prefix?: string,
   keepAlive = false,
   abandoned?: Effect.Effect<void>
-): Stream.Stream<Uint8Array> => body(state, session, stream, SseStream.attach(stream), auth, prefix, keepAlive, abandoned)
+): Stream.Stream<Uint8Array> =>
+  body(state, session, stream, SseStream.attach(stream), auth, prefix, keepAlive, abandoned)
 
 /**
  * The SSE answer to a POST, for a connection already attached: a stream that
@@ -161,5 +173,6 @@ export const respond = (
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
   Effect.map(
     SseStream.whole(stream, connection, { retry: state.retry, onEnd: ended(state, session, stream, undefined) }),
-    (text) => text === undefined ? Responses.sse(body(state, session, stream, connection, auth)) : Responses.sseText(text)
+    (text) =>
+      text === undefined ? Responses.sse(body(state, session, stream, connection, auth)) : Responses.sseText(text)
   )

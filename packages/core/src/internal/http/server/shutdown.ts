@@ -62,7 +62,11 @@ const awaitIdle = (state: State.State): Effect.Effect<void> =>
   })
 
 // the engine ends while the transport still delivers, then the transport
-const end = (state: State.State, session: State.Session, forgotten: Array<readonly [State.Session, ReadonlyArray<string>]>) =>
+const end = (
+  state: State.State,
+  session: State.Session,
+  forgotten: Array<readonly [State.Session, ReadonlyArray<string>]>
+) =>
   Effect.suspend(() => {
     if (session.closed) return Effect.void
     return Effect.andThen(

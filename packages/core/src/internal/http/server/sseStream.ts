@@ -13,15 +13,15 @@
  *
  * @internal
  */
-import * as Cause from "effect/Cause"
 import type * as Arr from "effect/Array"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Pull from "effect/Pull"
-import * as Stream from "effect/Stream"
 import * as Sse from "effect/encoding/Sse"
+import type * as Pull from "effect/Pull"
 import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../../JsonRpc.ts"
 import type * as McpHttpServer from "../../../McpHttpServer.ts"
 import * as Metrics from "../../metrics.ts"
@@ -159,7 +159,10 @@ export const stringify = (message: JsonRpc.Message): string => {
   return JSON.stringify(
     id === undefined
       ? JsonRpc.notification("notifications/message", { level: "error", data: "a message could not be serialized" })
-      : JsonRpc.failure(id, { code: JsonRpc.ErrorCode.InternalError, message: "Internal error: the result could not be serialized" })
+      : JsonRpc.failure(id, {
+        code: JsonRpc.ErrorCode.InternalError,
+        message: "Internal error: the result could not be serialized"
+      })
   )
 }
 
@@ -250,7 +253,10 @@ const take = (stream: SseStream, retry: string | undefined, buffered = true): Ef
     }
     stream.busy = true
     const text = priming
-      ? Effect.flatMap(append(stream, store, undefined), (id) => appendAll(stream, store, batch, 0, primingEvent(id, retry)))
+      ? Effect.flatMap(
+        append(stream, store, undefined),
+        (id) => appendAll(stream, store, batch, 0, primingEvent(id, retry))
+      )
       : appendAll(stream, store, batch, 0, "")
     return Effect.ensuring(text, idle(stream))
   }))
@@ -343,6 +349,8 @@ export const body = (stream: SseStream, connection: Connection, options: BodyOpt
 
   // counted while open (see `McpMetrics`)
   return Stream.fromPull(Effect.as(Metrics.streamOpened, pull)).pipe(
-    Stream.ensuring(Effect.andThen(Metrics.streamClosed, Effect.suspend(() => detach(stream, connection, options, completed))))
+    Stream.ensuring(
+      Effect.andThen(Metrics.streamClosed, Effect.suspend(() => detach(stream, connection, options, completed)))
+    )
   )
 }

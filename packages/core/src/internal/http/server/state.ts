@@ -14,8 +14,8 @@
  *
  * @internal
  */
-import type * as Cause from "effect/Cause"
 import * as ByteSize from "effect/ByteSize"
+import type * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import type * as Deferred from "effect/Deferred"

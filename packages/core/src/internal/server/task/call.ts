@@ -20,8 +20,8 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberMap from "effect/FiberMap"
 import * as Fiber from "effect/Fiber"
+import * as FiberMap from "effect/FiberMap"
 import * as JsonRpc from "../../../JsonRpc.ts"
 import * as McpError from "../../../McpError.ts"
 import * as McpMethod from "../../../McpMethod.ts"
@@ -32,11 +32,11 @@ import type * as McpTaskStore from "../../../McpTaskStore.ts"
 import type * as McpTool from "../../../McpTool.ts"
 import { principal } from "../../auth/principal.ts"
 import { missingCapability } from "../../era/stateless.ts"
-import { type Channel, CurrentRequestContext, type LiveSession, requestChannel, sessionContext } from "../context.ts"
-import * as Logging from "../logging.ts"
 import * as Legacy from "../../task/legacy.ts"
 import * as Tasks from "../../task/tasks.ts"
 import * as Wire from "../../task/wire.ts"
+import { type Channel, CurrentRequestContext, type LiveSession, requestChannel, sessionContext } from "../context.ts"
+import * as Logging from "../logging.ts"
 
 type Params = McpMethod.Params<typeof McpSchema.CallTool>
 
@@ -122,7 +122,9 @@ const run = (
     const requested = Deferred.makeUnsafe<void>()
     const created = Deferred.makeUnsafe<void>()
     let idle = Deferred.makeUnsafe<void>()
-    const untilIdle: Effect.Effect<void> = Effect.suspend(() => asking === 0 ? Effect.void : Effect.andThen(Deferred.await(idle), untilIdle))
+    const untilIdle: Effect.Effect<void> = Effect.suspend(() =>
+      asking === 0 ? Effect.void : Effect.andThen(Deferred.await(idle), untilIdle)
+    )
     const asTask = modern ? Tasks.inputOf(tasks, key, context.clientCapabilities) : legacyInput(tasks, key, raw)
     const asRequest = requestChannel(raw)
     const channel: Channel = {
@@ -150,7 +152,11 @@ const run = (
           ? Effect.ignore(context.session.notify(McpSchema.LoggingMessage, params))
           : Effect.void
     }
-    const client = { protocolVersion: context.protocolVersion, capabilities: context.clientCapabilities, clientInfo: context.clientInfo }
+    const client = {
+      protocolVersion: context.protocolVersion,
+      capabilities: context.clientCapabilities,
+      clientInfo: context.clientInfo
+    }
     const taskContext: McpServer.RequestContext = {
       ...context,
       ...sessionContext(live, context.session, client, context.protocolVersion, channel),
@@ -172,7 +178,10 @@ const run = (
       Effect.flatMap(Deferred.await(isTask), (record) => Tasks.ended(tasks, record))
     ).pipe(
       Effect.provideService(CurrentRequestContext, taskContext),
-      Effect.provideService(CurrentTaskRequest, Effect.andThen(Deferred.succeed(requested, undefined), Deferred.await(created))),
+      Effect.provideService(
+        CurrentTaskRequest,
+        Effect.andThen(Deferred.succeed(requested, undefined), Deferred.await(created))
+      ),
       Effect.onExit((exit) => detached ? Tasks.settle(tasks, key, exit) : Effect.void)
     )
     const create = Effect.gen(function*() {
@@ -197,7 +206,10 @@ const run = (
     const done = Effect.map(Fiber.await(fiber), (exit): Outcome => ({ _tag: "Done", exit }))
     const outcome: Outcome = yield* Effect.raceAll([
       done,
-      Effect.andThen(Effect.sleep(after), Effect.suspend(() => asking > 0 ? done : Effect.succeed<Outcome>({ _tag: "Detach" }))),
+      Effect.andThen(
+        Effect.sleep(after),
+        Effect.suspend(() => asking > 0 ? done : Effect.succeed<Outcome>({ _tag: "Detach" }))
+      ),
       Effect.as(Effect.andThen(Deferred.await(requested), untilIdle), { _tag: "Detach" } as Outcome)
     ]).pipe(Effect.onInterrupt(() => FiberMap.remove(tasks.fibers, key.taskId)))
     if (outcome._tag === "Done") return yield* outcome.exit
@@ -207,7 +219,9 @@ const run = (
     yield* Deferred.succeed(created, undefined)
     // the run may have ended while the task was being stored
     const ended = fiber.pollUnsafe()
-    if (ended !== undefined) yield* Tasks.settle(tasks, key, ended as Exit.Exit<McpSchema.CallToolResult, McpError.McpError>)
+    if (ended !== undefined) {
+      yield* Tasks.settle(tasks, key, ended as Exit.Exit<McpSchema.CallToolResult, McpError.McpError>)
+    }
     return Wire.modernCreated(record)
   })
 

@@ -15,15 +15,14 @@ import type * as McpServer from "../../../McpServer.ts"
 import type * as McpServerSession from "../../../McpServerSession.ts"
 import * as McpTaskStore from "../../../McpTaskStore.ts"
 import { missingCapability } from "../../era/stateless.ts"
-import type { LiveSession } from "../context.ts"
 import * as Answers from "../../task/answers.ts"
-import { extension, requestorOf } from "./call.ts"
 import * as Legacy from "../../task/legacy.ts"
 import * as Tasks from "../../task/tasks.ts"
 import * as Wire from "../../task/wire.ts"
+import type { LiveSession } from "../context.ts"
+import { extension, requestorOf } from "./call.ts"
 
 const invalid = (message: string) => McpError.protocol(JsonRpc.ErrorCode.InvalidParams, message)
-
 
 const keyOf = (taskId: string, context: McpServer.RequestContext, live: LiveSession): McpTaskStore.TaskKey => ({
   requestor: requestorOf(context, live),
@@ -152,5 +151,4 @@ export const list = (tasks: Tasks.Tasks, pageSize: number) =>
   params: { readonly cursor?: string | undefined },
   context: McpServer.RequestContext,
   live: LiveSession
-) =>
-  Answers.list(tasks, requestorOf(context, live), params.cursor, pageSize)
+) => Answers.list(tasks, requestorOf(context, live), params.cursor, pageSize)

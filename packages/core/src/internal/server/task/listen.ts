@@ -14,10 +14,10 @@ import * as McpSchema from "../../../McpSchema.ts"
 import type * as McpServer from "../../../McpServer.ts"
 import * as McpTaskStore from "../../../McpTaskStore.ts"
 import { missingCapability } from "../../era/stateless.ts"
-import type { LiveSession } from "../context.ts"
-import { extension, requestorOf } from "./call.ts"
 import type * as Tasks from "../../task/tasks.ts"
 import * as Wire from "../../task/wire.ts"
+import type { LiveSession } from "../context.ts"
+import { extension, requestorOf } from "./call.ts"
 
 /** What a listen stream forwards of tasks. @internal */
 export interface Watch {
