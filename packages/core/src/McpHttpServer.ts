@@ -5,7 +5,8 @@
  * Platform-free: `NodeMcpHttpServer` wraps it in a standalone Node server,
  * and {@link toWebHandler} makes it a `fetch` handler (Bun, Deno, Workers,
  * Hono, Next.js).
- * The README ("Transports") lists what it answers and when.
+ * The guide "Transports" (`docs/guides/transports.md`) lists what it answers
+ * and when.
  *
  * ```ts
  * const Mcp = McpHttpServer.layerRoute({ path: "/mcp", responseMode: "sse" })

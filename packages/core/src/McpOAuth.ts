@@ -3,8 +3,8 @@
  * 2025-06-18 / 2025-11-25 authorization, the 2025-03-26 fallbacks, client
  * credentials, cross-app access, the workload JWT bearer grant), on any
  * platform: {@link make} is the `auth` of the HTTP client transports; a
- * `401` or `403 insufficient_scope` runs the flow the README describes
- * ("Signing in from a client"), on `oauth4webapi` and `jose` (loaded with
+ * `401` or `403 insufficient_scope` runs the flow the guide "Authorization"
+ * describes (`docs/guides/authorization.md`), on `oauth4webapi` and `jose` (loaded with
  * the first client, not with this module). The platform gives the `fetch`
  * of its requests and, where it can, the name check at connection time
  * ({@link Platform}): `NodeMcpOAuth` (platform-node) passes undici and the
@@ -192,7 +192,7 @@ export interface Options {
    * resource metadata names: its issuer (its metadata is fetched from the
    * issuer's well-known URLs, in the MCP order, and its `issuer` checked), or
    * its metadata (`{ metadata }`: no discovery request at all). See the
-   * README. Either way the well-known protected resource metadata URLs are
+   * guide "Authorization". Either way the well-known protected resource metadata URLs are
    * not probed: only a document a challenge names (`resource_metadata`) is
    * read, for its `resource` (checked, then asked for) and its
    * `scopes_supported`; without one, tokens are asked for the server URL.

@@ -3,8 +3,9 @@
  * 2025-06-18 and later): the {@link Options} of a protected endpoint (the
  * `auth` of `McpHttpServer.layerRoute`, `McpSseServer.layerRoute` and their
  * `NodeMcp*Server.layer` wrappers), its Protected Resource Metadata document
- * (RFC 9728), and an introspection verifier. The README's "Protecting a
- * server" lists the challenges, scopes and session binding.
+ * (RFC 9728), and an introspection verifier. The guide "Authorization"
+ * (`docs/guides/authorization.md`) lists the challenges, scopes and session
+ * binding.
  *
  * ```ts
  * NodeMcpHttpServer.layer({ port: 3000, auth: {

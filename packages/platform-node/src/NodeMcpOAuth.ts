@@ -3,8 +3,8 @@
  * 2025-06-18 / 2025-11-25 authorization, the 2025-03-26 fallbacks, client
  * credentials, cross-app access, the workload JWT bearer grant): {@link make}
  * is the `auth` of the HTTP client transports; a `401` or `403
- * insufficient_scope` runs the flow the README describes ("Signing in from a
- * client"). The client is core's (`McpOAuth`, on `oauth4webapi` and `jose`);
+ * insufficient_scope` runs the flow the guide "Authorization" describes
+ * (`docs/guides/authorization.md`). The client is core's (`McpOAuth`, on `oauth4webapi` and `jose`);
  * this module gives it Node's side: undici, with the names a server gave
  * checked where the connection is made.
  *

@@ -1,8 +1,9 @@
 /**
  * The documentation's own examples (`scratchpad/docs/`, compiled by `npm run
  * typecheck`) that can run here without a network or Redis: a program run as
- * its page says, printing what the page shows; a fragment driven against a
- * server in memory; a config file parsed as the CLI parses it.
+ * its page says, printing what the page shows; a server run as a child
+ * process and driven by our client; a fragment driven against a server in
+ * memory; a config file parsed as the CLI parses it.
  */
 import { type McpClient, type McpError, McpServer, McpSkills, type McpSkillsClient, McpTest } from "@effect-mcp/core"
 import { assert, describe, it } from "@effect/vitest"
@@ -10,6 +11,7 @@ import { Effect, Layer } from "effect"
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import * as NodeMcpGroup from "../src/NodeMcpGroup.ts"
+import { connectStdio, textOf } from "./utils/client.ts"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 
@@ -70,6 +72,20 @@ describe("documentation examples", () => {
       assert.strictEqual(forms.text, "# Forms\n")
       assert.isTrue(forms.verified)
     }))
+
+  it.live("apps.ts (Extensions): a stdio server whose app-linked tool answers a client that renders no apps in text", () =>
+    Effect.gen(function*() {
+      const { client } = yield* connectStdio({
+        command: process.execPath,
+        args: ["--conditions=development", "scratchpad/docs/apps.ts"],
+        cwd: root
+      })
+      const tools = yield* client.tools.get
+      assert.deepStrictEqual(tools.map((tool) => tool.name), ["forecast"])
+      assert.deepInclude(tools[0]!._meta?.["ui"] as object, { resourceUri: "ui://forecast/view.html" })
+      const result = yield* client.callTool("forecast", { city: "Lisbon" })
+      assert.match(textOf(result), /^Forecast for Lisbon: Mon \d+ °C, Tue/)
+    }).pipe(Effect.scoped))
 
   it.effect("mcp.json (The effect-mcp command): every kind of server entry parses, the disabled one left out", () =>
     Effect.gen(function*() {
