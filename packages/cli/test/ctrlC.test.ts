@@ -3,7 +3,7 @@
  * bundle scripts/build-cli.mjs makes of the compiled packages (made here, in a
  * temporary directory laid out as the package, so that no build running
  * meanwhile in the repository changes what runs) over ten stdio servers that ignore
- * the end of their stdin and SIGTERM (`fixtures/stubborn-server.mjs`), sent
+ * the end of their stdin and SIGTERM (platform-node's `fixtures/stubborn-server.mjs`), sent
  * SIGINT while it waits: it must exit (130) within 5 seconds and leave no
  * process behind. Each server's close is stdin's end, then SIGTERM, then
  * SIGKILL (about 2 s with the command's delays), so the ten must be closed
@@ -18,7 +18,8 @@ import { cpSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { processesWith, root, tempDir } from "./utils/cli.ts"
 
-const stubborn = join(root, "packages/cli/test/fixtures/stubborn-server.mjs")
+// the platform package's fixture (its group close test uses it with a grandchild)
+const stubborn = join(root, "packages/platform-node/test/fixtures/stubborn-server.mjs")
 const SERVERS = 10
 const LIMIT_MS = 5_000
 /** A run still alive this long after SIGINT is SIGKILLed (its servers are then left, and killed by the test). */

@@ -316,14 +316,8 @@ export interface Options {
   /**
    * Calls of tools declared with `task` run as tasks: the handler's fiber
    * belongs to the server, the client polls (`tasks/get`) and may cancel.
-   * Tasks are kept in the `McpTaskStore` in context, or in memory.
-   *
-   * - `ttl`: how long a task is kept after its creation (default 1 hour;
-   *   a 2025-11-25 client may ask for another, at most `maxTtl`, default 24 hours);
-   * - `pollInterval`: how often clients are told to poll (default 1 second);
-   * - `after`: 2026-07-28, how long a call of a tool with `task: "optional"`
-   *   or `"required"` runs as a plain request before it becomes a task
-   *   (default 0: at once); a tool's own `taskAfter` wins.
+   * Tasks are kept in the `McpTaskStore` in context, or in memory; their
+   * `ttl`, `maxTtl`, `pollInterval` and `after` are `McpTaskStore.TaskOptions`.
    */
   readonly tasks?: McpTaskStore.TaskOptions | undefined
 }

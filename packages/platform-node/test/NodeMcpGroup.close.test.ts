@@ -32,7 +32,12 @@ describe("NodeMcpGroup: closing", () => {
       const names = Array.from({ length: 10 }, (_, i) => `s${i}`)
       const group = yield* McpGroup.make({
         servers: Object.fromEntries(
-          names.map((name) => [name, McpGroup.stdio(process.execPath, [fixture], { env: { STUBBORN_NAME: name } })])
+          names.map((
+            name
+          ) => [
+            name,
+            McpGroup.stdio(process.execPath, [fixture], { env: { STUBBORN_NAME: name, STUBBORN_GRANDCHILD: "1" } })
+          ])
         ),
         nameHook: McpGroup.prefixed(),
         liveness: false
