@@ -3,11 +3,15 @@
  * against the authorization server's keys), the protected resource metadata
  * served, the verified token handed to the handlers.
  *
- *   node --conditions=development scratchpad/docs/auth-server.ts
+ *   MCP_RESOURCE=https://mcp.example.com/mcp AUTH_ISSUER=https://auth.example.com PORT=3000 \
+ *     node --conditions=development scratchpad/docs/auth-server.ts
+ *
+ * Run by `packages/platform-node/test/docs.auth.test.ts` against the tests'
+ * authorization server, with `auth-client.ts` signing in to it.
  */
 // #region server
 import { McpAuth, McpServer, McpTool } from "@effect-mcp/core"
-import { NodeMcpHttpServer, NodeMcpJwtVerifier } from "@effect-mcp/platform-node"
+import { NodeMcpHttpServer, NodeMcpJwtVerifier, NodeMcpRuntime } from "@effect-mcp/platform-node"
 import { Effect, Layer, Schema } from "effect"
 
 const Whoami = McpTool.make("whoami", {
@@ -17,14 +21,19 @@ const Whoami = McpTool.make("whoami", {
   handler: () => Effect.map(McpAuth.CurrentAuth, (auth) => `${auth?.subject} (${auth?.scopes.join(" ")})`)
 })
 
+// where this server is, and whom it trusts
+const env = process.env
+const resource = env.MCP_RESOURCE ?? "https://mcp.example.com/mcp" // on loopback it defaults to the bound URL
+const issuer = env.AUTH_ISSUER ?? "https://auth.example.com"
+
 const Protected = NodeMcpHttpServer.layer({
-  port: 3000,
+  port: Number(env.PORT ?? 3000),
   auth: {
-    resource: "https://mcp.example.com/mcp", // on loopback it defaults to the bound URL
-    authorizationServers: ["https://auth.example.com"],
+    resource,
+    authorizationServers: [issuer],
     verify: NodeMcpJwtVerifier.make({ // or McpResourceServer.introspection({ endpoint, clientId, clientSecret })
-      jwksUrl: "https://auth.example.com/.well-known/jwks.json", // or any (token) => Effect<AuthInfo, McpError>
-      issuer: "https://auth.example.com"
+      jwksUrl: `${issuer}/.well-known/jwks.json`, // or any (token) => Effect<AuthInfo, McpError>
+      issuer
     }),
     scopesSupported: ["mcp:read", "mcp:admin"],
     requiredScopes: ["mcp:read"], // every request
@@ -35,6 +44,6 @@ const Protected = NodeMcpHttpServer.layer({
   Layer.provide(McpServer.register(Whoami)),
   Layer.provide(McpServer.layer({ name: "example", version: "1.0.0" }))
 )
-// #endregion server
 
-export { Protected }
+NodeMcpRuntime.runMain(Layer.launch(Protected))
+// #endregion server

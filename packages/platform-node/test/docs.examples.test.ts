@@ -3,7 +3,10 @@
  * typecheck`) that can run here without a network or Redis: a program run as
  * its page says, printing what the page shows; a server run as a child
  * process and driven by our client; a fragment driven against a server in
- * memory; a config file parsed as the CLI parses it.
+ * memory; a config file parsed as the CLI parses it. The others run where
+ * their peers are: `docs.auth.test.ts` (the Authorization guide's server and
+ * client), `runtimes.browser-oauth.test.ts` (its page, in Chromium) and
+ * `packages/redis/test/docs.examples.test.ts` (the replicas, on Redis).
  */
 import { type McpClient, type McpError, McpServer, McpSkills, type McpSkillsClient, McpTest } from "@effect-mcp/core"
 import { assert, describe, it } from "@effect/vitest"

@@ -33,7 +33,8 @@ export type BrowserBundle = Bundle
  * Bundles `entry` (a path from the repository root, or absolute) for the
  * browser (`utils/bundle.ts`): the `development` condition first (the
  * workspace packages from their TypeScript sources, as the tests run them),
- * then `browser`, with an inline source map. Fails with a {@link BundleError}
+ * then `browser`, with an inline source map (and the entry's text in
+ * `replace` replaced: see `BundleOptions`). Fails with a {@link BundleError}
  * when the module graph imports a Node built-in, or for any other build error.
  *
  * The graph is what the entry reaches: a barrel's modules that the entry does
@@ -41,13 +42,17 @@ export type BrowserBundle = Bundle
  * (ours do), so an app importing `McpClient` from `@effect-mcp/core` is
  * checked for what it really pulls in.
  */
-export const bundleForBrowser = (entry: string): Effect.Effect<BrowserBundle, BundleError> =>
+export const bundleForBrowser = (
+  entry: string,
+  replace?: Readonly<Record<string, string>>
+): Effect.Effect<BrowserBundle, BundleError> =>
   Effect.tryPromise({
     try: () =>
       bundle(entry, {
         platform: "a browser",
         conditions: ["development", "browser", "import", "default"],
-        sourcemap: true
+        sourcemap: true,
+        replace
       }),
     // rolldown's message without the stack lines of each error it lists
     catch: (error) =>

@@ -33,6 +33,12 @@ export interface BundleOptions {
   readonly conditions: ReadonlyArray<string>
   /** An inline source map. Default `false`. */
   readonly sourcemap?: boolean | undefined
+  /**
+   * Text of the entry module replaced (each key by its value, everywhere in
+   * it), as an app's bundler sets its configuration: a test points an
+   * example at its own servers.
+   */
+  readonly replace?: Readonly<Record<string, string>> | undefined
 }
 
 const VIRTUAL = "\0entry:"
@@ -55,6 +61,14 @@ const noNodeBuiltins = (platform: string): Plugin => ({
   }
 })
 
+const replaceIn = (input: string, replace: Readonly<Record<string, string>>): Plugin => ({
+  name: "replace",
+  transform: (code, id) =>
+    id === input
+      ? Object.entries(replace).reduce((replaced, [from, to]) => replaced.replaceAll(from, to), code)
+      : null
+})
+
 const sourceEntry = (entry: SourceEntry): Plugin => ({
   name: "source-entry",
   resolveId: (id) => id === VIRTUAL + entry.name ? id : null,
@@ -73,7 +87,11 @@ export const bundle = async (entry: string | SourceEntry, options: BundleOptions
     cwd: root,
     platform: "browser",
     resolve: { conditionNames: [...options.conditions] },
-    plugins: [noNodeBuiltins(options.platform), ...(typeof entry === "string" ? [] : [sourceEntry(entry)])],
+    plugins: [
+      noNodeBuiltins(options.platform),
+      ...(typeof entry === "string" ? [] : [sourceEntry(entry)]),
+      ...(options.replace === undefined ? [] : [replaceIn(input, options.replace)])
+    ],
     logLevel: "silent"
   })
   try {

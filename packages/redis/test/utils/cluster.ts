@@ -4,8 +4,9 @@
  * proxy in front of them. Everything is stopped when the scope closes, and
  * the test can check that no replica process is left.
  */
-import { Effect, Scope } from "effect"
+import { Effect, Schedule, Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import * as Http from "node:http"
 import { fileURLToPath } from "node:url"
 import { type Proxy, startProxy } from "../../../../scratchpad/cluster/proxy.ts"
 import * as RedisServer from "./redisServer.ts"
@@ -50,21 +51,67 @@ const exited = (child: ChildProcess) =>
     child.once("exit", () => resume(Effect.void))
   })
 
-const launch = (name: string, port: number, env: Record<string, string>, stderr: Array<string>, script = REPLICA) =>
-  Effect.callback<{ readonly child: ChildProcess; readonly port: number }, Error>((resume) => {
-    const child = spawn(process.execPath, ["--conditions=development", script], {
-      env: { ...process.env, ...env, REPLICA: name, PORT: String(port) },
-      stdio: ["ignore", "pipe", "pipe"]
+// answers `GET /readyz` on 127.0.0.1:`port` with 200 now (as a load balancer's health check asks)
+const ready = (port: number) =>
+  Effect.callback<boolean>((resume) => {
+    const request = Http.get({ host: "127.0.0.1", port, path: "/readyz", agent: false }, (response) => {
+      response.resume()
+      resume(Effect.succeed(response.statusCode === 200))
     })
-    let output = ""
-    child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk.toString()))
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /listening (\d+)/.exec(output)
-      if (match !== null) resume(Effect.succeed({ child, port: Number(match[1]) }))
+    request.once("error", () => resume(Effect.succeed(false)))
+  })
+
+const launch = (
+  name: string,
+  port: number,
+  env: Record<string, string>,
+  stderr: Array<string>,
+  options: StartOptions = {}
+) =>
+  Effect.gen(function*() {
+    // a silent program is given a free port and is ready once its `/readyz` says so
+    const chosen = options.silent === true && port === 0 ? yield* RedisServer.freePort : port
+    return yield* Effect.callback<{ readonly child: ChildProcess; readonly port: number }, Error>((resume) => {
+      const child = spawn(process.execPath, ["--conditions=development", options.script ?? REPLICA], {
+        env: { ...process.env, ...env, REPLICA: name, PORT: String(chosen) },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let output = ""
+      let gone = false
+      child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk.toString()))
+      child.stdout!.on("data", (chunk: Buffer) => {
+        output += chunk.toString()
+        const match = options.silent === true ? null : /listening (\d+)/.exec(output)
+        if (match !== null) resume(Effect.succeed({ child, port: Number(match[1]) }))
+      })
+      child.once("exit", (code) => {
+        gone = true
+        resume(Effect.fail(new Error(`replica ${name} exited (${code}): ${stderr.join("")}`)))
+      })
+      if (options.silent === true) {
+        Effect.runFork(
+          ready(chosen).pipe(
+            Effect.repeat({ schedule: Schedule.spaced("50 millis"), until: (up) => up || gone, times: 600 }),
+            Effect.map((up) => {
+              if (up) resume(Effect.succeed({ child, port: chosen }))
+            })
+          )
+        )
+      }
     })
-    child.once("exit", (code) => resume(Effect.fail(new Error(`replica ${name} exited (${code}): ${stderr.join("")}`))))
   }).pipe(Effect.timeout("30 seconds"), Effect.orDie)
+
+/** How {@link start} runs its replicas. */
+export interface StartOptions {
+  /** The replica program (default `scratchpad/cluster/replica.ts`). */
+  readonly script?: string | undefined
+  /**
+   * The program prints nothing: it is given a free port (`PORT`) and counts
+   * as listening once its `GET /readyz` answers 200. Default: it prints
+   * `listening <port>` (given `PORT=0`).
+   */
+  readonly silent?: boolean | undefined
+}
 
 /**
  * Starts Redis (or uses `redisUrl`, with keys under a prefix of their own),
@@ -76,7 +123,7 @@ export const start = (
   count: number,
   env: Record<string, string> = {},
   redisUrl?: string,
-  options?: { readonly script?: string | undefined }
+  options?: StartOptions
 ): Effect.Effect<Cluster, Error, Scope.Scope> =>
   Effect.gen(function*() {
     const redis = redisUrl === undefined ? yield* RedisServer.start : external(redisUrl)
@@ -87,7 +134,7 @@ export const start = (
       (name) =>
         Effect.gen(function*() {
           const stderr: Array<string> = []
-          const first = yield* launch(name, 0, replicaEnv, stderr, options?.script)
+          const first = yield* launch(name, 0, replicaEnv, stderr, options)
           let current = first.child
           yield* Effect.addFinalizer(() =>
             Effect.suspend(() => {
@@ -105,7 +152,7 @@ export const start = (
                 current.kill(signal)
                 return exited(current)
               }),
-            restart: Effect.map(launch(name, first.port, replicaEnv, stderr, options?.script), ({ child }) => {
+            restart: Effect.map(launch(name, first.port, replicaEnv, stderr, options), ({ child }) => {
               current = child
             })
           } satisfies Replica

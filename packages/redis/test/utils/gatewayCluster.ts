@@ -57,6 +57,12 @@ export interface Options {
    * `logging` capability (`LEGACY_LOGGING=0`, the official SDK's default).
    */
   readonly quiet?: boolean | undefined
+  /**
+   * Another replica program (default `scratchpad/gateway-cluster/replica.ts`),
+   * given the same environment; `silent`: see `Cluster.StartOptions`.
+   */
+  readonly script?: string | undefined
+  readonly silent?: boolean | undefined
 }
 
 // this process and its ancestors (the demo, the `npm run` and shell above it, which may carry the marker)
@@ -193,7 +199,7 @@ export const start = (count: number, options: Options = {}): Effect.Effect<Gatew
       count,
       { GATEWAY_CONFIG: config, [MARK]: marker, ...options.env },
       options.redisUrl,
-      { script: REPLICA }
+      { script: options.script ?? REPLICA, silent: options.silent }
     )
     const processes = Effect.sync(() => marked(`${MARK}=${marker}`))
     const gone = (pids: Effect.Effect<ReadonlyArray<number>>, within = 10_000) =>
