@@ -15,58 +15,17 @@
  *   replica holding it (the `requestState` secret is the cluster's); at the
  *   end no process (replica, stdio child, upstream) is left.
  */
-import { McpClient, McpContent } from "@effect-mcp/core"
-import * as McpHttpClient from "@effect-mcp/core/McpHttpClient"
-import * as NodeJsonSchemaValidator from "@effect-mcp/platform-node/NodeJsonSchemaValidator"
-import * as NodeMcpHttpClient from "@effect-mcp/platform-node/NodeMcpHttpClient"
+import { McpContent } from "@effect-mcp/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { fileURLToPath } from "node:url"
+import * as Clients from "./utils/clients.ts"
 import * as Cluster from "./utils/cluster.ts"
 import * as GatewayCluster from "./utils/gatewayCluster.ts"
 import * as RedisServer from "./utils/redisServer.ts"
 import { connect } from "./utils/sessions.ts"
 
 const DOCS = new URL("../../../scratchpad/docs/", import.meta.url)
-
-/** The official v1 SDK client (a 2025-11-25 session) connected to `url`, answering elicitations with `legacy <n>`. */
-const officialClient = (url: string, asked: Array<string> = []) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const client = new Client({ name: "official-v1", version: "1.32.2" }, {
-        capabilities: { elicitation: { form: {} } }
-      })
-      client.setRequestHandler(ElicitRequestSchema, async (request) => {
-        asked.push(request.params.message)
-        return { action: "accept", content: { answer: `legacy ${asked.length}` } }
-      })
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)))
-      return client
-    }),
-    (client) => Effect.promise(() => client.close())
-  )
-
-/** Our client in the 2026-07-28 era on `url`, answering elicitations with `modern <n>`. */
-const modernClient = (url: string, asked: Array<string> = []) =>
-  Layer.build(
-    McpClient.layer({
-      clientInfo: { name: "docs-modern", version: "1" },
-      era: "modern",
-      elicitation: {
-        form: (params) =>
-          Effect.sync(() => {
-            asked.push(params.message)
-            return { action: "accept" as const, content: { answer: `modern ${asked.length}` } }
-          })
-      }
-    }).pipe(Layer.provide([
-      McpHttpClient.layer({ url }).pipe(Layer.provide(NodeMcpHttpClient.layerHttpClient)),
-      NodeJsonSchemaValidator.layer
-    ]))
-  ).pipe(Effect.map(Context.get(McpClient.McpClient)))
 
 // the official client's result (a union with its task results) read as ours
 const textOf = (result: object) => McpContent.textOf(result as Parameters<typeof McpContent.textOf>[0])
@@ -81,7 +40,7 @@ describe.skipIf(!RedisServer.available)("the documentation's Redis examples", ()
           silent: true
         })
         const before = cluster.proxy.hits.length
-        const legacy = yield* officialClient(cluster.url)
+        const legacy = yield* Clients.official(cluster.url)
         const { tools } = yield* Effect.promise(() => legacy.listTools())
         assert.deepStrictEqual(tools.map((tool) => tool.name), ["echo"])
         for (let i = 0; i < 3; i++) {
@@ -93,7 +52,7 @@ describe.skipIf(!RedisServer.available)("the documentation's Redis examples", ()
           [...new Set(cluster.proxy.hits.slice(before))].sort(),
           cluster.replicas.map((replica) => replica.port).sort()
         )
-        const modern = yield* modernClient(cluster.url)
+        const modern = yield* Clients.modern(cluster.url)
         for (let i = 0; i < 2; i++) assert.strictEqual(textOf(yield* modern.callTool("echo", {})), "echo")
       }).pipe(Effect.scoped),
     60_000
@@ -123,7 +82,7 @@ describe.skipIf(!RedisServer.available)("the documentation's Redis examples", ()
         // a legacy session, owned by the replica its initialize landed on
         const before = gateway.proxy.hits.length
         const legacyAsked: Array<string> = []
-        const legacy = yield* officialClient(gateway.url, legacyAsked).pipe(Scope.provide(scope))
+        const legacy = yield* Clients.official(gateway.url, legacyAsked).pipe(Scope.provide(scope))
         const owner = gateway.replicas.find((replica) => replica.port === gateway.proxy.hits[before])!
         const first = yield* Effect.promise(() =>
           legacy.callTool({ name: "legacy__confirm_twice", arguments: { id: "docs-legacy" } })
@@ -135,7 +94,7 @@ describe.skipIf(!RedisServer.available)("the documentation's Redis examples", ()
 
         // a 2026-07-28 client: the call and its two retries land on alternate replicas
         const modernAsked: Array<string> = []
-        const modern = yield* modernClient(gateway.url, modernAsked).pipe(Scope.provide(scope))
+        const modern = yield* Clients.modern(gateway.url, modernAsked, { prefix: "modern" }).pipe(Scope.provide(scope))
         const start = gateway.proxy.hits.length
         const second = yield* modern.callTool("legacy__confirm_twice", { id: "docs-modern" })
         const calls = gateway.proxy.hits.slice(start).filter((_, i) =>

@@ -15,18 +15,14 @@
  * added on the modern upstream reaches listeners on every replica; at the
  * end no process (replica, stdio child, upstream) is left.
  */
-import { McpClient, McpContent } from "@effect-mcp/core"
-import * as McpHttpClient from "@effect-mcp/core/McpHttpClient"
-import * as NodeJsonSchemaValidator from "@effect-mcp/platform-node/NodeJsonSchemaValidator"
+import { McpContent } from "@effect-mcp/core"
 import * as NodeMcpHttpClient from "@effect-mcp/platform-node/NodeMcpHttpClient"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import * as Http from "node:http"
 import { mcpHeaders, openSse, send } from "../../platform-node/test/fixtures/rawHttp.ts"
+import * as Clients from "./utils/clients.ts"
 import * as GatewayCluster from "./utils/gatewayCluster.ts"
 import * as RedisServer from "./utils/redisServer.ts"
 
@@ -119,24 +115,7 @@ describe.skipIf(!RedisServer.available)("a gateway of three replicas on Redis be
       Effect.gen(function*() {
         const gateway = yield* TestGateway
         const asked: Array<string> = []
-        const client = yield* Layer.build(
-          McpClient.layer({
-            clientInfo: { name: "modern-front", version: "1" },
-            era: "modern",
-            elicitation: {
-              form: (params) =>
-                Effect.sync(() => {
-                  asked.push(params.message)
-                  return { action: "accept" as const, content: { answer: `answer ${asked.length}` } }
-                })
-            }
-          }).pipe(
-            Layer.provide([
-              McpHttpClient.layer({ url: gateway.url }).pipe(Layer.provide(pinningHttpClient())),
-              NodeJsonSchemaValidator.layer
-            ])
-          )
-        ).pipe(Effect.map(Context.get(McpClient.McpClient)))
+        const client = yield* Clients.modern(gateway.url, asked, { httpClient: pinningHttpClient() })
         const before = gateway.proxy.hits.length
         const result = yield* client.callTool("legacy__confirm_twice", { id: "modern-1" })
         const holder = gateway.replicas[0]!
@@ -187,20 +166,7 @@ describe.skipIf(!RedisServer.available)("a gateway of three replicas on Redis be
         const gateway = yield* TestGateway
         const before = gateway.proxy.hits.length
         const asked: Array<string> = []
-        const client = yield* Effect.acquireRelease(
-          Effect.promise(async () => {
-            const client = new Client({ name: "official-v1", version: "1.32.2" }, {
-              capabilities: { elicitation: { form: {} } }
-            })
-            client.setRequestHandler(ElicitRequestSchema, async (request) => {
-              asked.push(request.params.message)
-              return { action: "accept", content: { answer: `legacy ${asked.length}` } }
-            })
-            await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)))
-            return client
-          }),
-          (client) => Effect.promise(() => client.close())
-        )
+        const client = yield* Clients.official(gateway.url, asked)
         // the replica its initialize landed on owns the session
         const owner = gateway.replicas.find((replica) => replica.port === gateway.proxy.hits[before])!
         const result = yield* Effect.promise(() =>
