@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer, Logger, Schema } from "effect"
+import { sessionContext } from "../src/internal/server/context.ts"
 import * as JsonRpc from "../src/JsonRpc.ts"
 import * as McpClientSession from "../src/McpClientSession.ts"
 import * as McpContent from "../src/McpContent.ts"
@@ -479,6 +480,31 @@ describe("McpServer: logging", () => {
       yield* settle
       assert.deepStrictEqual(notes.logs.map((l) => l.level), ["error", "warning"])
     }).pipe(Effect.provide(McpServer.layerLogger)))
+
+  it.effect("a request's context has the session's level as the request starts; the part it shares is plain data", () =>
+    Effect.gen(function*() {
+      const Level = McpTool.make("level", {
+        input: Schema.Struct({}),
+        handler: (_, context) => Effect.succeed(context.logLevel ?? "none")
+      })
+      const { client } = yield* connectToServer({ definitions: [Level] })
+      const level = Effect.map(
+        client.request(McpSchema.CallTool, { name: "level", arguments: {} }),
+        (result) => McpContent.textOf(result)
+      )
+      assert.strictEqual(yield* level, "none")
+      yield* client.request(McpSchema.SetLevel, { level: "warning" })
+      assert.strictEqual(yield* level, "warning")
+      // every request's context copies the session's part: an accessor there would make each copy slow
+      const shared = sessionContext(
+        { shared: undefined, session: undefined, logLevel: undefined } as never,
+        {} as never,
+        { protocolVersion: "2025-11-25", capabilities: {}, clientInfo },
+        "2025-11-25"
+      )
+      const accessors = Object.entries(Object.getOwnPropertyDescriptors(shared)).filter(([, d]) => !("value" in d))
+      assert.deepStrictEqual(accessors.map(([name]) => name), [])
+    }))
 })
 
 describe("McpServer: logging bridge and request origin", () => {

@@ -35,7 +35,8 @@ export const handlers = (state: ServerState) => {
             session,
             client.value,
             state._tag === "NotInitialized" ? "" : state.protocolVersion
-          )
+          ),
+          logLevel: live.logLevel
         }
         const run = middleware.reduceRight<Effect.Effect<unknown, McpError.McpError>>(
           (next, wrap) => wrap(context, McpSchema.RootsListChanged.name, params, next),

@@ -160,6 +160,7 @@ const run = (
     const taskContext: McpServer.RequestContext = {
       ...context,
       ...sessionContext(live, context.session, client, context.protocolVersion, channel),
+      logLevel: channel.level(),
       reportProgress: (progress) =>
         detached && modern
           ? Effect.ignore(Tasks.change(tasks, key, (record, now) => ({
