@@ -4,7 +4,7 @@
  * proxy in front of them. Everything is stopped when the scope closes, and
  * the test can check that no replica process is left.
  */
-import { Effect, Schedule, Scope } from "effect"
+import { Effect, Fiber, Schedule, Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Http from "node:http"
 import { fileURLToPath } from "node:url"
@@ -88,16 +88,17 @@ const launch = (
         gone = true
         resume(Effect.fail(new Error(`replica ${name} exited (${code}): ${stderr.join("")}`)))
       })
-      if (options.silent === true) {
-        Effect.runFork(
-          ready(chosen).pipe(
-            Effect.repeat({ schedule: Schedule.spaced("50 millis"), until: (up) => up || gone, times: 600 }),
-            Effect.map((up) => {
-              if (up) resume(Effect.succeed({ child, port: chosen }))
-            })
-          )
+      if (options.silent !== true) return
+      const poll = Effect.runFork(
+        ready(chosen).pipe(
+          Effect.repeat({ schedule: Schedule.spaced("50 millis"), until: (up) => up || gone, times: 600 }),
+          Effect.map((up) => {
+            if (up) resume(Effect.succeed({ child, port: chosen }))
+          })
         )
-      }
+      )
+      // the poll stops with the wait (its timeout)
+      return Fiber.interrupt(poll)
     })
   }).pipe(Effect.timeout("30 seconds"), Effect.orDie)
 
