@@ -187,8 +187,11 @@ describe.skipIf(!RedisServer.available)("McpRedisSessions", () => {
     () =>
       Effect.gen(function*() {
         const server = yield* RedisServer.start
-        const a = yield* replica(server.url)
-        const b = yield* replica(server.url)
+        // both replicas share this process, which encodes 20 MiB for pub/sub: on a loaded machine that held
+        // the event loop past the tests' 300 ms heartbeat, and the owner counted as gone before the buffer filled
+        const patient = { heartbeatInterval: "250 millis", heartbeatTtl: "5 seconds" } as const
+        const a = yield* replica(server.url, patient)
+        const b = yield* replica(server.url, patient)
         const mebibyte = new Uint8Array(1024 * 1024)
         yield* a.registry.serve(() =>
           Effect.succeed({
