@@ -17,6 +17,7 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Internal from "./internal/uriTemplate.ts"
+import * as Matching from "./internal/uriTemplateMatch.ts"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -156,12 +157,12 @@ export type Variables<T extends string> = string extends T ? string : VariablesO
 // Constructors
 // -----------------------------------------------------------------------------
 
-const matchers = new WeakMap<UriTemplate<any>, Internal.Matcher>()
+const matchers = new WeakMap<UriTemplate<any>, Matching.Matcher>()
 
-const matcherOf = (template: UriTemplate<any>): Internal.Matcher => {
+const matcherOf = (template: UriTemplate<any>): Matching.Matcher => {
   let matcher = matchers.get(template)
   if (matcher === undefined) {
-    matcher = Internal.compile(template.parts)
+    matcher = Matching.compile(template.parts)
     matchers.set(template, matcher)
   }
   return matcher
@@ -186,7 +187,7 @@ export const parse = <T extends string>(template: T): Result.Result<UriTemplate<
     parts: parts.success,
     variables: Internal.variableNames(parts.success)
   }
-  matchers.set(self, Internal.compile(parts.success))
+  matchers.set(self, Matching.compile(parts.success))
   return Result.succeed(self)
 }
 
@@ -246,7 +247,7 @@ export const expand = <T extends string>(template: UriTemplate<T>, values: Value
  * @since 0.1.0
  */
 export const match = (template: UriTemplate<any>, uri: string): Option.Option<Match> => {
-  const bindings = Internal.runMatcher(matcherOf(template), uri)
+  const bindings = Matching.runMatcher(matcherOf(template), uri)
   return bindings === undefined ? Option.none() : Option.some(bindings)
 }
 
@@ -256,4 +257,4 @@ export const match = (template: UriTemplate<any>, uri: string): Option.Option<Ma
  * @category combinators
  * @since 0.1.0
  */
-export const test = (template: UriTemplate<any>, uri: string): boolean => Internal.test(matcherOf(template), uri)
+export const test = (template: UriTemplate<any>, uri: string): boolean => Matching.test(matcherOf(template), uri)
