@@ -23,24 +23,16 @@ import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
-import { createServer } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { startAuthServer } from "./fixtures/authServer.ts"
 import { send } from "./fixtures/rawHttp.ts"
+import { freePort } from "./utils/everything.ts"
 import { isRunning } from "./utils/process.ts"
 import { root } from "./utils/runtimes.ts"
 
 const BROWSER = fileURLToPath(new URL("fixtures/headless-browser.mjs", import.meta.url))
-
-const freePort = Effect.callback<number>((resume) => {
-  const server = createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    server.close(() => resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0)))
-  })
-})
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-mcp-docs-auth-"))),

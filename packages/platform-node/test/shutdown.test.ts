@@ -16,6 +16,7 @@ import { Clock, Deferred, Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as Http from "node:http"
 import { fileURLToPath } from "node:url"
+import { send } from "./fixtures/rawHttp.ts"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const fixture = fileURLToPath(new URL("./fixtures/shutdown-server.ts", import.meta.url))
@@ -77,31 +78,6 @@ const keepAlive = Effect.acquireRelease(
   Effect.sync(() => new Http.Agent({ keepAlive: true })),
   (agent) => Effect.sync(() => agent.destroy())
 )
-
-const request = (
-  agent: Http.Agent,
-  url: string,
-  options: { readonly method?: string; readonly headers?: Http.OutgoingHttpHeaders; readonly body?: unknown }
-) =>
-  Effect.callback<{ readonly status: number; readonly headers: Http.IncomingHttpHeaders; readonly body: string }>(
-    (resume) => {
-      const req = Http.request(
-        url,
-        { method: options.method ?? "POST", headers: options.headers, agent },
-        (response) => {
-          let body = ""
-          response.setEncoding("utf8")
-          response.on("data", (chunk: string) => (body += chunk))
-          response.on(
-            "end",
-            () => resume(Effect.succeed({ status: response.statusCode!, headers: response.headers, body }))
-          )
-        }
-      )
-      req.on("error", (error) => resume(Effect.die(error)))
-      req.end(options.body === undefined ? undefined : JSON.stringify(options.body))
-    }
-  )
 
 /** An SSE response read message by message (each wait at most 5 s). */
 interface SseReader {
@@ -175,7 +151,8 @@ const modernMeta = {
 /** `initialize` and `notifications/initialized`: the session id and the initialize result. */
 const openSession = (agent: Http.Agent, url: string) =>
   Effect.gen(function*() {
-    const reply = yield* request(agent, url, {
+    const reply = yield* send(url, {
+      agent,
       headers: headers(),
       body: {
         jsonrpc: "2.0",
@@ -186,7 +163,8 @@ const openSession = (agent: Http.Agent, url: string) =>
     })
     assert.strictEqual(reply.status, 200, reply.body)
     const session = reply.headers["mcp-session-id"] as string
-    const done = yield* request(agent, url, {
+    const done = yield* send(url, {
+      agent,
       headers: headers({ "mcp-session-id": session }),
       body: { jsonrpc: "2.0", method: "notifications/initialized" }
     })
@@ -290,18 +268,19 @@ describe("scratchpad/http-mount.ts: an HttpRouter app with the MCP server at /mc
       const { url } = yield* start([example], { PORT: "0" })
       assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/)
       const agent = yield* keepAlive
-      const health = yield* request(agent, `${url}/health`, { method: "GET" })
+      const health = yield* send(`${url}/health`, { agent, method: "GET" })
       assert.deepStrictEqual([health.status, health.body], [200, "ok"])
       const mcp = `${url}/mcp`
       const { result, session } = yield* openSession(agent, mcp)
       assert.strictEqual(result.serverInfo.name, "adder")
-      const sum = yield* request(agent, mcp, {
+      const sum = yield* send(mcp, {
+        agent,
         headers: headers({ "mcp-session-id": session }),
         body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add", arguments: { a: 40, b: 2 } } }
       })
       assert.strictEqual(sum.status, 200, sum.body)
       assert.deepStrictEqual(JSON.parse(sum.body).result.structuredContent, { sum: 42 })
-      const missing = yield* request(agent, `${url}/nothing`, { method: "GET" })
+      const missing = yield* send(`${url}/nothing`, { agent, method: "GET" })
       assert.strictEqual(missing.status, 404)
     }).pipe(Effect.scoped), 30_000)
 

@@ -125,16 +125,7 @@ export interface Client {
   readonly logLevel: McpSchema.LoggingLevel | undefined
 }
 
-const LEVELS: ReadonlySet<unknown> = new Set([
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency"
-])
+const LEVELS: ReadonlySet<unknown> = new Set(McpSchema.LoggingLevel.literals)
 
 const anonymous: McpSchema.Implementation = { name: "unknown", version: "0" }
 
